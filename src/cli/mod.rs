@@ -1,0 +1,82 @@
+//! The `knoblab` command line (native only). Each subcommand lives in its own
+//! file and only calls the core and prints what it returns: with `--json` one
+//! JSON document on stdout, otherwise a table for people.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod derive;
+mod metrics;
+mod run;
+mod score_epic;
+mod score_finestate;
+mod score_switch;
+mod validate;
+
+/// KnobLab: operate simulated devices, run agents on them, score grounding benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "knoblab", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check device bundles and list every problem found.
+    Validate(validate::Args),
+    /// Run an agent on a bundle's tasks and write trajectories.
+    Run(run::Args),
+    /// Compute VGEBench metrics from trajectory files.
+    Metrics(metrics::Args),
+    /// Derive a device's SSM from its category's UCSM.
+    Derive(derive::Args),
+    /// Score a benchmark's results file.
+    Score(ScoreArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ScoreArgs {
+    #[command(subcommand)]
+    benchmark: Benchmark,
+}
+
+#[derive(Debug, Subcommand)]
+enum Benchmark {
+    /// EPIC-Bench predictions against its RLE ground truth.
+    Epic(score_epic::Args),
+    /// FineState-Bench results against its annotations.
+    Finestate(score_finestate::Args),
+    /// SWITCH predictions against its dataset.
+    Switch(score_switch::Args),
+}
+
+/// Parses the arguments, runs the subcommand and turns an error into a
+/// message on stderr and exit code 2 (1 is kept for "ran, found problems").
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Validate(args) => validate::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Metrics(args) => metrics::run(args),
+        Command::Derive(args) => derive::run(args),
+        Command::Score(score) => match score.benchmark {
+            Benchmark::Epic(args) => score_epic::run(args),
+            Benchmark::Finestate(args) => score_finestate::run(args),
+            Benchmark::Switch(args) => score_switch::run(args),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("knoblab: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// What a subcommand that is not built yet answers.
+fn not_built(what: &str) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`{what}` is not built yet")
+}

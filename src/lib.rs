@@ -1,0 +1,41 @@
+//! # KnobLab
+//!
+//! ## Overview
+//!
+//! KnobLab operates simulated household devices the way the VGEBench benchmark
+//! does, runs vision-language models on them, and scores the result files of
+//! grounding benchmarks (EPIC-Bench, FineState-Bench, SWITCH). This crate is the
+//! core that both faces share: natively it backs the `knoblab` CLI, tests and
+//! benchmarks; compiled to WebAssembly it backs the Leptos page.
+//!
+//! ## Source code layout
+//!
+//! - [`geom`]: points, boxes, the 0–1000 scale.
+//! - [`bundle`]: device bundles: load (folder, zip, single JSON), validate,
+//!   UCSM → SSM derivation, logic hash.
+//! - [`sim`]: one episode: action text parser, matching, outcomes and feedback,
+//!   budgets, planner (C_opt), trajectory recording.
+//! - [`metrics`]: VGEBench metrics from trajectories, error taxonomy.
+//! - [`agents`]: agents that need no model: oracle, random, scripted.
+//! - [`vlm`]: talking to models: prompts, reply parsing, request and response
+//!   types (pure; the transport lives at the edge).
+//! - [`score`]: benchmark scorers (`epic`, `finestate`, `switch`) and their
+//!   shared pieces.
+//! - `ui` (wasm32 only): the Leptos app.
+//! - `cli` (native only): the `knoblab` command line.
+//!
+//! The core has no web dependency. The UI and the CLI call it and present what
+//! it returns; no rule of a spec is written twice.
+
+pub mod agents;
+pub mod bundle;
+pub mod geom;
+pub mod metrics;
+pub mod score;
+pub mod sim;
+pub mod vlm;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,12 @@
+//! Benchmark scorers. Each reads a results file and ground truth as the
+//! benchmark publishes them and returns a report value that the page draws
+//! and the CLI prints.
+//!
+//! - [`epic`]: EPIC-Bench (`specs/epic.md`, `specs/epic-official.md`).
+//! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
+//!   `specs/finestate-official.md`).
+//! - [`switch`]: SWITCH (`specs/switch.md`).
+
+pub mod epic;
+pub mod finestate;
+pub mod switch;

@@ -1,0 +1,23 @@
+//! One file per page. Pages that are not built yet say so plainly.
+
+pub mod about;
+pub mod agent;
+pub mod library;
+pub mod not_found;
+pub mod panic_test;
+pub mod play;
+pub mod score;
+
+use leptos::prelude::*;
+
+/// The honest placeholder of a page that is not built yet: what it will do.
+#[component]
+pub fn NotBuiltYet(title: &'static str, plans: &'static str) -> impl IntoView {
+    view! {
+        <section class="page" data-testid="not-built">
+            <h1>{title}</h1>
+            <p class="notice">"This page is not built yet."</p>
+            <p>{plans}</p>
+        </section>
+    }
+}
