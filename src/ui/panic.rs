@@ -22,6 +22,19 @@ fn show_banner(message: &str) {
         return;
     };
     let make = |tag: &str| document.create_element(tag).ok();
+    // After a panic the module may still be called (an event listener, say)
+    // and panic again: one banner, with every message under it.
+    if let Some(details) = document
+        .query_selector("#panic-banner details")
+        .ok()
+        .flatten()
+    {
+        if let Some(pre) = make("pre") {
+            pre.set_text_content(Some(message));
+            let _ = details.append_child(&pre);
+        }
+        return;
+    }
     let (Some(banner), Some(text), Some(reload), Some(details), Some(pre)) = (
         make("div"),
         make("p"),

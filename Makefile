@@ -1,0 +1,11 @@
+# The two commands of README.md, and their parts. All logic is in scripts/dev.sh.
+.PHONY: serve test setup build lint native wasm-test e2e
+
+serve:      ; scripts/dev.sh serve
+test:       ; scripts/dev.sh test
+setup:      ; scripts/dev.sh setup
+build:      ; scripts/dev.sh build
+lint:       ; scripts/dev.sh lint
+native:     ; scripts/dev.sh native
+wasm-test:  ; scripts/dev.sh wasm-test
+e2e:        ; scripts/dev.sh e2e

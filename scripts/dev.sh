@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# KnobLab's build and test driver. The Makefile's targets call it; so can you:
+#   scripts/dev.sh setup | serve | build | test | native | wasm-test | e2e | lint
+# Every install step checks first and skips what is present, so a second run
+# starts in seconds. Nothing is downloaded from outside the package registries:
+# Trunk is pointed at the wasm-bindgen and wasm-opt installed here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Newest Trunk whose rust-version fits this machine's rustc 1.95 (0.22.x needs 1.96.1).
+TRUNK_VERSION=0.21.14
+# wasm-bindgen-cli must equal the wasm-bindgen that Cargo.lock pins.
+WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+PORT="${PORT:-8080}"
+
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH" # npm's wasm-opt first
+export TRUNK_SKIP_VERSION_CHECK=true
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+
+step() { printf '\n==> %s\n' "$*"; }
+has_version() { command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -qF "$2"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+setup_build() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    step "adding the wasm32 target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  setup_node
+  if ! has_version trunk "trunk $TRUNK_VERSION"; then
+    step "installing Trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"
+    # Trunk's own release profile (fat LTO, one codegen unit) takes 27 minutes here.
+    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+      cargo install trunk --version "$TRUNK_VERSION" --locked
+  fi
+  if ! has_version wasm-bindgen "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+    step "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 6 minutes, once)"
+    # Not --locked: the registry does not serve a dependency version its lockfile names.
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+}
+
+setup_node() {
+  if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    step "installing npm packages (binaryen's wasm-opt, playwright-core)"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+setup_test() {
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    step "installing Debian's chromium and chromium-driver"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+setup() {
+  # apt runs beside the cargo installs; both are slow only on a fresh machine.
+  setup_test & local apt_pid=$!
+  setup_build
+  wait "$apt_pid"
+}
+
+build() {
+  step "building the page (trunk build --release)"
+  trunk build --release
+}
+
+serve() {
+  setup_build
+  build
+  step "serving dist/ at http://127.0.0.1:$PORT/ (Ctrl-C stops)"
+  exec python3 -m http.server "$PORT" --bind 127.0.0.1 -d dist
+}
+
+lint() {
+  step "cargo fmt --check"
+  cargo fmt --all --check
+  step "clippy, native"
+  cargo clippy --all-targets -- -D warnings
+  step "clippy, wasm32"
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web -- -D warnings
+}
+
+native() {
+  step "native tests"
+  cargo test
+}
+
+wasm_test() {
+  step "browser tests (wasm-bindgen-test in headless Chromium)"
+  cargo test --target wasm32-unknown-unknown --test web
+}
+
+e2e() {
+  build
+  local port=18080
+  step "end-to-end tests (playwright-core driving /usr/bin/chromium)"
+  python3 -m http.server "$port" --bind 127.0.0.1 -d dist >/dev/null 2>&1 &
+  local server=$!
+  trap 'kill "$server" 2>/dev/null || true' RETURN
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$port/" >/dev/null && break
+    sleep 0.1
+  done
+  BASE_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 e2e/
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  serve) serve ;;
+  build) setup_build && build ;;
+  lint) lint ;;
+  native) native ;;
+  wasm-test) wasm_test ;;
+  e2e) e2e ;;
+  test) setup && lint && native && wasm_test && e2e ;;
+  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e" >&2; exit 2 ;;
+esac
