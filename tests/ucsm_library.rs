@@ -185,6 +185,18 @@ fn mentions(text: &str, phrase: &str) -> bool {
     !phrase.is_empty() && text.windows(phrase.len()).any(|window| window == phrase)
 }
 
+fn is_camel_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 fn targets(transitions: &[Transition]) -> Vec<&str> {
     transitions.iter().map(|t| t.next_state.as_str()).collect()
 }
@@ -292,6 +304,16 @@ fn every_template_is_well_formed() {
             if state.description.trim().is_empty() {
                 report(format!("state {name}: no description"));
             }
+            if !is_camel_case(name) {
+                report(format!("state {name}: state names are CamelCase"));
+            }
+            for key in state.on.keys() {
+                if !is_snake_case(key) {
+                    report(format!(
+                        "state {name}, {key}: component names are snake_case"
+                    ));
+                }
+            }
             if state.is_error(name) {
                 let only_reset = state.on.len() == 1
                     && state.on.get(IMMEDIATE).is_some_and(|ts| {
@@ -342,6 +364,10 @@ fn requests_ask_for_states_without_naming_internals() {
             }
             if request.trim().is_empty() {
                 problems.push(format!("{file}.json: state {name}: no request"));
+            } else if !request.starts_with(char::is_uppercase) || !request.ends_with('.') {
+                problems.push(format!(
+                    "{file}.json: state {name}: a request is one sentence, capitalised and ending in a full stop: {request:?}"
+                ));
             }
             for part in &parts {
                 if mentions(request, &part.replace('_', " ")) {
