@@ -43,9 +43,7 @@ pub enum DeriveError {
     #[error("the template's initial state \"{initial}\" is not one of its states ({states})")]
     UnknownInitialState { initial: String, states: String },
     /// A component of the device does not appear in the template.
-    #[error(
-        "the template has no component \"{component}\"; its components are: {known}"
-    )]
+    #[error("the template has no component \"{component}\"; its components are: {known}")]
     UnknownComponent { component: String, known: String },
     /// A kept transition leads to a state the template does not have.
     #[error("state \"{state}\", component \"{component}\": next_state \"{next}\" is not a state of the template")]
@@ -191,7 +189,9 @@ pub fn derive<S: AsRef<str>>(
         .filter(|(name, _)| reachable.contains(name.as_str()))
         .map(|(name, state)| {
             let mut state = state.clone();
-            state.on.retain(|key, transitions| kept_key(key) && !transitions.is_empty());
+            state
+                .on
+                .retain(|key, transitions| kept_key(key) && !transitions.is_empty());
             (name.clone(), state)
         })
         .collect();

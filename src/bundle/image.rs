@@ -144,7 +144,10 @@ mod tests {
             .unwrap_err()
             .contains("not base64"));
         assert!(decode_data_url("views/front.png").is_err());
-        assert_eq!(decode_data_url("data:image/png;base64,aGk=").unwrap(), b"hi");
+        assert_eq!(
+            decode_data_url("data:image/png;base64,aGk=").unwrap(),
+            b"hi"
+        );
         assert!(decode_data_url("data:image/png;base64,!!!")
             .unwrap_err()
             .contains("invalid"));

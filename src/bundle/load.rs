@@ -6,6 +6,10 @@
 //! [`super::validate`]. Every problem is collected; a bundle is returned
 //! only when none is an error.
 
+// A `Diagnostic` (about 160 bytes) is the error of the helpers below. They
+// run a few times per load, on the cold path; boxing would only add noise.
+#![allow(clippy::result_large_err)]
+
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
@@ -146,9 +150,7 @@ fn json_diagnostic(file: &str, e: &serde_json::Error) -> Diagnostic {
         location = location.at(e.line(), e.column());
     }
     let what = match e.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-            "not valid JSON"
-        }
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not valid JSON",
         serde_json::error::Category::Data => "does not fit the bundle format",
         serde_json::error::Category::Io => "could not be read",
     };
@@ -342,11 +344,9 @@ fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
         if file.starts_with("data:") {
             decode_data_url(file)
         } else {
-            Err(
-                "in the single-file form a view's file must be a data: URL \
+            Err("in the single-file form a view's file must be a data: URL \
                  (`data:image/png;base64,...`)"
-                    .into(),
-            )
+                .into())
         }
     });
     draft.finish(source)

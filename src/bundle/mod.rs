@@ -27,9 +27,9 @@ pub use derive::{
 };
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
+pub use load::{check_bytes, load_bytes, Checked};
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
-pub use load::{check_bytes, load_bytes, Checked};
 pub use validate::validate_bundle;
 
 pub use model::{

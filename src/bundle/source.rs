@@ -20,18 +20,21 @@ pub(crate) trait FileSource {
 pub(crate) fn normalize_path(path: &str) -> Result<String, String> {
     let unified = path.replace('\\', "/");
     if unified.starts_with('/') || unified.contains(':') {
-        return Err(format!(
-            "`{path}` is absolute; expected a path inside the bundle such as `views/front.png`"
-        ));
+        return Err(
+            "the path is absolute; expected a path inside the bundle such as `views/front.png`"
+                .to_string(),
+        );
     }
     let mut parts = Vec::new();
     for part in unified.split('/') {
         match part {
             "" | "." => {}
             ".." => {
-                return Err(format!(
-                    "`{path}` leaves the bundle (`..`); expected a path inside it such as `views/front.png`"
-                ))
+                return Err(
+                    "the path leaves the bundle (`..`); expected a path inside it such as \
+                            `views/front.png`"
+                        .to_string(),
+                )
             }
             other => parts.push(other),
         }
@@ -143,7 +146,9 @@ impl DirSource {
 #[cfg(not(target_arch = "wasm32"))]
 impl FileSource for DirSource {
     fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        let full = path.split('/').fold(self.root.clone(), |p, part| p.join(part));
+        let full = path
+            .split('/')
+            .fold(self.root.clone(), |p, part| p.join(part));
         let file = match std::fs::File::open(&full) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -170,18 +175,28 @@ mod tests {
 
     #[test]
     fn paths_stay_inside_the_bundle() {
-        assert_eq!(normalize_path("./views/front.png").unwrap(), "views/front.png");
-        assert_eq!(normalize_path("views\\front.png").unwrap(), "views/front.png");
-        assert!(normalize_path("../secret.png").unwrap_err().contains("leaves"));
+        assert_eq!(
+            normalize_path("./views/front.png").unwrap(),
+            "views/front.png"
+        );
+        assert_eq!(
+            normalize_path("views\\front.png").unwrap(),
+            "views/front.png"
+        );
+        assert!(normalize_path("../secret.png")
+            .unwrap_err()
+            .contains("leaves"));
         assert!(normalize_path("views/../../x").is_err());
-        assert!(normalize_path("/etc/passwd").unwrap_err().contains("absolute"));
+        assert!(normalize_path("/etc/passwd")
+            .unwrap_err()
+            .contains("absolute"));
         assert!(normalize_path("C:/x.png").is_err());
         assert!(normalize_path("").is_err());
     }
 
     #[test]
     fn reading_stops_at_the_cap() {
-        let data = vec![0u8; 100];
+        let data = [0u8; 100];
         assert_eq!(read_capped(&data[..], 100, "takes").unwrap().len(), 100);
         let err = read_capped(&data[..], 99, "takes").unwrap_err();
         assert!(err.contains("more than 99 bytes"), "{err}");

@@ -186,7 +186,9 @@ fn check_ssm(
             let special = component == IMMEDIATE || component == TIMED_WAIT;
             if special && transitions.len() > 1 {
                 out.push(Diagnostic::error(
-                    file().state(state_name.as_str()).component(component.as_str()),
+                    file()
+                        .state(state_name.as_str())
+                        .component(component.as_str()),
                     format!(
                         "{} `{component}` transitions; a state may have at most one, or the device \
                          would not know which to follow",
@@ -246,7 +248,13 @@ fn check_ssm(
                     ));
                 }
                 for (j, view_box) in transition.bbox.iter().enumerate() {
-                    check_box(view_box, views, origin, &at(format!("[{i}].bbox[{j}]")), out);
+                    check_box(
+                        view_box,
+                        views,
+                        origin,
+                        &at(format!("[{i}].bbox[{j}]")),
+                        out,
+                    );
                 }
             }
         }
@@ -279,10 +287,8 @@ fn check_box(
     if let Some(views) = views {
         if !views.contains_key(&view_box.view) {
             out.push(Diagnostic::error(
-                at.clone().field(format!(
-                    "{}.view",
-                    at.field.as_deref().unwrap_or_default()
-                )),
+                at.clone()
+                    .field(format!("{}.view", at.field.as_deref().unwrap_or_default())),
                 format!(
                     "the box is on view \"{}\", which has no image; views.json lists: {}",
                     view_box.view,

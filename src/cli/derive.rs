@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use crate::bundle::{derive, derive_device, ComponentParts, StateMachine};
+use anyhow::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

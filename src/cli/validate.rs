@@ -40,7 +40,13 @@ pub fn text_report(c: &Checked) -> String {
     let mut out = String::new();
     match &c.bundle {
         Some(bundle) => {
-            let transitions: usize = bundle.ssm.states.values().flat_map(|s| s.on.values()).map(Vec::len).sum();
+            let transitions: usize = bundle
+                .ssm
+                .states
+                .values()
+                .flat_map(|s| s.on.values())
+                .map(Vec::len)
+                .sum();
             out.push_str(&format!(
                 "{}: ok: {} ({}), {} states, {} transitions, {} views, {} tasks, logic {}\n",
                 c.source,
