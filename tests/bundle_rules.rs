@@ -88,6 +88,8 @@ warning_rule!(
     unreachable_state,
     error_state_without_reset,
     instruction_names_component,
+    box_image_size_mismatch,
+    ambiguous_transitions,
 );
 
 /// Every rule listed above has a fixture, and every fixture a test here.

@@ -64,6 +64,7 @@ pub(crate) fn validate(parts: Parts<'_>) -> Vec<Diagnostic> {
     if let Some(ssm) = parts.ssm {
         let origin = parts.manifest.map(|m| m.bbox_origin).unwrap_or_default();
         check_ssm(ssm, parts.views, origin, &mut out);
+        check_declared_sizes(ssm, parts.image_sizes, &mut out);
     }
     if let Some(views) = parts.views {
         check_views(views, parts.image_sizes, &mut out);
@@ -197,6 +198,20 @@ fn check_ssm(
                 ));
             }
             for (i, transition) in transitions.iter().enumerate() {
+                let twin = transitions[..i].iter().position(|earlier| {
+                    earlier.atomic_action == transition.atomic_action
+                        && earlier.parameter == transition.parameter
+                });
+                if let (false, Some(first)) = (special, twin) {
+                    out.push(Diagnostic::warning(
+                        at(format!("[{i}]")),
+                        format!(
+                            "the same action and parameters as [{first}] (to \"{}\"); only the \
+                             first can ever fire. Give each a different action or parameters",
+                            transitions[first].next_state
+                        ),
+                    ));
+                }
                 if !ssm.states.contains_key(&transition.next_state) {
                     out.push(Diagnostic::error(
                         at(format!("[{i}].next_state")),
@@ -274,6 +289,58 @@ fn check_ssm(
     check_immediate_cycles(ssm, out);
     if ssm.states.contains_key(&ssm.initial_state) {
         check_error_states(ssm, out);
+    }
+}
+
+/// How far a box's declared W×H may differ in shape from its view's real
+/// image before a warning: 2 % of the aspect ratio, well above rounding
+/// (a 1209×1369 picture re-saved at half size is 605×685, 0.1 % off) and
+/// well below a picture of another shape.
+const ASPECT_TOLERANCE: f64 = 0.02;
+
+/// Boxes declared for a W×H whose shape differs from the view's real image:
+/// they are scaled to it (spec), but then land somewhere else than meant.
+/// Reported once per view and declared size, at its first box.
+fn check_declared_sizes(
+    ssm: &StateMachine,
+    image_sizes: &BTreeMap<String, (u32, u32)>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    for (state_name, state) in &ssm.states {
+        for (component, transitions) in &state.on {
+            for (i, transition) in transitions.iter().enumerate() {
+                for (j, b) in transition.bbox.iter().enumerate() {
+                    let [.., declared_w, declared_h] = b.coordinate;
+                    let Some(&(real_w, real_h)) = image_sizes.get(&b.view) else {
+                        continue;
+                    };
+                    if declared_w <= 0.0 || declared_h <= 0.0 {
+                        continue; // refused by the box rule
+                    }
+                    let declared = declared_w / declared_h;
+                    let real = f64::from(real_w) / f64::from(real_h);
+                    if ((declared - real) / real).abs() <= ASPECT_TOLERANCE {
+                        continue;
+                    }
+                    if seen.insert((b.view.clone(), format!("{declared_w}×{declared_h}"))) {
+                        out.push(Diagnostic::warning(
+                            Location::file(SSM_FILE)
+                                .state(state_name.as_str())
+                                .component(component.as_str())
+                                .field(format!("[{i}].bbox[{j}].coordinate")),
+                            format!(
+                                "the box is declared for a {declared_w}×{declared_h} image, but \
+                                 view \"{}\" is {real_w}×{real_h}, another shape; boxes are scaled \
+                                 to the real image, so this one may land off its component. \
+                                 Expected W×H in the proportions of the view's image",
+                                b.view
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
     }
 }
 
