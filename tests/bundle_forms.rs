@@ -396,3 +396,24 @@ fn kettle_views_and_tasks_are_as_the_simulator_expects() {
     );
     assert!(kettle.task("nope").is_none());
 }
+
+#[test]
+fn load_path_reads_a_zip_and_a_single_json_file_too() {
+    let dir = fixture("lamp");
+    let folder = load_path(&dir).unwrap();
+    let tmp = std::env::temp_dir().join(format!("knoblab-forms-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let zip_path = tmp.join("lamp.zip");
+    std::fs::write(
+        &zip_path,
+        zip_of(&dir, "lamp/", zip::CompressionMethod::Deflated),
+    )
+    .unwrap();
+    let json_path = tmp.join("lamp.json");
+    std::fs::write(&json_path, folder.to_single_json().to_string()).unwrap();
+    let from_zip = load_path(&zip_path);
+    let from_json = load_path(&json_path);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    assert_eq!(from_zip.unwrap(), folder);
+    assert_eq!(logic_hash(&from_json.unwrap()), logic_hash(&folder));
+}

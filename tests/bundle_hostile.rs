@@ -262,3 +262,21 @@ fn arb_json() -> impl Strategy<Value = serde_json::Value> {
         ]
     })
 }
+
+#[test]
+fn a_zip_listing_too_many_entries_is_refused() {
+    use knoblab::bundle::limits::MAX_ZIP_ENTRIES;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for i in 0..=MAX_ZIP_ENTRIES {
+        zip.start_file(format!("f{i}"), options).unwrap();
+    }
+    zip.finish().unwrap();
+    let text = messages(&check_bytes("many.zip", &out.into_inner()));
+    assert!(
+        text.contains("the zip lists 10001 entries; at most 10000"),
+        "{text}"
+    );
+}

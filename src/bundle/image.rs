@@ -138,6 +138,52 @@ mod tests {
         assert!(err.contains("empty"), "{err}");
     }
 
+    fn encoded(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
+        let pixels = image::GrayImage::new(width, height);
+        let mut out = Cursor::new(Vec::new());
+        pixels.write_to(&mut out, format).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn png_and_jpeg_sizes_come_from_their_headers() {
+        let png = read_view_image(encoded(ImageFormat::Png, 37, 11)).unwrap();
+        assert_eq!(
+            (png.width, png.height, png.media_type.as_str()),
+            (37, 11, "image/png")
+        );
+        let jpeg = read_view_image(encoded(ImageFormat::Jpeg, 16, 9)).unwrap();
+        assert_eq!(
+            (jpeg.width, jpeg.height, jpeg.media_type.as_str()),
+            (16, 9, "image/jpeg")
+        );
+    }
+
+    #[test]
+    fn a_truncated_png_is_refused() {
+        let mut png = encoded(ImageFormat::Png, 37, 11);
+        png.truncate(20);
+        let err = read_view_image(png).unwrap_err();
+        assert!(
+            err.contains("the image/png header could not be read"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_oversized_file_is_refused_before_it_is_read() {
+        let err = read_view_image(vec![0; MAX_IMAGE_BYTES + 1]).unwrap_err();
+        assert!(err.contains("at most 32 MiB"), "{err}");
+    }
+
+    #[test]
+    fn data_urls_round_trip() {
+        let image = read_view_image(encoded(ImageFormat::Png, 3, 2)).unwrap();
+        let url = encode_data_url(&image);
+        assert!(url.starts_with("data:image/png;base64,"));
+        assert_eq!(decode_data_url(&url).unwrap(), &image.bytes[..]);
+    }
+
     #[test]
     fn data_urls_must_be_base64() {
         assert!(decode_data_url("data:image/png,abc")
