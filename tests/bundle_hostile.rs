@@ -280,3 +280,30 @@ fn a_zip_listing_too_many_entries_is_refused() {
         "{text}"
     );
 }
+
+#[test]
+fn a_file_with_thousands_of_problems_lists_a_bounded_number() {
+    use knoblab::bundle::limits::MAX_DIAGNOSTICS;
+    let mut single = lamp().to_single_json();
+    let mut states = serde_json::Map::new();
+    for i in 0..3000 {
+        states.insert(
+            format!("S{i}"),
+            serde_json::json!({"description": "", "on": {
+                "immediate": [{"next_state": format!("Missing{i}")}]}}),
+        );
+    }
+    single["ssm"]["states"] = serde_json::Value::Object(states);
+    single["ssm"]["initial_state"] = "S0".into();
+    let checked = check_bytes("many.json", single.to_string().as_bytes());
+    assert_eq!(checked.diagnostics.len(), MAX_DIAGNOSTICS + 1);
+    let last = checked.diagnostics.last().unwrap();
+    assert!(last.is_error());
+    assert!(last.message.starts_with("… and "), "{}", last.message);
+    // Each message lists a bounded number of state names.
+    let first = &checked.diagnostics[0].message;
+    assert!(
+        first.len() < 400 && first.ends_with("… and 2980 more"),
+        "{first}"
+    );
+}

@@ -33,6 +33,11 @@ pub const MAX_ZIP_ENTRIES: usize = 10_000;
 /// and column; no bundle file needs more than about ten levels.
 pub const MAX_JSON_DEPTH: usize = 128;
 
+/// The most problems one check reports (1000); past it, one last line says
+/// how many more there were. A broken generator can write a file with a
+/// problem on every line; nobody reads more, and the page must stay light.
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
 /// Human-readable size, for messages: `32 MiB`, `512 KiB`, `100 bytes`.
 pub(crate) fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1024;

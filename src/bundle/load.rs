@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 
 use super::diagnostics::{Diagnostic, LoadError, Location};
 use super::image::{decode_data_url, read_view_image};
-use super::limits::{human_bytes, MAX_BUNDLE_BYTES};
+use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_DIAGNOSTICS};
 use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewImage, ViewSpec};
 use super::source::{normalize_path, FileSource, ZipSource};
 use super::validate::{validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE};
@@ -225,6 +225,21 @@ impl Draft {
                 .unwrap_or(0)
         };
         self.diagnostics.sort_by_key(rank);
+        if self.diagnostics.len() > MAX_DIAGNOSTICS {
+            let cut = self.diagnostics.split_off(MAX_DIAGNOSTICS);
+            let errors = cut.iter().filter(|d| d.is_error()).count();
+            let last = Location::file(source);
+            let message = format!(
+                "… and {} more problem(s) ({errors} error(s)) not listed; at most \
+                 {MAX_DIAGNOSTICS} are shown",
+                cut.len()
+            );
+            self.diagnostics.push(if errors > 0 {
+                Diagnostic::error(last, message)
+            } else {
+                Diagnostic::warning(last, message)
+            });
+        }
         let has_errors = self.diagnostics.iter().any(Diagnostic::is_error);
         let bundle = match (self.manifest, self.ssm, self.views, self.tasks) {
             (Some(manifest), Some(ssm), Some(specs), Some(tasks)) if !has_errors => {

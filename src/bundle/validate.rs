@@ -75,13 +75,25 @@ pub(crate) fn validate(parts: Parts<'_>) -> Vec<Diagnostic> {
     out
 }
 
-/// `a, b, c` for a message, or `none` for nothing.
+/// How many names a message lists before "… and N more".
+const LISTED_NAMES: usize = 20;
+
+/// `a, b, c` for a message, or `none` for nothing; long lists are cut
+/// after [`LISTED_NAMES`] so that a huge file cannot make every message huge.
 fn list<'a>(names: impl IntoIterator<Item = &'a String>) -> String {
-    let names: Vec<&str> = names.into_iter().map(String::as_str).collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
+    let mut shown: Vec<&str> = Vec::new();
+    let mut more = 0usize;
+    for name in names {
+        if shown.len() < LISTED_NAMES {
+            shown.push(name);
+        } else {
+            more += 1;
+        }
+    }
+    match (shown.is_empty(), more) {
+        (true, _) => "none".into(),
+        (false, 0) => shown.join(", "),
+        (false, more) => format!("{} … and {more} more", shown.join(", ")),
     }
 }
 
@@ -107,7 +119,8 @@ fn check_manifest(
         ));
     }
     if let Some(views) = views {
-        if !views.contains_key(&manifest.initial_view) {
+        let initial = views.get(&manifest.initial_view);
+        if initial.is_none() {
             out.push(Diagnostic::error(
                 at("initial_view"),
                 format!(
@@ -116,7 +129,7 @@ fn check_manifest(
                     list(views.keys())
                 ),
             ));
-        } else if views[&manifest.initial_view].kind == ViewKind::Dashboard {
+        } else if initial.is_some_and(|v| v.kind == ViewKind::Dashboard) {
             out.push(Diagnostic::error(
                 at("initial_view"),
                 format!(
@@ -608,6 +621,8 @@ fn check_tasks(
                 .collect()
         })
         .unwrap_or_default();
+    // Reachable sets by start state, computed once each.
+    let mut reach: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (i, task) in tasks.iter().enumerate() {
         if task.id.trim().is_empty() {
             out.push(Diagnostic::error(
@@ -699,7 +714,10 @@ fn check_tasks(
                 ));
                 break;
             }
-            if !reachable_from(ssm, &from).contains(&goal.state) {
+            let reachable = reach
+                .entry(from.clone())
+                .or_insert_with(|| reachable_from(ssm, &from));
+            if !reachable.contains(&goal.state) {
                 out.push(Diagnostic::error(
                     at(format!("tasks[{i}].goals[{j}].state")),
                     format!(
@@ -711,7 +729,7 @@ fn check_tasks(
                         } else {
                             format!("goal {} leaves the device", j - 1)
                         },
-                        list(reachable_from(ssm, &from).iter())
+                        list(reachable.iter())
                     ),
                 ));
                 break;
