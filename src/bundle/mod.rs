@@ -10,6 +10,38 @@
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`image`]: view image sizes from their headers, `data:` URLs.
+//!
+//! ## Using a bundle
+//!
+//! ```
+//! use knoblab::bundle::load_path;
+//! use knoblab::geom::{PixelBox, ScaledPoint};
+//!
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
+//! let kettle = load_path(std::path::Path::new(dir)).unwrap();
+//! let task = kettle.task("boil").unwrap();
+//! let (state, view) = (kettle.task_initial_state(task), kettle.task_initial_view(task));
+//! assert_eq!((state, view), ("Standby", "front"));
+//!
+//! // What a point on the front picture hits, in real image pixels.
+//! let image = &kettle.views[view].image;
+//! let point = ScaledPoint::new(780, 725).unwrap().to_pixels(image.width, image.height);
+//! let hit: Vec<&str> = kettle
+//!     .component_boxes(view)
+//!     .into_iter()
+//!     .filter(|(_, b)| b.contains(point))
+//!     .map(|(component, _)| component)
+//!     .collect();
+//! assert_eq!(hit, ["power_button"]);
+//!
+//! // The dashboard magnifies a region of the front view.
+//! let (parent, region) = kettle.dashboard_region("dashboard").unwrap();
+//! assert_eq!(parent, "front");
+//! assert!(region.contains(point));
+//!
+//! // Trajectories carry this.
+//! assert_eq!(kettle.logic_hash().len(), 64);
+//! ```
 
 pub mod derive;
 pub mod diagnostics;
