@@ -417,3 +417,26 @@ fn load_path_reads_a_zip_and_a_single_json_file_too() {
     assert_eq!(from_zip.unwrap(), folder);
     assert_eq!(logic_hash(&from_json.unwrap()), logic_hash(&folder));
 }
+
+#[test]
+fn a_bundle_changed_in_code_can_be_validated_again() {
+    let mut kettle = load_path(&fixture("kettle")).unwrap();
+    assert!(knoblab::bundle::validate_bundle(&kettle).is_empty());
+    kettle
+        .ssm
+        .states
+        .get_mut("LidOpen")
+        .unwrap()
+        .on
+        .get_mut("power_button")
+        .unwrap()[0]
+        .next_state = "Exploded".into();
+    let found = knoblab::bundle::validate_bundle(&kettle);
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        found[0].to_string(),
+        "error: ssm.json, state LidOpen, component power_button, field [0].next_state: \
+         next_state \"Exploded\" is not a state; the states are: Boiling, BoilingComplete, Error, \
+         LidOpen, Standby"
+    );
+}
