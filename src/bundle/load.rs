@@ -1,28 +1,379 @@
 //! Loading a bundle from a folder, a `.zip` of it, or one JSON file whose
 //! images are `data:` URLs, validating it on the way.
 //!
-//! NOT BUILT YET: these are the signatures the rest of the crate calls. The
-//! bundle issue fills them in.
+//! All three forms go through the same steps: read the four small files,
+//! read each view image's size from its header, then run every rule of
+//! [`super::validate`]. Every problem is collected; a bundle is returned
+//! only when none is an error.
 
-use super::diagnostics::LoadError;
-use super::model::Bundle;
+// A `Diagnostic` (about 160 bytes) is the error of the helpers below. They
+// run a few times per load, on the cold path; boxing would only add noise.
+#![allow(clippy::result_large_err)]
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+
+use super::diagnostics::{Diagnostic, LoadError, Location};
+use super::image::{decode_data_url, read_view_image};
+use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_DIAGNOSTICS};
+use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewImage, ViewSpec};
+use super::source::{normalize_path, FileSource, ZipSource};
+use super::validate::{validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE};
+
+pub use super::hash::logic_hash;
+
+/// The outcome of checking a bundle: the bundle when it has no errors, and
+/// every problem found (warnings too, which a successful load would drop).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// What the input is called in messages (a path, a file name, a URL).
+    pub source: String,
+    /// The bundle, when no problem is an error.
+    pub bundle: Option<Bundle>,
+    /// Every problem found, errors and warnings, in a stable order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Checked {
+    /// Whether any problem refuses the bundle.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The bundle, or every problem found.
+    pub fn into_result(self) -> Result<Bundle, LoadError> {
+        match self.bundle {
+            Some(bundle) => Ok(bundle),
+            None => Err(LoadError {
+                source: self.source,
+                diagnostics: self.diagnostics,
+            }),
+        }
+    }
+
+    fn failed(source: &str, diagnostic: Diagnostic) -> Self {
+        Checked {
+            source: source.to_string(),
+            bundle: None,
+            diagnostics: vec![diagnostic],
+        }
+    }
+}
 
 /// Loads a bundle from the bytes of a `.zip` or of a single JSON file.
 /// `name` is what error messages call the input (a file name or a URL).
+/// Works the same on wasm32 (the page calls it on a dropped or fetched file).
+///
+/// ```
+/// let err = knoblab::bundle::load_bytes("junk.bin", b"\x00\x01garbage").unwrap_err();
+/// assert!(err.to_string().contains("junk.bin"));
+/// ```
 pub fn load_bytes(name: &str, bytes: &[u8]) -> Result<Bundle, LoadError> {
-    let _ = bytes;
-    Err(LoadError::not_built(name))
+    check_bytes(name, bytes).into_result()
 }
 
 /// Loads a bundle from a folder, a `.zip` or a single JSON file on disk.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_path(path: &std::path::Path) -> Result<Bundle, LoadError> {
-    Err(LoadError::not_built(&path.display().to_string()))
+    check_path(path).into_result()
 }
 
-/// A stable hash of what decides the device's behaviour, carried by every
-/// trajectory so that one is never scored against a changed device.
-pub fn logic_hash(bundle: &Bundle) -> String {
-    let _ = bundle;
-    String::from("not-built-yet")
+/// Like [`load_bytes`], keeping the warnings (for `knoblab validate`).
+///
+/// A zip is recognised by its signature (`PK`); anything else is read as the
+/// single-file JSON form.
+pub fn check_bytes(name: &str, bytes: &[u8]) -> Checked {
+    if bytes.len() > MAX_BUNDLE_BYTES {
+        return Checked::failed(
+            name,
+            Diagnostic::error(
+                Location::file(name),
+                format!(
+                    "the bundle takes {}; at most {} is accepted",
+                    human_bytes(bytes.len() as u64),
+                    human_bytes(MAX_BUNDLE_BYTES as u64)
+                ),
+            ),
+        );
+    }
+    if bytes.starts_with(b"PK") {
+        match ZipSource::open(bytes) {
+            Ok(mut zip) => check_files(name, &mut zip),
+            Err(message) => Checked::failed(name, Diagnostic::error(Location::file(name), message)),
+        }
+    } else {
+        check_single_json(name, bytes)
+    }
+}
+
+/// Like [`load_path`], keeping the warnings (for `knoblab validate`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn check_path(path: &std::path::Path) -> Checked {
+    let name = path.display().to_string();
+    if path.is_dir() {
+        let mut dir = super::source::DirSource::new(path);
+        return check_files(&name, &mut dir);
+    }
+    let read = std::fs::File::open(path)
+        .map_err(|e| format!("could not be opened: {e}"))
+        .and_then(|file| super::source::read_capped(file, MAX_BUNDLE_BYTES, "takes"));
+    match read {
+        Ok(bytes) => check_bytes(&name, &bytes),
+        Err(message) => Checked::failed(
+            &name,
+            Diagnostic::error(
+                Location::file(name.as_str()),
+                format!(
+                    "{message}; expected a bundle folder, a .zip of one, or a single JSON file"
+                ),
+            ),
+        ),
+    }
+}
+
+/// Parses one JSON document into `T`, or a diagnostic with its line and
+/// column. `serde_json`'s recursion limit stays on (see
+/// [`super::limits::MAX_JSON_DEPTH`]).
+fn parse_json<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, Diagnostic> {
+    serde_json::from_slice(bytes).map_err(|e| json_diagnostic(file, &e))
+}
+
+fn json_diagnostic(file: &str, e: &serde_json::Error) -> Diagnostic {
+    let mut message = e.to_string();
+    let mut location = Location::file(file);
+    if e.line() > 0 {
+        // serde_json appends " at line L column C"; the location says it.
+        if let Some(cut) = message.rfind(" at line ") {
+            message.truncate(cut);
+        }
+        location = location.at(e.line(), e.column());
+    }
+    let what = match e.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not valid JSON",
+        serde_json::error::Category::Data => "does not fit the bundle format",
+        serde_json::error::Category::Io => "could not be read",
+    };
+    Diagnostic::error(location, format!("{what}: {message}"))
+}
+
+/// The parts read so far, before validation.
+#[derive(Default)]
+struct Draft {
+    manifest: Option<Manifest>,
+    ssm: Option<StateMachine>,
+    views: Option<BTreeMap<String, ViewSpec>>,
+    tasks: Option<TaskFile>,
+    images: BTreeMap<String, ViewImage>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Draft {
+    fn take<T>(&mut self, result: Result<T, Diagnostic>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(d) => {
+                self.diagnostics.push(d);
+                None
+            }
+        }
+    }
+
+    /// Reads each view's image with `bytes_of`, keeping the sizes of those
+    /// that are images and reporting the others at the view's `file` field.
+    fn read_images(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, String>) {
+        let Some(views) = &self.views else { return };
+        for (name, spec) in views {
+            let at = Location::file(VIEWS_FILE).field(format!("{name}.file"));
+            let shown = if spec.file.starts_with("data:") {
+                "the data: URL".to_string()
+            } else {
+                format!("`{}`", spec.file)
+            };
+            match bytes_of(&spec.file).and_then(read_view_image) {
+                Ok(image) => {
+                    self.images.insert(name.clone(), image);
+                }
+                Err(message) => self
+                    .diagnostics
+                    .push(Diagnostic::error(at, format!("{shown}: {message}"))),
+            }
+        }
+    }
+
+    /// Validates what was read and, when nothing is an error, builds the bundle.
+    fn finish(mut self, source: &str) -> Checked {
+        let sizes: BTreeMap<String, (u32, u32)> = self
+            .images
+            .iter()
+            .map(|(name, image)| (name.clone(), (image.width, image.height)))
+            .collect();
+        let found = validate(Parts {
+            manifest: self.manifest.as_ref(),
+            ssm: self.ssm.as_ref(),
+            views: self.views.as_ref(),
+            image_sizes: &sizes,
+            tasks: self.tasks.as_ref().map(|t| t.tasks.as_slice()),
+        });
+        self.diagnostics.extend(found);
+        // One order whatever the form or the step that found a problem: by
+        // file, then as found (the rules walk each file in order).
+        let rank = |d: &Diagnostic| {
+            [MANIFEST_FILE, SSM_FILE, VIEWS_FILE, TASKS_FILE]
+                .iter()
+                .position(|f| *f == d.location.file)
+                .unwrap_or(0)
+        };
+        self.diagnostics.sort_by_key(rank);
+        if self.diagnostics.len() > MAX_DIAGNOSTICS {
+            let cut = self.diagnostics.split_off(MAX_DIAGNOSTICS);
+            let errors = cut.iter().filter(|d| d.is_error()).count();
+            let last = Location::file(source);
+            let message = format!(
+                "… and {} more problem(s) ({errors} error(s)) not listed; at most \
+                 {MAX_DIAGNOSTICS} are shown",
+                cut.len()
+            );
+            self.diagnostics.push(if errors > 0 {
+                Diagnostic::error(last, message)
+            } else {
+                Diagnostic::warning(last, message)
+            });
+        }
+        let has_errors = self.diagnostics.iter().any(Diagnostic::is_error);
+        let bundle = match (self.manifest, self.ssm, self.views, self.tasks) {
+            (Some(manifest), Some(ssm), Some(specs), Some(tasks)) if !has_errors => {
+                let mut images = self.images;
+                let views: Option<BTreeMap<String, View>> = specs
+                    .into_iter()
+                    .map(|(name, spec)| {
+                        let image = images.remove(&name)?;
+                        Some((name, View { spec, image }))
+                    })
+                    .collect();
+                views.map(|views| Bundle {
+                    manifest,
+                    ssm,
+                    views,
+                    tasks: tasks.tasks,
+                })
+            }
+            _ => None,
+        };
+        Checked {
+            source: source.to_string(),
+            bundle,
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
+/// The folder and zip forms: the four files by name, the images by path.
+fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
+    let mut draft = Draft::default();
+    let mut read = |file: &str| -> Result<Vec<u8>, Diagnostic> {
+        match files.read(file) {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err(Diagnostic::error(
+                Location::file(file),
+                format!(
+                    "the file is missing; a bundle holds {MANIFEST_FILE}, {SSM_FILE}, {VIEWS_FILE}, \
+                     {TASKS_FILE} and the view images"
+                ),
+            )),
+            Err(message) => Err(Diagnostic::error(Location::file(file), message)),
+        }
+    };
+    let manifest = read(MANIFEST_FILE).and_then(|b| parse_json(MANIFEST_FILE, &b));
+    let ssm = read(SSM_FILE).and_then(|b| parse_json(SSM_FILE, &b));
+    let views = read(VIEWS_FILE).and_then(|b| parse_json(VIEWS_FILE, &b));
+    let tasks = read(TASKS_FILE).and_then(|b| parse_json(TASKS_FILE, &b));
+    draft.manifest = draft.take(manifest);
+    draft.ssm = draft.take(ssm);
+    draft.views = draft.take(views);
+    draft.tasks = draft.take(tasks);
+    draft.read_images(|file| {
+        if file.starts_with("data:") {
+            return decode_data_url(file);
+        }
+        let path = normalize_path(file)?;
+        match files.read(&path)? {
+            Some(bytes) => Ok(bytes),
+            None => Err("no such file in the bundle".into()),
+        }
+    });
+    draft.finish(source)
+}
+
+/// The single-file form: `{"manifest": ..., "ssm": ..., "views": ...,
+/// "tasks": ...}` with each view's `file` a `data:` URL.
+fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
+    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            let mut d = json_diagnostic(source, &e);
+            d.message = format!(
+                "{}; expected a bundle: a .zip of a bundle folder, or one JSON object with keys \
+                 manifest, ssm, views, tasks",
+                d.message
+            );
+            return Checked::failed(source, d);
+        }
+    };
+    let serde_json::Value::Object(mut object) = value else {
+        return Checked::failed(
+            source,
+            Diagnostic::error(
+                Location::file(source),
+                format!(
+                    "found JSON {}; expected one object with keys manifest, ssm, views, tasks",
+                    json_kind(&value)
+                ),
+            ),
+        );
+    };
+    let mut draft = Draft::default();
+    let mut part = |key: &str, file: &str| -> Result<serde_json::Value, Diagnostic> {
+        object.remove(key).ok_or_else(|| {
+            Diagnostic::error(
+                Location::file(source).field(key),
+                format!(
+                    "the key `{key}` is missing; the single-file form holds manifest, ssm, views \
+                     and tasks (what a folder keeps in {file})"
+                ),
+            )
+        })
+    };
+    fn typed<T: DeserializeOwned>(file: &str, value: serde_json::Value) -> Result<T, Diagnostic> {
+        serde_json::from_value(value).map_err(|e| json_diagnostic(file, &e))
+    }
+    let manifest = part("manifest", MANIFEST_FILE).and_then(|v| typed(MANIFEST_FILE, v));
+    let ssm = part("ssm", SSM_FILE).and_then(|v| typed(SSM_FILE, v));
+    let views = part("views", VIEWS_FILE).and_then(|v| typed(VIEWS_FILE, v));
+    let tasks = part("tasks", TASKS_FILE).and_then(|v| typed(TASKS_FILE, v));
+    draft.manifest = draft.take(manifest);
+    draft.ssm = draft.take(ssm);
+    draft.views = draft.take(views);
+    draft.tasks = draft.take(tasks);
+    draft.read_images(|file| {
+        if file.starts_with("data:") {
+            decode_data_url(file)
+        } else {
+            Err("in the single-file form a view's file must be a data: URL \
+                 (`data:image/png;base64,...`)"
+                .into())
+        }
+    });
+    draft.finish(source)
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }

@@ -1,23 +1,70 @@
 //! Device bundles (`knoblab-bundle/1`, `specs/devices.md` section 1).
 //!
-//! - [`model`]: the files' data types and the loaded [`Bundle`].
-//! - [`load`]: loading and validating (signatures only so far).
+//! - [`model`]: the files' data types and the loaded [`Bundle`], with the
+//!   geometry the simulator asks for ([`Bundle::component_boxes`]).
+//! - [`load`]: loading from a folder, a `.zip` of it, or one JSON file with
+//!   `data:` URLs ([`load_bytes`], [`load_path`], [`check_bytes`]).
+//! - [`validate`]: every rule, every problem at once ([`validate_bundle`]).
 //! - [`diagnostics`]: problems with their locations.
+//! - [`derive`](mod@derive): UCSM → SSM derivation ([`derive()`], [`derive_device`]).
+//! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
+//! - [`limits`]: the bounds that keep hostile input from exhausting memory.
+//! - [`image`]: view image sizes from their headers, `data:` URLs.
 //!
-//! Still to come here: loading from a folder, a `.zip` of it, or one JSON
-//! file with `data:` URLs; validation that reports every problem with its
-//! location; UCSM → SSM derivation; the logic hash that trajectories carry.
+//! ## Using a bundle
+//!
+//! ```
+//! use knoblab::bundle::load_path;
+//! use knoblab::geom::{PixelBox, ScaledPoint};
+//!
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
+//! let kettle = load_path(std::path::Path::new(dir)).unwrap();
+//! let task = kettle.task("boil").unwrap();
+//! let (state, view) = (kettle.task_initial_state(task), kettle.task_initial_view(task));
+//! assert_eq!((state, view), ("Standby", "front"));
+//!
+//! // What a point on the front picture hits, in real image pixels.
+//! let image = &kettle.views[view].image;
+//! let point = ScaledPoint::new(780, 725).unwrap().to_pixels(image.width, image.height);
+//! let hit: Vec<&str> = kettle
+//!     .component_boxes(view)
+//!     .into_iter()
+//!     .filter(|(_, b)| b.contains(point))
+//!     .map(|(component, _)| component)
+//!     .collect();
+//! assert_eq!(hit, ["power_button"]);
+//!
+//! // The dashboard magnifies a region of the front view.
+//! let (parent, region) = kettle.dashboard_region("dashboard").unwrap();
+//! assert_eq!(parent, "front");
+//! assert!(region.contains(point));
+//!
+//! // Trajectories carry this.
+//! assert_eq!(kettle.logic_hash().len(), 64);
+//! ```
 
+pub mod derive;
 pub mod diagnostics;
+pub mod geometry;
+pub mod hash;
+pub mod image;
+pub mod limits;
 pub mod load;
 pub mod model;
+mod source;
+pub mod validate;
 
+pub use derive::{
+    derive, derive_device, template_components, ComponentParts, DeriveError, TransitionOverride,
+};
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
+pub use hash::logic_hash;
+pub use load::{check_bytes, load_bytes, Checked};
 #[cfg(not(target_arch = "wasm32"))]
-pub use load::load_path;
-pub use load::{load_bytes, logic_hash};
+pub use load::{check_path, load_path};
+pub use validate::validate_bundle;
 
 pub use model::{
-    Bundle, Goal, Manifest, State, StateMachine, Task, Transition, View, ViewBox, ViewImage,
-    ViewKind, ViewSpec,
+    BboxOrigin, Bundle, Goal, Manifest, State, StateMachine, Task, TaskFile, Transition, View,
+    ViewBox, ViewImage, ViewKind, ViewSpec,
 };

@@ -1,0 +1,201 @@
+//! View images: only their size is needed, read from the header without
+//! decoding the pixels, within the bounds of [`super::limits`].
+
+use std::io::Cursor;
+use std::sync::Arc;
+
+use base64::Engine;
+use image::{ImageFormat, ImageReader};
+
+use super::limits::{human_bytes, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
+use super::model::ViewImage;
+
+/// Reads a view image's size and media type from its header.
+///
+/// Refuses, with a message saying what was found and what is accepted:
+/// more than [`MAX_IMAGE_BYTES`] bytes, bytes that are not a PNG or JPEG,
+/// a header that cannot be read, a zero size, or more than
+/// [`MAX_IMAGE_PIXELS`] pixels (checked from the header, so a decompression
+/// bomb is never decoded).
+pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
+    if bytes.len() > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "the image takes {}; at most {} is accepted",
+            human_bytes(bytes.len() as u64),
+            human_bytes(MAX_IMAGE_BYTES as u64)
+        ));
+    }
+    let reader = ImageReader::new(Cursor::new(&bytes[..]))
+        .with_guessed_format()
+        .map_err(|e| format!("the image could not be read: {e}"))?;
+    let media_type = match reader.format() {
+        Some(ImageFormat::Png) => "image/png",
+        Some(ImageFormat::Jpeg) => "image/jpeg",
+        Some(other) => {
+            return Err(format!(
+                "the image is {other:?}; a view image must be PNG or JPEG"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "not an image: the file starts with {}; a view image must be PNG or JPEG",
+                describe_start(&bytes)
+            ))
+        }
+    };
+    let (width, height) = reader
+        .into_dimensions()
+        .map_err(|e| format!("the {media_type} header could not be read: {e}"))?;
+    if width == 0 || height == 0 {
+        return Err(format!(
+            "the image header declares {width}×{height} pixels; a view image needs at least 1×1"
+        ));
+    }
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > MAX_IMAGE_PIXELS {
+        return Err(format!(
+            "the image header declares {width}×{height} = {pixels} pixels; at most {MAX_IMAGE_PIXELS} \
+             ({} megapixels) can be decoded safely",
+            MAX_IMAGE_PIXELS / 1_000_000
+        ));
+    }
+    Ok(ViewImage {
+        width,
+        height,
+        media_type: media_type.to_string(),
+        bytes: Arc::from(bytes),
+    })
+}
+
+/// Decodes a `data:[<media type>][;base64],<data>` URL into its bytes.
+/// Only base64 URLs are accepted (an image is binary); the encoded text is
+/// measured before decoding, so an oversized URL is refused cheaply.
+pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
+    let rest = url
+        .strip_prefix("data:")
+        .ok_or_else(|| "expected a data: URL".to_string())?;
+    let (header, data) = rest
+        .split_once(',')
+        .ok_or_else(|| "the data: URL has no ',' before its data".to_string())?;
+    if !header.ends_with(";base64") {
+        return Err(format!(
+            "the data: URL is not base64 (found `data:{header},`); expected `data:image/png;base64,...`"
+        ));
+    }
+    // base64 takes 4 characters for 3 bytes.
+    let decoded_len = data.len() / 4 * 3;
+    if decoded_len > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "the data: URL holds about {}; at most {} is accepted",
+            human_bytes(decoded_len as u64),
+            human_bytes(MAX_IMAGE_BYTES as u64)
+        ));
+    }
+    let data = data.trim();
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| format!("the data: URL's base64 is invalid: {e}"))
+}
+
+/// A `data:` URL holding `image`'s bytes, for the single-file form.
+pub fn encode_data_url(image: &ViewImage) -> String {
+    format!(
+        "data:{};base64,{}",
+        image.media_type,
+        base64::engine::general_purpose::STANDARD.encode(&image.bytes[..])
+    )
+}
+
+/// The first bytes of a file, for a message: as text when they are
+/// printable, else in hex.
+fn describe_start(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "nothing (it is empty)".into();
+    }
+    let head = &bytes[..bytes.len().min(8)];
+    if head.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("\"{}\"", String::from_utf8_lossy(head))
+    } else {
+        let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+        format!("bytes {}", hex.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_file_is_not_an_image() {
+        let err = read_view_image(b"hello world".to_vec()).unwrap_err();
+        assert!(err.contains("not an image"), "{err}");
+        assert!(err.contains("\"hello wo\""), "{err}");
+    }
+
+    #[test]
+    fn an_empty_file_is_not_an_image() {
+        let err = read_view_image(Vec::new()).unwrap_err();
+        assert!(err.contains("empty"), "{err}");
+    }
+
+    fn encoded(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
+        let pixels = image::GrayImage::new(width, height);
+        let mut out = Cursor::new(Vec::new());
+        pixels.write_to(&mut out, format).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn png_and_jpeg_sizes_come_from_their_headers() {
+        let png = read_view_image(encoded(ImageFormat::Png, 37, 11)).unwrap();
+        assert_eq!(
+            (png.width, png.height, png.media_type.as_str()),
+            (37, 11, "image/png")
+        );
+        let jpeg = read_view_image(encoded(ImageFormat::Jpeg, 16, 9)).unwrap();
+        assert_eq!(
+            (jpeg.width, jpeg.height, jpeg.media_type.as_str()),
+            (16, 9, "image/jpeg")
+        );
+    }
+
+    #[test]
+    fn a_truncated_png_is_refused() {
+        let mut png = encoded(ImageFormat::Png, 37, 11);
+        png.truncate(20);
+        let err = read_view_image(png).unwrap_err();
+        assert!(
+            err.contains("the image/png header could not be read"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_oversized_file_is_refused_before_it_is_read() {
+        let err = read_view_image(vec![0; MAX_IMAGE_BYTES + 1]).unwrap_err();
+        assert!(err.contains("at most 32 MiB"), "{err}");
+    }
+
+    #[test]
+    fn data_urls_round_trip() {
+        let image = read_view_image(encoded(ImageFormat::Png, 3, 2)).unwrap();
+        let url = encode_data_url(&image);
+        assert!(url.starts_with("data:image/png;base64,"));
+        assert_eq!(decode_data_url(&url).unwrap(), &image.bytes[..]);
+    }
+
+    #[test]
+    fn data_urls_must_be_base64() {
+        assert!(decode_data_url("data:image/png,abc")
+            .unwrap_err()
+            .contains("not base64"));
+        assert!(decode_data_url("views/front.png").is_err());
+        assert_eq!(
+            decode_data_url("data:image/png;base64,aGk=").unwrap(),
+            b"hi"
+        );
+        assert!(decode_data_url("data:image/png;base64,!!!")
+            .unwrap_err()
+            .contains("invalid"));
+    }
+}
