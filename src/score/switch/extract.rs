@@ -275,7 +275,7 @@ fn clean(reply: &str) -> String {
 }
 
 /// Words that may surround letters in a bare answer without changing it.
-const FILLER: [&str; 22] = [
+const FILLER: [&str; 30] = [
     "option",
     "options",
     "choice",
@@ -298,6 +298,14 @@ const FILLER: [&str; 22] = [
     "letter",
     "letters",
     "select",
+    "it",
+    "i",
+    "think",
+    "choose",
+    "pick",
+    "would",
+    "be",
+    "should",
 ];
 
 /// Reads a piece of text that is nothing but letters, separators and filler
@@ -427,7 +435,7 @@ static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             r"(?i:\bI\s+(?:would\s+|will\s+)?(?:choose|pick|select|go\s+with)\s+(?:options?\s+|choices?\s+)?)({PROSE_LIST})"
         )),
         regex(
-            r"(?:(?i:options?|choices?)\s+)?\(?([A-Z])\b\)?\s+(?i:is|are)\s+(?i:the\s+)?(?i:correct|right|best)\b",
+            r"(?:(?i:options?|choices?)\s+)?(\(?[A-Z]\b\)?(?:\s*(?:,\s*and|,|&|\band\b)\s*\(?[A-Z]\b\)?)*)\s+(?i:is|are)\s+(?i:the\s+)?(?i:correct|right|best)\b",
         ),
     ]
 });
