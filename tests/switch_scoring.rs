@@ -367,7 +367,7 @@ fn malformed_inputs_name_the_file_the_line_and_what_is_valid() {
     let err = GroundTruth::from_files([("root/vqa_task/img2txt/vqa.json", &vqa[..])]).unwrap_err();
     let text = err.to_string();
     assert_eq!(err.0.len(), 3, "{text}");
-    assert!(text.contains("root/vqa_task/img2txt/vqa.json: item 0 (id 0): field `GT`: expected one letter A–D, found \"Z1\""), "{text}");
+    assert!(text.contains("root/vqa_task/img2txt/vqa.json: item 0 (id 0): field `GT`: expected one letter A–D (A–E where the item has option_e), found \"Z1\""), "{text}");
     assert!(
         text.contains("item 1 (id 1): field `task_family`: expected one of vqa_task"),
         "{text}"
@@ -485,4 +485,53 @@ fn cli_table_and_errors() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent/pred.jsonl"), "{err}");
+}
+
+#[test]
+fn judge_cases_list_what_the_page_must_send() {
+    let gt = GroundTruth::load_path(&fixture("gt")).unwrap();
+    let bytes = std::fs::read(fixture("pred.jsonl")).unwrap();
+    let preds = read_predictions("pred.jsonl", &bytes).unwrap();
+    let pending = knoblab::score::switch::judge_cases(&gt, "pred.jsonl", &preds).unwrap();
+    let items: Vec<&str> = pending.iter().map(|p| p.item.as_str()).collect();
+    // Seven OpenQA items are predicted; final_state #0 is multiple choice
+    // without options, scored 0 without asking.
+    assert_eq!(
+        items,
+        [
+            "action/img2txt/openqa#0",
+            "recovery/img2txt/openqa#0",
+            "recovery/img2txt/openqa#1",
+            "verification_action/img2txt/openqa#0",
+            "vqa_state/video2txt/openqa#0",
+            "vqa_state/video2txt/openqa#1",
+        ]
+    );
+    // A given answer is what the judge grades.
+    assert_eq!(pending[5].case.prediction, "Elevator door opens.");
+}
+
+#[test]
+fn a_vqa_item_with_a_short_answer_schema_is_scored_as_an_open_answer() {
+    let vqa = br#"{"data": [{"id": 0, "GT": "green light", "output_schema": {"type": "structured_short_answer"}}]}"#;
+    let pred = br#"{"task_family":"vqa_state","form":"img2txt","id":0,"response":"Answer: the green light"}"#;
+    let r = score_files(
+        [("r/vqa_state/img2txt/vqa.json", &vqa[..])],
+        "p.jsonl",
+        pred,
+    )
+    .unwrap();
+    assert_eq!(r.mcq.overall.n, 0);
+    assert_eq!((r.openqa.n, r.openqa.em), (1, Some(1.0)));
+}
+
+#[test]
+fn gold_letters_outside_a_to_e_are_refused() {
+    let vqa = br#"{"data": [{"id": 0, "GT": "Z", "output_schema": {"type": "choice"}}]}"#;
+    let err = GroundTruth::from_files([("r/vqa_state/img2txt/vqa.json", &vqa[..])]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `GT`: expected one letter A–D"),
+        "{err}"
+    );
 }

@@ -597,55 +597,57 @@ fn gold_letter(text: &str) -> Option<char> {
 
 /// Reads `GT` according to the file and `output_schema.type`.
 ///
-/// **Decision:** without `output_schema`, a `vqa.json` item's kind follows
-/// its `GT` (a letter is single choice, a list is multi-select).
+/// **Decision:** an `openqa.json` item's gold is always an open answer (a
+/// letter there is text, which the judge's contamination check flags); a
+/// `vqa.json` item follows `output_schema.type`, and without it its `GT`
+/// (a letter is single choice, a list is multi-select). Letters must be
+/// A–E.
 fn parse_gold(kind: ItemKind, schema_type: Option<&str>, gt: &Value) -> Result<Gold, String> {
+    let in_range = |c: char| ('A'..='E').contains(&c);
     let letters = |v: &Value| -> Option<BTreeSet<char>> {
-        match v {
-            Value::Array(a) if !a.is_empty() => a
-                .iter()
-                .map(|x| x.as_str().and_then(gold_letter))
-                .collect::<Option<BTreeSet<char>>>(),
-            Value::String(s) => {
-                let set: Option<BTreeSet<char>> = s
-                    .split(|c: char| c == ',' || c.is_whitespace())
-                    .filter(|p| !p.is_empty())
-                    .map(gold_letter)
-                    .collect();
-                set.filter(|s| !s.is_empty())
-            }
+        let set: Option<BTreeSet<char>> = match v {
+            Value::Array(a) => a.iter().map(|x| x.as_str().and_then(gold_letter)).collect(),
+            Value::String(s) => s
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|p| !p.is_empty())
+                .map(gold_letter)
+                .collect(),
             _ => None,
-        }
+        };
+        set.filter(|s| !s.is_empty() && s.iter().all(|c| in_range(*c)))
     };
+    let letter = |v: &Value| v.as_str().and_then(gold_letter).filter(|c| in_range(*c));
     let multi_expected = "a non-empty list of letters A–E, e.g. [\"A\", \"C\"]";
-    let choice_expected = "one letter A–D";
+    let choice_expected = "one letter A–D (A–E where the item has option_e)";
+    let open = |gt: &Value| match gt {
+        Value::String(s) if !s.trim().is_empty() => Ok(Gold::Text(s.clone())),
+        Value::Number(n) => n
+            .as_f64()
+            .map(Gold::Number)
+            .ok_or_else(|| "a finite number".to_string()),
+        Value::Object(o) if !o.is_empty() => Ok(Gold::Structured(o.clone())),
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) => {
+            Ok(Gold::Text(super::openqa::value_text(gt)))
+        }
+        _ => Err(
+            "a non-empty string, a number, a list of strings or an object of fields".to_string(),
+        ),
+    };
     match (kind, schema_type) {
-        (_, Some("multi_select")) => letters(gt)
+        (ItemKind::OpenQa, _) | (ItemKind::Mcq, Some("structured_short_answer")) => open(gt),
+        (ItemKind::Mcq, Some("multi_select")) => letters(gt)
             .map(Gold::MultiSelect)
             .ok_or_else(|| multi_expected.to_string()),
-        (_, Some("choice")) => gt
-            .as_str()
-            .and_then(gold_letter)
+        (ItemKind::Mcq, Some("choice")) => letter(gt)
             .map(Gold::Choice)
             .ok_or_else(|| choice_expected.to_string()),
-        (ItemKind::Mcq, None) => match gt {
+        (ItemKind::Mcq, _) => match gt {
             Value::Array(_) => letters(gt)
                 .map(Gold::MultiSelect)
                 .ok_or_else(|| multi_expected.to_string()),
-            _ => gt
-                .as_str()
-                .and_then(gold_letter)
+            _ => letter(gt)
                 .map(Gold::Choice)
                 .ok_or_else(|| format!("{choice_expected} or {multi_expected}")),
-        },
-        _ => match gt {
-            Value::String(s) if !s.trim().is_empty() => Ok(Gold::Text(s.clone())),
-            Value::Number(n) => n
-                .as_f64()
-                .map(Gold::Number)
-                .ok_or_else(|| "a finite number".to_string()),
-            Value::Object(o) if !o.is_empty() => Ok(Gold::Structured(o.clone())),
-            _ => Err("a non-empty string, a number or an object of fields".to_string()),
         },
     }
 }

@@ -46,7 +46,7 @@ pub mod video;
 
 pub use dataset::GroundTruth;
 pub use error::{InputError, InputErrors};
-pub use report::{build_report, SwitchReport};
+pub use report::{build_report, judge_cases, PendingJudge, SwitchReport};
 pub use table::render_text;
 
 /// Scores a predictions file against ground-truth files, all in memory:

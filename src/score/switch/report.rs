@@ -192,8 +192,8 @@ pub struct SwitchReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeTable>,
     pub parse_failures: Vec<ParseFailureEntry>,
-    /// > **Decision:** items with no prediction score 0 (a partial run must
-    /// > not look better than it is) and are listed here.
+    /// **Decision:** items with no prediction score 0 (a partial run must
+    /// not look better than it is) and are listed here.
     pub missing: Vec<String>,
     pub unmatched: Vec<Unmatched>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -297,6 +297,14 @@ fn written(p: &Prediction) -> String {
     }
 }
 
+/// The prediction text the judge grades.
+fn judged_text(p: &Prediction) -> String {
+    match &p.content {
+        PredictionContent::Response(r) => r.clone(),
+        PredictionContent::Answer(a) => value_text(a),
+    }
+}
+
 fn score_mcq_item(item: &Item, p: Option<&Prediction>) -> McqResult {
     let (gold_set, multi) = match &item.gold {
         Gold::Choice(c) => (BTreeSet::from([*c]), false),
@@ -383,8 +391,10 @@ pub fn build_report(
         if p.is_none() {
             report.missing.push(row.item.clone());
         }
-        match item.key.kind {
-            ItemKind::Mcq => {
+        // Scoring follows the gold: letters are MCQ (a vqa.json item with a
+        // structured_short_answer schema is scored as an open answer).
+        match item.gold {
+            Gold::Choice(_) | Gold::MultiSelect(_) => {
                 let result = score_mcq_item(item, p);
                 overall.add(result.correct);
                 if let Some(s) = skill {
@@ -417,7 +427,7 @@ pub fn build_report(
                 }
                 row.mcq = Some(result);
             }
-            ItemKind::OpenQa => {
+            _ => {
                 let (reply, provided) = match p.map(|p| &p.content) {
                     Some(PredictionContent::Response(r)) => (Some(r.as_str()), None),
                     Some(PredictionContent::Answer(a)) => (None, Some(a)),
@@ -452,12 +462,7 @@ pub fn build_report(
                     });
                 }
                 if judging {
-                    let text = match (reply, provided) {
-                        (Some(r), _) => r.to_string(),
-                        (None, Some(a)) => value_text(a),
-                        (None, None) => String::new(),
-                    };
-                    let case = JudgeCase::new(item, &text);
+                    let case = JudgeCase::new(item, &p.map(judged_text).unwrap_or_default());
                     let replies = p
                         .and_then(|p| p.judge.as_ref())
                         .map(|j| j.attempts.as_slice());
@@ -558,4 +563,43 @@ where
             })
             .collect(),
     )
+}
+
+/// An OpenQA item waiting for the judge: what the page sends through its
+/// API client. The replies it gets go back into the prediction's line as
+/// `"judge": {"model", "prompt_version", "attempts": [...]}` (see
+/// [`super::predictions::SavedJudge`]), and [`build_report`] scores them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingJudge {
+    pub item: String,
+    /// The prediction's line.
+    pub line: usize,
+    pub case: JudgeCase,
+}
+
+/// The judge cases of every predicted OpenQA item that must go to the judge
+/// (items flagged as multiple choice without options score 0 and are left
+/// out), in item order.
+pub fn judge_cases(
+    gt: &GroundTruth,
+    pred_file: &str,
+    predictions: &[Prediction],
+) -> Result<Vec<PendingJudge>, InputErrors> {
+    let (assigned, _) = match_predictions(gt, pred_file, predictions)?;
+    let mut pending = Vec::new();
+    for (item, p) in gt.items.iter().zip(assigned) {
+        let Some(p) = p else { continue };
+        if matches!(item.gold, Gold::Choice(_) | Gold::MultiSelect(_)) {
+            continue;
+        }
+        let case = JudgeCase::new(item, &judged_text(p));
+        if case.needs_judge() {
+            pending.push(PendingJudge {
+                item: item.key.to_string(),
+                line: p.line,
+                case,
+            });
+        }
+    }
+    Ok(pending)
 }

@@ -46,6 +46,12 @@ fn small_table(out: &mut String, title: &str, cells: &[(String, Cell)]) {
 /// Renders the report as Markdown-style tables.
 pub fn render_text(report: &SwitchReport) -> String {
     let mut out = String::new();
+    if report.per_item.is_empty() {
+        if let Some(v) = &report.video {
+            video_table(&mut out, v);
+            return out;
+        }
+    }
     let _ = writeln!(out, "SWITCH ({})", report.extractor_version);
     let h = headers();
     row(&mut out, &h);
@@ -123,34 +129,7 @@ pub fn render_text(report: &SwitchReport) -> String {
     }
 
     if let Some(v) = &report.video {
-        let _ = writeln!(out, "\nGenerated-video judge (means, 1–5)");
-        let head = [
-            "model",
-            "input form",
-            "n",
-            "SF",
-            "CC",
-            "PC",
-            "EO",
-            "Overall",
-        ];
-        row(&mut out, &head.map(String::from));
-        rule(&mut out, head.len());
-        for r in &v.rows {
-            row(
-                &mut out,
-                &[
-                    r.model.clone(),
-                    r.input_form.clone(),
-                    r.n.to_string(),
-                    format!("{:.2}", r.scene_fidelity),
-                    format!("{:.2}", r.control_correctness),
-                    format!("{:.2}", r.procedure_correctness),
-                    format!("{:.2}", r.execution_observability),
-                    format!("{:.2}", r.overall_score),
-                ],
-            );
-        }
+        video_table(&mut out, v);
     }
 
     let _ = writeln!(out, "\nParse failures: {}", report.parse_failures.len());
@@ -190,4 +169,35 @@ pub fn render_text(report: &SwitchReport) -> String {
         }
     }
     out
+}
+
+fn video_table(out: &mut String, v: &super::video::VideoReport) {
+    let _ = writeln!(out, "\nGenerated-video judge (means, 1–5)");
+    let head = [
+        "model",
+        "input form",
+        "n",
+        "SF",
+        "CC",
+        "PC",
+        "EO",
+        "Overall",
+    ];
+    row(out, &head.map(String::from));
+    rule(out, head.len());
+    for r in &v.rows {
+        row(
+            out,
+            &[
+                r.model.clone(),
+                r.input_form.clone(),
+                r.n.to_string(),
+                format!("{:.2}", r.scene_fidelity),
+                format!("{:.2}", r.control_correctness),
+                format!("{:.2}", r.procedure_correctness),
+                format!("{:.2}", r.execution_observability),
+                format!("{:.2}", r.overall_score),
+            ],
+        );
+    }
 }
