@@ -28,6 +28,7 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::markup::{answer_field, json_objects, last_boxed, regex};
 use super::openqa::normalize_answer;
 
 /// The version of these rules, carried by every report (a parser is
@@ -260,11 +261,6 @@ fn validate(
     })
 }
 
-fn regex(pattern: &str) -> Regex {
-    // The patterns are constants of this file, checked by the tests.
-    Regex::new(pattern).unwrap_or_else(|e| panic!("bad built-in pattern {pattern}: {e}"))
-}
-
 /// Removes markdown emphasis and code marks, which models scatter around answers.
 fn clean(reply: &str) -> String {
     reply
@@ -343,42 +339,6 @@ pub(crate) fn letter_list(text: &str, allow_lower: bool) -> Option<Vec<char>> {
     (!letters.is_empty()).then_some(letters)
 }
 
-/// Every JSON object in a reply (the whole reply, fenced blocks, or any
-/// `{…}` inside prose), in order of appearance.
-pub(crate) fn json_objects(text: &str) -> Vec<serde_json::Map<String, Value>> {
-    let mut found = Vec::new();
-    let mut next_free = 0;
-    for (start, _) in text.match_indices('{').take(64) {
-        if start < next_free {
-            continue;
-        }
-        let Some(rest) = text.get(start..) else {
-            continue;
-        };
-        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-        if let Some(Ok(Value::Object(map))) = stream.next() {
-            next_free = start + stream.byte_offset();
-            found.push(map);
-        }
-    }
-    found
-}
-
-/// The answer field of a JSON object, under the names models use.
-pub(crate) fn answer_field(map: &serde_json::Map<String, Value>) -> Option<&Value> {
-    const KEYS: [&str; 6] = [
-        "answer",
-        "final_answer",
-        "answers",
-        "choice",
-        "choices",
-        "prediction",
-    ];
-    map.iter()
-        .find(|(k, _)| KEYS.contains(&k.to_ascii_lowercase().as_str()))
-        .map(|(_, v)| v)
-}
-
 fn json_rule(text: &str, question: &ChoiceQuestion) -> Option<Candidate> {
     let objects = json_objects(text);
     let value = objects.iter().rev().find_map(answer_field)?;
@@ -394,21 +354,6 @@ fn json_rule(text: &str, question: &ChoiceQuestion) -> Option<Candidate> {
         _ => return None,
     };
     Some(Candidate { letters, matched })
-}
-
-static BOXED: LazyLock<Regex> = LazyLock::new(|| regex(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}"));
-static LATEX_TEXT: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}"));
-
-/// The content of the last `\boxed{…}`, with `\text{…}` unwrapped.
-pub(crate) fn last_boxed(text: &str) -> Option<String> {
-    let content = BOXED
-        .captures_iter(text)
-        .last()?
-        .get(1)?
-        .as_str()
-        .to_string();
-    Some(LATEX_TEXT.replace_all(&content, "$1").trim().to_string())
 }
 
 fn boxed_rule(text: &str, question: &ChoiceQuestion) -> Option<Candidate> {

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::dataset::{Gold, Item};
-use super::extract::json_objects;
+use super::markup::{json_objects, regex};
 use super::openqa::value_text;
 
 /// The version of the prompt and rubric below; saved with judge outputs.
@@ -146,18 +146,11 @@ pub struct Contamination {
     pub options_present: bool,
 }
 
-static MENTIONS_OPTIONS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:options?|choices?|choose\s+from|select\s+from)\b")
-        .unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
-});
-static LETTER_SET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bA\s*/\s*B\b|\bA,\s*B,\s*C\b|\([A-D]\)|\bA-D\b")
-        .unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
-});
-static OPTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*\(?([A-E])[.):]\s+\S")
-        .unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
-});
+static MENTIONS_OPTIONS: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\b(?:options?|choices?|choose\s+from|select\s+from)\b"));
+static LETTER_SET: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\bA\s*/\s*B\b|\bA,\s*B,\s*C\b|\([A-D]\)|\bA-D\b"));
+static OPTION_LINE: LazyLock<Regex> = LazyLock::new(|| regex(r"(?m)^\s*\(?([A-E])[.):]\s+\S"));
 
 /// Checks an OpenQA item for multiple-choice contamination.
 ///

@@ -22,14 +22,17 @@
 //!
 //! ## Source code layout
 //!
-//! - [`dataset`]: the ground-truth layout, items, gold answers, skill columns.
+//! - [`dataset`]: items, gold answers, skill columns.
+//! - [`load`]: reading the ground-truth layout (folder, zip, one file).
 //! - [`predictions`]: the predictions file (and saved judge outputs).
 //! - [`extract`]: MCQ answer extraction, rule by rule.
+//! - `markup`: JSON objects and `\boxed{}` in replies, shared by the readers.
 //! - [`mcq`]: single-choice and multi-select scoring, tallies.
 //! - [`openqa`]: SQuAD-style EM and F1, numbers, structured answers.
 //! - [`judge`]: the OpenQA judge protocol (request, reply, retry, diagnostics).
 //! - [`video`]: generated-video judge aggregation.
-//! - [`report`]: matching predictions to items and building the report.
+//! - [`matching`]: which item each prediction names; what the judge must see.
+//! - [`report`]: scoring every item and building the report.
 //! - [`table`]: the report as text tables.
 //! - [`error`]: input errors, each naming file, record and what is valid.
 
@@ -37,6 +40,9 @@ pub mod dataset;
 pub mod error;
 pub mod extract;
 pub mod judge;
+pub mod load;
+mod markup;
+pub mod matching;
 pub mod mcq;
 pub mod openqa;
 pub mod predictions;
@@ -46,7 +52,8 @@ pub mod video;
 
 pub use dataset::GroundTruth;
 pub use error::{InputError, InputErrors};
-pub use report::{build_report, judge_cases, PendingJudge, SwitchReport};
+pub use matching::{judge_cases, PendingJudge};
+pub use report::{build_report, SwitchReport};
 pub use table::render_text;
 
 /// Scores a predictions file against ground-truth files, all in memory:

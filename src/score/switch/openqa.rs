@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::dataset::{Gold, Item};
-use super::extract::{answer_field, json_objects, last_boxed};
+use super::markup::{answer_field, json_objects, last_boxed, regex};
 
 /// SQuAD's `normalize_answer`: lower case, drop ASCII punctuation, drop the
 /// articles a/an/the, collapse white space.
@@ -112,9 +112,7 @@ const NUMBER_WORDS: [&str; 21] = [
     "twenty",
 ];
 
-static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"-?\d+(?:\.\d+)?").unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
-});
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| regex(r"-?\d+(?:\.\d+)?"));
 
 /// The numbers written in a text, digits or the words zero–twenty.
 fn numbers_in(text: &str) -> Vec<f64> {
@@ -248,10 +246,8 @@ pub enum OpenRule {
     Whole,
 }
 
-static ANSWER_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?im)^\s*(?:final\s+)?answer\s*[:：]\s*(.+)$")
-        .unwrap_or_else(|e| panic!("bad built-in pattern: {e}"))
-});
+static ANSWER_LINE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?im)^\s*(?:final\s+)?answer\s*[:：]\s*(.+)$"));
 
 /// The text answer of a raw OpenQA reply.
 ///
