@@ -68,6 +68,9 @@ impl<T> Columns<T> {
 pub struct McqTable {
     /// > Overall over all items (item-weighted, not the mean of columns).
     pub overall: Cell,
+    /// Written beside `overall` as one entry per column (`"Task
+    /// Understanding": {"accuracy", "n", "correct"}`, …).
+    #[serde(flatten)]
     pub columns: Columns<Cell>,
 }
 
@@ -95,6 +98,8 @@ pub struct OpenTable {
     pub em: Option<f64>,
     pub f1: Option<f64>,
     pub n: usize,
+    /// One entry per column, beside `em` and `f1`.
+    #[serde(flatten)]
     pub columns: Columns<OpenCell>,
 }
 
