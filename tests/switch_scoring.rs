@@ -537,3 +537,20 @@ fn gold_letters_outside_a_to_e_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_lone_dropped_file_without_folders_matches_by_family_and_id() {
+    let vqa = br#"{"data": [{"id": 4, "GT": ["A", "D"], "task_family": "recovery",
+        "output_schema": {"type": "multi_select"}}]}"#;
+    let pred = br#"{"task_family": "recovery", "form": "video2img", "id": 4, "response": "AD"}"#;
+    let r = score_files([("vqa.json", &vqa[..])], "p.jsonl", pred).unwrap();
+    assert_eq!(r.mcq.overall.correct, 1);
+    assert!(r.unmatched.is_empty());
+    assert_eq!(r.per_item[0].form, "(unknown form)");
+}
+
+#[test]
+fn the_text_table_reads_as_the_paper() {
+    let report = fixture_report();
+    insta::assert_snapshot!(knoblab::score::switch::render_text(&report));
+}

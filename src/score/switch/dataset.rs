@@ -31,6 +31,10 @@ pub const FORMS: [&str; 6] = [
     "video2img",
 ];
 
+/// The form of an item read from a lone file with no folders and no `form`
+/// field.
+pub const UNKNOWN_FORM: &str = "(unknown form)";
+
 /// Which file an item came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]

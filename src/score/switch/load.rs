@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::dataset::{Gold, GroundTruth, Item, ItemKey, ItemKind, FORMS, TASK_FAMILIES};
+use super::dataset::{
+    Gold, GroundTruth, Item, ItemKey, ItemKind, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
+};
 use super::error::{describe, json_error, InputError, InputErrors};
 
 impl GroundTruth {
@@ -269,21 +271,12 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
             found("task_family"),
         )),
     }
-    let form = opt_text("form").or_else(|| ctx.form.clone());
-    if form.is_none() {
-        errors.push(field_error(
-            "form",
-            &format!(
-                "a form ({}) from the path <task_family>/<form>/{} or the item",
-                FORMS.join(", "),
-                match ctx.kind {
-                    ItemKind::Mcq => "vqa.json",
-                    ItemKind::OpenQa => "openqa.json",
-                }
-            ),
-            found("form"),
-        ));
-    }
+    // **Decision:** a single file dropped without its folders, whose items
+    // carry no `form`, gets the form [`UNKNOWN_FORM`]; predictions then
+    // match it by task family and id whatever form they name.
+    let form = opt_text("form")
+        .or_else(|| ctx.form.clone())
+        .unwrap_or_else(|| UNKNOWN_FORM.to_string());
     let schema = obj.get("output_schema").and_then(Value::as_object);
     let schema_type = schema
         .and_then(|s| s.get("type"))
@@ -317,9 +310,7 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
         Some(Value::Null) | None => Vec::new(),
         Some(other) => vec![other.clone()],
     };
-    let (Some(id), Some(family), Some(form), Some(gold), true) =
-        (id, family, form, gold, errors.is_empty())
-    else {
+    let (Some(id), Some(family), Some(gold), true) = (id, family, gold, errors.is_empty()) else {
         return Err(errors);
     };
     Ok(Item {

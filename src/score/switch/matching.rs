@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::dataset::{Gold, GroundTruth};
+use super::dataset::{Gold, GroundTruth, UNKNOWN_FORM};
 use super::error::{InputError, InputErrors};
 use super::judge::JudgeCase;
 use super::openqa::value_text;
@@ -54,7 +54,11 @@ pub(crate) fn match_predictions<'p>(
                 id,
                 kind,
             } => (
-                by_position.get(&(task_family.as_str(), form.as_str(), id.as_str())),
+                by_position
+                    .get(&(task_family.as_str(), form.as_str(), id.as_str()))
+                    .or_else(|| {
+                        by_position.get(&(task_family.as_str(), UNKNOWN_FORM, id.as_str()))
+                    }),
                 *kind,
             ),
         };
