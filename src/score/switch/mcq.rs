@@ -12,6 +12,10 @@ use serde::Serialize;
 
 /// Whether a single-choice or multi-select answer is right.
 ///
+/// **Decision:** `min_correct`/`max_correct` are not enforced separately: a
+/// set of the wrong size cannot equal the gold set, so it is already wrong,
+/// and it is not a parse failure.
+///
 /// ```
 /// use std::collections::BTreeSet;
 /// use knoblab::score::switch::mcq::is_correct;
