@@ -222,7 +222,8 @@ fn read_file(ctx: &FileContext, bytes: &[u8], items: &mut Vec<Item>, errors: &mu
     }
 }
 
-fn text_of(value: &Value) -> Option<String> {
+/// A string or number field as text (ids are written either way).
+pub(crate) fn text_of(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{describe, json_error, InputError, InputErrors};
+use super::load::text_of;
 
 /// How a prediction names its item.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -93,27 +94,7 @@ pub struct Prediction {
 /// assert_eq!(preds[0].line, 1);
 /// ```
 pub fn read_predictions(file: &str, bytes: &[u8]) -> Result<Vec<Prediction>, InputErrors> {
-    let text = String::from_utf8_lossy(bytes);
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let mut records: Vec<(usize, Value)> = Vec::new();
-    let mut errors = Vec::new();
-    if trimmed.starts_with('[') {
-        match serde_json::from_str::<Vec<Value>>(trimmed) {
-            Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
-            Err(e) => errors.push(json_error(file, 0, &e)),
-        }
-    } else {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim().trim_start_matches('\u{feff}');
-            if line.is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(v) => records.push((i + 1, v)),
-                Err(e) => errors.push(json_error(file, i, &e)),
-            }
-        }
-    }
+    let (records, mut errors) = json_records(file, bytes);
     let mut predictions = Vec::new();
     for (line, value) in records {
         match parse_prediction(file, line, value) {
@@ -127,12 +108,32 @@ pub fn read_predictions(file: &str, bytes: &[u8]) -> Result<Vec<Prediction>, Inp
     Ok(predictions)
 }
 
-fn text_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
+/// The records of a JSON Lines file (1-based line numbers; blank lines
+/// skipped) or of one JSON array (1-based positions), and a JSON error for
+/// each line that does not parse.
+pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Vec<InputError>) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_start_matches('\u{feff}');
+    let mut records = Vec::new();
+    let mut errors = Vec::new();
+    if text.trim_start().starts_with('[') {
+        match serde_json::from_str::<Vec<Value>>(text) {
+            Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
+            Err(e) => errors.push(json_error(file, 0, &e)),
+        }
+    } else {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(line) {
+                Ok(v) => records.push((i + 1, v)),
+                Err(e) => errors.push(json_error(file, i, &e)),
+            }
+        }
     }
+    (records, errors)
 }
 
 fn parse_prediction(file: &str, line: usize, value: Value) -> Result<Prediction, InputError> {

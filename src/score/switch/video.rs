@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::error::{describe, json_error, InputError, InputErrors};
+use super::error::{describe, InputError, InputErrors};
 use super::mcq::Mean;
+use super::predictions::json_records;
 
 /// The four dimensions, in the paper's column order.
 pub const DIMENSIONS: [&str; 4] = [
@@ -66,27 +67,7 @@ pub struct VideoReport {
 
 /// Reads video-judge outputs, reporting every malformed line.
 pub fn read_video_judgements(file: &str, bytes: &[u8]) -> Result<Vec<VideoJudgement>, InputErrors> {
-    let text = String::from_utf8_lossy(bytes);
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let mut records = Vec::new();
-    let mut errors = Vec::new();
-    if trimmed.starts_with('[') {
-        match serde_json::from_str::<Vec<Value>>(trimmed) {
-            Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
-            Err(e) => errors.push(json_error(file, 0, &e)),
-        }
-    } else {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim().trim_start_matches('\u{feff}');
-            if line.is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(v) => records.push((i + 1, v)),
-                Err(e) => errors.push(json_error(file, i, &e)),
-            }
-        }
-    }
+    let (records, mut errors) = json_records(file, bytes);
     let mut out = Vec::new();
     for (line, value) in records {
         match parse_judgement(file, line, &value) {
