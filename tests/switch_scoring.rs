@@ -179,6 +179,10 @@ fn judge_accuracy_and_diagnostics_from_saved_outputs() {
             ("complete_miss", 0)
         ]
     );
+    // Shares over the 4 verdicts: exact 2/4, paraphrase 1/4, partial 1/4.
+    assert_eq!(j.answer_match_share.get("exact"), Some(&Some(0.5)));
+    assert_eq!(j.answer_match_share.get("partial"), Some(&Some(0.25)));
+    assert_eq!(j.answer_match_share.get("contradiction"), Some(&Some(0.0)));
     // Per column: the failure leaves Outcome Verification empty, not 0.
     assert_eq!(
         j.columns.get("Outcome Verification").unwrap().accuracy,

@@ -113,6 +113,9 @@ pub struct JudgeTable {
     pub columns: Columns<Cell>,
     /// Counts of `answer_match` over verdicts, in the paper's order.
     pub answer_match: Columns<usize>,
+    /// The same as shares of the verdicts (`null` when there are none), as
+    /// the paper's diagnostic table gives them.
+    pub answer_match_share: Columns<Option<f64>>,
     pub essential_missing: usize,
     pub wrong_extra_info: usize,
     pub too_vague: usize,
@@ -445,6 +448,20 @@ pub fn build_report(
             AnswerMatch::ALL
                 .iter()
                 .map(|m| (m.name().to_string(), matches.get(m).copied().unwrap_or(0)))
+                .collect(),
+        );
+        let verdicts: usize = matches.values().sum();
+        judge.answer_match_share = Columns(
+            judge
+                .answer_match
+                .0
+                .iter()
+                .map(|(k, n)| {
+                    (
+                        k.clone(),
+                        (verdicts > 0).then(|| *n as f64 / verdicts as f64),
+                    )
+                })
                 .collect(),
         );
         report.judge = Some(judge);

@@ -105,10 +105,13 @@ pub fn render_text(report: &SwitchReport) -> String {
 
     if let Some(j) = &report.judge {
         let _ = writeln!(out, "\nJudge diagnostics ({})", j.prompt_version);
-        row(&mut out, &["answer_match".into(), "n".into()]);
-        rule(&mut out, 2);
-        for (name, count) in &j.answer_match.0 {
-            row(&mut out, &[name.clone(), count.to_string()]);
+        row(&mut out, &["answer_match".into(), "n".into(), "%".into()]);
+        rule(&mut out, 3);
+        for ((name, count), (_, share)) in j.answer_match.0.iter().zip(&j.answer_match_share.0) {
+            row(
+                &mut out,
+                &[name.clone(), count.to_string(), percent(*share)],
+            );
         }
         let _ = writeln!(
             out,
