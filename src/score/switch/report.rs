@@ -139,7 +139,7 @@ pub struct ParseFailureEntry {
     pub item: String,
     pub line: usize,
     pub written: String,
-    pub reason: String,
+    pub message: String,
     pub failure: Option<ParseFailure>,
 }
 
@@ -331,7 +331,7 @@ pub fn build_report(
                         item: row.item.clone(),
                         line: p.line,
                         written: written(p),
-                        reason: f.message(),
+                        message: f.message(),
                         failure: Some(f.clone()),
                     });
                 }
@@ -367,7 +367,7 @@ pub fn build_report(
                         item: row.item.clone(),
                         line: p.line,
                         written: written(p),
-                        reason: "no structured fields could be read (expected a JSON object or \"field: value\" lines)".into(),
+                        message: "no structured fields could be read (expected a JSON object or \"field: value\" lines)".into(),
                         failure: None,
                     });
                 }

@@ -151,7 +151,7 @@ pub fn render_text(report: &SwitchReport) -> String {
         let _ = writeln!(
             out,
             "  {} (line {}): {} — wrote {:?}{}",
-            f.item, f.line, f.reason, shown, more
+            f.item, f.line, f.message, shown, more
         );
     }
     if !report.missing.is_empty() {
