@@ -148,8 +148,8 @@ pub fn score_text(prediction: &str, gold: &str) -> OpenScore {
     if let Ok(g) = gold.trim().parse::<f64>() {
         let mut p = numbers_in(prediction);
         p.dedup_by(|a, b| same_number(*a, *b));
-        if p.len() == 1 {
-            let v = if same_number(p[0], g) { 1.0 } else { 0.0 };
+        if let [only] = p.as_slice() {
+            let v = if same_number(*only, g) { 1.0 } else { 0.0 };
             return OpenScore { em: v, f1: v };
         }
     }
