@@ -160,6 +160,29 @@ fn short_sentences_around_the_letter() {
 }
 
 #[test]
+fn more_phrasings_seen_in_model_output() {
+    let q = ChoiceQuestion::single();
+    found("I'd go with B.", &q, "B", Rule::AnswerPhrase);
+    found("Correct option: (C)", &q, "C", Rule::AnswerPhrase);
+    found("The best option is C.", &q, "C", Rule::AnswerPhrase);
+    found("C is the most likely answer.", &q, "C", Rule::AnswerPhrase);
+    found("The correct response is D", &q, "D", Rule::AnswerPhrase);
+    found("ANSWER: b", &q, "B", Rule::AnswerPhrase);
+    found("Answer - B", &q, "B", Rule::AnswerPhrase);
+    found("**Answer: C** – the fridge.", &q, "C", Rule::AnswerPhrase);
+    found("answer：C", &q, "C", Rule::AnswerPhrase);
+    found("My final choice: B", &q, "B", Rule::Bare);
+    found("So the final answer is $B$.", &q, "B", Rule::Bare);
+    found(
+        "Based on the video, the elevator is going up, so (B).",
+        &q,
+        "B",
+        Rule::LastLine,
+    );
+    found("B\n\nExplanation: the door opens.", &q, "B", Rule::Leading);
+}
+
+#[test]
 fn a_boxed_letter() {
     let q = ChoiceQuestion::single();
     found("So we get $\\boxed{B}$.", &q, "B", Rule::Boxed);

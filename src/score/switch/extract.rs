@@ -45,14 +45,15 @@ pub enum Rule {
     Json,
     /// A LaTeX `\boxed{B}` (the last one).
     Boxed,
-    /// "Answer: B", "The answer is (B)", "I choose B", "Option B is correct"
-    /// (the last such phrase).
+    /// "Answer: B", "The answer is (B)", "I'd go with B", "Option B is
+    /// correct", "C is the most likely answer" (the last such phrase).
     AnswerPhrase,
     /// The whole reply is the letter or list: "B", "b.", "(B)", "A and C".
     Bare,
     /// The reply's closing line or sentence is the letter: "…\nTherefore, B."
     LastLine,
-    /// "B." / "B)" / "(B)" at the very start, followed by text.
+    /// "B." / "B)" / "(B)" at the very start followed by text, or a first
+    /// line that is only the letter with the explanation below.
     Leading,
     /// No letter found; the reply is exactly an option's text.
     OptionText,
@@ -371,17 +372,25 @@ fn boxed_rule(text: &str, question: &ChoiceQuestion) -> Option<Candidate> {
 const PROSE_LIST: &str =
     r"\(?[A-Za-z]\b\)?(?:\s*(?:,\s*and|,|;|/|&|\band\b|\bor\b)\s*\(?[A-Za-z]\b\)?)*";
 
+/// A list of upper-case letters, for phrases where the letter comes first
+/// (a lower-case "a" there is an article).
+const UPPER_LIST: &str = r"\(?[A-Z]\b\)?(?:\s*(?:,\s*and|,|&|\band\b)\s*\(?[A-Z]\b\)?)*";
+
 static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     vec![
         regex(&format!(
-            r"(?i:\b(?:final\s+answer|correct\s+answer|best\s+answer|answers?|correct\s+(?:options?|choices?)|(?:options?|choices?)\s+(?:is|are))\b\s*(?:is|are|would\s+be|should\s+be|must\s+be|=)?\s*(?:likely|probably|clearly)?\s*[:\-]?\s*(?:options?|choices?)?\s*:?\s*)({PROSE_LIST})"
+            r"(?i:\b(?:final\s+answer|correct\s+answer|best\s+answer|correct\s+response|answers?|correct\s+(?:options?|choices?)|(?:options?|choices?)\s+(?:is|are))\b\s*(?:is|are|would\s+be|should\s+be|must\s+be|=)?\s*(?:likely|probably|clearly)?\s*[:\-]?\s*(?:options?|choices?)?\s*:?\s*)({PROSE_LIST})"
         )),
         regex(&format!(
-            r"(?i:\bI\s+(?:would\s+|will\s+)?(?:choose|pick|select|go\s+with)\s+(?:options?\s+|choices?\s+)?)({PROSE_LIST})"
+            r"(?i:\bI(?:'d|\s+would|\s+will)?\s+(?:choose|pick|select|go\s+with)\s+(?:options?\s+|choices?\s+)?)({PROSE_LIST})"
         )),
-        regex(
-            r"(?:(?i:options?|choices?)\s+)?(\(?[A-Z]\b\)?(?:\s*(?:,\s*and|,|&|\band\b)\s*\(?[A-Z]\b\)?)*)\s+(?i:is|are)\s+(?i:the\s+)?(?i:correct|right|best)\b",
-        ),
+        regex(&format!(
+            r"(?:(?i:options?|choices?)\s+)?({UPPER_LIST})\s+(?i:is|are)\s+(?i:the\s+)?(?i:correct|right|best)\b"
+        )),
+        // "C is the most likely answer", "B is the correct option".
+        regex(&format!(
+            r"(?:(?i:options?|choices?)\s+)?({UPPER_LIST})\s+(?i:is|are)\s+(?i:the\s+)?(?i:(?:(?:most\s+)?(?:likely|correct|right|best|final)\s+)?answer|(?:most\s+)?(?:likely|correct|right|best|final)\s+(?:option|choice))\b"
+        )),
     ]
 });
 
@@ -460,6 +469,16 @@ fn leading_rule(text: &str, _question: &ChoiceQuestion) -> Option<Candidate> {
         .collect();
     if enumerated.len() > 1 {
         return None;
+    }
+    // The first line alone is the letter, the explanation follows below.
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    if text.trim() != first.trim() {
+        if let Some(letters) = letter_list(first, false) {
+            return Some(Candidate {
+                letters,
+                matched: first.to_string(),
+            });
+        }
     }
     let caps = LEADING.captures(text)?;
     let list = caps.get(1)?;
