@@ -1,21 +1,50 @@
-//! `knoblab score switch`: score SWITCH predictions.
+//! `knoblab score switch`: score SWITCH predictions (and, with `--video`,
+//! generated-video judge outputs). Calls the core and prints what it returns.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
+use anyhow::Context;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The dataset root.
+    /// The dataset root: a folder, a zip of it, or one vqa.json/openqa.json.
+    #[arg(long, required_unless_present = "video")]
+    pub gt: Option<PathBuf>,
+    /// The predictions file: JSON Lines (or a JSON array), with saved judge
+    /// outputs under "judge" when the OpenQA answers were judged.
+    #[arg(long, required_unless_present = "video")]
+    pub pred: Option<PathBuf>,
+    /// Generated-video judge outputs (JSON Lines or a JSON array).
     #[arg(long)]
-    pub gt: PathBuf,
-    /// The predictions file.
-    #[arg(long)]
-    pub pred: PathBuf,
+    pub video: Option<PathBuf>,
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("knoblab score switch")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut report = match (&args.gt, &args.pred) {
+        (Some(gt), Some(pred)) => {
+            let gt = GroundTruth::load_path(gt)?;
+            let bytes =
+                std::fs::read(pred).with_context(|| format!("cannot read {}", pred.display()))?;
+            let name = pred.display().to_string();
+            let preds = predictions::read_predictions(&name, &bytes)?;
+            switch::build_report(&gt, &name, &preds)?
+        }
+        _ => SwitchReport::default(),
+    };
+    if let Some(video) = &args.video {
+        let bytes =
+            std::fs::read(video).with_context(|| format!("cannot read {}", video.display()))?;
+        report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", switch::render_text(&report));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,243 @@
+//! The SWITCH ground truth: items, their gold answers, and the skill column
+//! each belongs to. Reading them from files is [`super::load`]: the core
+//! reads in-memory files (path → bytes) so that the page can feed dropped
+//! files and the CLI the file system.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The task families the spec lists (folder names and `task_family` values).
+pub const TASK_FAMILIES: [&str; 8] = [
+    "vqa_task",
+    "vqa_state",
+    "ui_grounding",
+    "action",
+    "final_state",
+    "verification_action",
+    "verification_state",
+    "recovery",
+];
+
+/// The input forms the spec lists.
+pub const FORMS: [&str; 6] = [
+    "video2txt",
+    "img2txt",
+    "img2video",
+    "video2video",
+    "img2img",
+    "video2img",
+];
+
+/// The form of an item read from a lone file with no folders and no `form`
+/// field.
+pub const UNKNOWN_FORM: &str = "(unknown form)";
+
+/// Which file an item came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// From a `vqa.json`: a multiple-choice question.
+    Mcq,
+    /// From an `openqa.json`: an open question.
+    OpenQa,
+}
+
+/// The gold answer of an item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Gold {
+    /// > `GT` is a letter (single choice)
+    Choice(char),
+    /// > a list of letters (multi-select)
+    MultiSelect(BTreeSet<char>),
+    /// > a string
+    Text(String),
+    /// A JSON number (a counting answer).
+    Number(f64),
+    /// > an object for structured answers (e.g. `ui_signal`,
+    /// > `physical_world_state`; recovery answers: `wrong_action`,
+    /// > `post_wrong_signal`, `fix_steps`, `post_fix_signal`)
+    Structured(Map<String, Value>),
+}
+
+/// The paper's eight skill columns, in the paper's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Skill {
+    TaskUnderstanding,
+    StatePerception,
+    UiRecognition,
+    ActionReasoning,
+    SequentialActionQuantification,
+    StateTransitionPrediction,
+    OutcomeVerification,
+    RecoveryReasoning,
+}
+
+impl Skill {
+    /// All columns, in the paper's order.
+    pub const ALL: [Skill; 8] = [
+        Skill::TaskUnderstanding,
+        Skill::StatePerception,
+        Skill::UiRecognition,
+        Skill::ActionReasoning,
+        Skill::SequentialActionQuantification,
+        Skill::StateTransitionPrediction,
+        Skill::OutcomeVerification,
+        Skill::RecoveryReasoning,
+    ];
+
+    /// The column header as the paper writes it.
+    pub fn column_name(self) -> &'static str {
+        match self {
+            Skill::TaskUnderstanding => "Task Understanding",
+            Skill::StatePerception => "State Perception",
+            Skill::UiRecognition => "UI Recognition",
+            Skill::ActionReasoning => "Action Reasoning",
+            Skill::SequentialActionQuantification => "Sequential Action Quantification",
+            Skill::StateTransitionPrediction => "State Transition Prediction",
+            Skill::OutcomeVerification => "Outcome Verification",
+            Skill::RecoveryReasoning => "Recovery Reasoning",
+        }
+    }
+
+    /// A short header for text tables.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Skill::TaskUnderstanding => "TaskU",
+            Skill::StatePerception => "StateP",
+            Skill::UiRecognition => "UIRec",
+            Skill::ActionReasoning => "ActR",
+            Skill::SequentialActionQuantification => "SeqQ",
+            Skill::StateTransitionPrediction => "TransP",
+            Skill::OutcomeVerification => "Verif",
+            Skill::RecoveryReasoning => "Recov",
+        }
+    }
+}
+
+/// An item's key: `(task_family, form, id)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ItemKey {
+    pub task_family: String,
+    pub form: String,
+    /// The sequential id, as text (**Decision:** `7` and `"7"` name the
+    /// same item, because harnesses write ids either way).
+    pub id: String,
+    pub kind: ItemKind,
+}
+
+impl std::fmt::Display for ItemKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let file = match self.kind {
+            ItemKind::Mcq => "vqa",
+            ItemKind::OpenQa => "openqa",
+        };
+        write!(f, "{}/{}/{}#{}", self.task_family, self.form, file, self.id)
+    }
+}
+
+/// One ground-truth item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    pub key: ItemKey,
+    pub origin_qa_id: Option<String>,
+    pub query: String,
+    pub gold: Gold,
+    pub qa_type: Option<String>,
+    pub capability_level: Option<String>,
+    pub scenario_family: Option<String>,
+    pub slice_tags: Vec<String>,
+    /// `output_schema.type`, when given.
+    pub schema_type: Option<String>,
+    pub min_correct: Option<u64>,
+    pub max_correct: Option<u64>,
+    pub canonical_answer: Option<Value>,
+    pub alias_list: Vec<Value>,
+    pub numeric_slots: Value,
+    /// Option letter → text (or a media path for image/video options).
+    pub options: BTreeMap<char, String>,
+    pub answer_mode: Option<String>,
+    /// The file the item was read from.
+    pub file: String,
+}
+
+impl Item {
+    /// The option labels this item allows: A–D for single choice, A–E for
+    /// multi-select (> labels A–D / labels A–E), widened to any option field
+    /// the item actually carries.
+    pub fn labels(&self) -> BTreeSet<char> {
+        let last = match self.gold {
+            Gold::MultiSelect(_) => 'E',
+            _ => 'D',
+        };
+        let mut labels: BTreeSet<char> = ('A'..=last).collect();
+        labels.extend(self.options.keys().copied());
+        labels
+    }
+
+    /// Whether an option is a media path rather than text (image/video options).
+    pub fn option_is_text(text: &str) -> bool {
+        let lower = text.to_ascii_lowercase();
+        let media = [
+            ".png", ".jpg", ".jpeg", ".gif", ".webp", ".mp4", ".webm", ".mov", ".avi",
+        ];
+        !media.iter().any(|ext| lower.ends_with(ext))
+    }
+
+    /// The skill column of the item.
+    ///
+    /// > Action Reasoning: `action`, except counting questions.
+    /// > Sequential Action Quantification: `action` counting questions
+    /// > (numeric answer / `qa_type` marks counting).
+    ///
+    /// **Decision:** an `action` item counts as a counting question when its
+    /// `qa_type` contains "count", "quantif" or "how_many"; or its
+    /// `numeric_slots` is a non-empty array or object; or its gold (or, for a
+    /// choice, its `canonical_answer`) is a number or a string that parses as
+    /// one.
+    pub fn skill(&self) -> Option<Skill> {
+        Some(match self.key.task_family.as_str() {
+            "vqa_task" => Skill::TaskUnderstanding,
+            "vqa_state" => Skill::StatePerception,
+            "ui_grounding" => Skill::UiRecognition,
+            "action" if self.is_counting() => Skill::SequentialActionQuantification,
+            "action" => Skill::ActionReasoning,
+            "final_state" => Skill::StateTransitionPrediction,
+            "verification_state" | "verification_action" => Skill::OutcomeVerification,
+            "recovery" => Skill::RecoveryReasoning,
+            _ => return None,
+        })
+    }
+
+    fn is_counting(&self) -> bool {
+        let qa_type_marks = self.qa_type.as_deref().is_some_and(|t| {
+            let t = t.to_ascii_lowercase();
+            t.contains("count") || t.contains("quantif") || t.contains("how_many")
+        });
+        let slots = match &self.numeric_slots {
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+            _ => false,
+        };
+        let numeric_gold = match &self.gold {
+            Gold::Number(_) => true,
+            Gold::Text(t) => t.trim().parse::<f64>().is_ok(),
+            _ => false,
+        };
+        let numeric_canonical = match &self.canonical_answer {
+            Some(Value::Number(_)) => true,
+            Some(Value::String(s)) => s.trim().parse::<f64>().is_ok(),
+            _ => false,
+        };
+        qa_type_marks || slots || numeric_gold || numeric_canonical
+    }
+}
+
+/// The loaded ground truth: every item, in key order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GroundTruth {
+    pub items: Vec<Item>,
+}

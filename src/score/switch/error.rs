@@ -1,0 +1,101 @@
+//! What can be wrong with SWITCH inputs (ground truth, predictions, judge and
+//! video-judge files). Loading reports every problem it finds, each naming
+//! the file, the record (line or item) and what would be valid.
+
+use std::fmt;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// One problem in one input file.
+#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InputError {
+    /// The file (or one JSON Lines line) is not valid JSON.
+    #[error("{file}:{line}:{column}: not valid JSON ({message})")]
+    Json {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A `.zip` could not be read.
+    #[error("{file}: not a readable zip archive ({message})")]
+    Zip { file: String, message: String },
+    /// A file could not be read from disk (native only).
+    #[error("{file}: cannot read ({message})")]
+    Io { file: String, message: String },
+    /// The top level of a file is not what the format allows.
+    #[error("{file}: {message}")]
+    Shape { file: String, message: String },
+    /// One field of one record has the wrong shape or is missing.
+    #[error("{file}: {record}: field `{field}`: expected {expected}, found {found}")]
+    Field {
+        file: String,
+        record: String,
+        field: String,
+        expected: String,
+        found: String,
+    },
+    /// Two ground-truth items share a key.
+    #[error("item {key} appears twice: in {first} and in {second}")]
+    DuplicateItem {
+        key: String,
+        first: String,
+        second: String,
+    },
+    /// Two predictions name the same item.
+    #[error("{file}: lines {first} and {second} both predict item {key}; keep one")]
+    DuplicatePrediction {
+        file: String,
+        key: String,
+        first: usize,
+        second: usize,
+    },
+    /// No ground-truth file was found among the inputs.
+    #[error("{source_name}: no vqa.json or openqa.json found; expected <root>/<task_family>/<form>/vqa.json (or openqa.json), a zip of that tree, or one such file")]
+    NoGroundTruth { source_name: String },
+}
+
+/// Every problem found in the inputs, in the order found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputErrors(pub Vec<InputError>);
+
+impl fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} problem(s) in the SWITCH inputs", self.0.len())?;
+        for e in &self.0 {
+            write!(f, "\n  {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputErrors {}
+
+impl From<InputError> for InputErrors {
+    fn from(e: InputError) -> Self {
+        InputErrors(vec![e])
+    }
+}
+
+/// A JSON syntax error in `file`, with serde's line and column.
+pub(crate) fn json_error(file: &str, line_offset: usize, e: &serde_json::Error) -> InputError {
+    InputError::Json {
+        file: file.to_string(),
+        line: e.line() + line_offset,
+        column: e.column(),
+        message: e.to_string(),
+    }
+}
+
+/// A short description of a JSON value for "found ..." in messages.
+pub(crate) fn describe(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    let short: String = text.chars().take(60).collect();
+    if short.len() < text.len() {
+        format!("{short}…")
+    } else {
+        short
+    }
+}

@@ -1,0 +1,222 @@
+//! Generated-video judging: aggregate a file of judge outputs.
+//!
+//! > Accept a file of judge outputs (one JSON object per video, with the
+//! > four dimensions `scene_fidelity`, `control_correctness`,
+//! > `procedure_correctness`, `execution_observability`, each `{score 1–5,
+//! > reason}`, plus `overall_score`, `confidence`, `major_errors`, and the
+//! > model and input form) and report the means per model and input form, in
+//! > the layout of the paper's table.
+//!
+//! Input: JSON Lines or a JSON array. The model is `model`; the input form is
+//! `input_form` or `form`. **Decision:** `overall_score` must be a number
+//! from 1 to 5 like the dimensions; `confidence` is averaged when it is a
+//! number and otherwise kept out of the mean; a dimension may be given as a
+//! bare number instead of `{score, reason}`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::error::{describe, InputError, InputErrors};
+use super::mcq::Mean;
+use super::predictions::json_records;
+
+/// The four dimensions, in the paper's column order.
+pub const DIMENSIONS: [&str; 4] = [
+    "scene_fidelity",
+    "control_correctness",
+    "procedure_correctness",
+    "execution_observability",
+];
+
+/// One judged video.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VideoJudgement {
+    pub line: usize,
+    pub model: String,
+    pub input_form: String,
+    /// Scores of [`DIMENSIONS`], in order.
+    pub dimensions: [f64; 4],
+    pub overall_score: f64,
+    pub confidence: Option<f64>,
+    pub major_errors: Vec<String>,
+}
+
+/// One row of the table: a model on an input form.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VideoRow {
+    pub model: String,
+    pub input_form: String,
+    pub n: usize,
+    pub scene_fidelity: f64,
+    pub control_correctness: f64,
+    pub procedure_correctness: f64,
+    pub execution_observability: f64,
+    pub overall_score: f64,
+    pub confidence: Option<f64>,
+    /// Videos with at least one major error.
+    pub with_major_errors: usize,
+}
+
+/// The video-judge table: one row per (model, input form), sorted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VideoReport {
+    pub rows: Vec<VideoRow>,
+}
+
+/// Reads video-judge outputs, reporting every malformed line.
+pub fn read_video_judgements(file: &str, bytes: &[u8]) -> Result<Vec<VideoJudgement>, InputErrors> {
+    let (records, mut errors) = json_records(file, bytes);
+    let mut out = Vec::new();
+    for (line, value) in records {
+        match parse_judgement(file, line, &value) {
+            Ok(j) => out.push(j),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+fn parse_judgement(
+    file: &str,
+    line: usize,
+    value: &Value,
+) -> Result<VideoJudgement, Vec<InputError>> {
+    let record = format!("line {line}");
+    let error = |field: &str, expected: &str, found: Option<&Value>| InputError::Field {
+        file: file.to_string(),
+        record: record.clone(),
+        field: field.to_string(),
+        expected: expected.to_string(),
+        found: found.map(describe).unwrap_or_else(|| "nothing".into()),
+    };
+    let Value::Object(obj) = value else {
+        return Err(vec![error("(line)", "a JSON object", Some(value))]);
+    };
+    let mut errors = Vec::new();
+    let string = |field: &str| obj.get(field).and_then(Value::as_str).map(str::to_string);
+    let model = string("model");
+    if model.is_none() {
+        errors.push(error("model", "the judged model's name", obj.get("model")));
+    }
+    let input_form = string("input_form").or_else(|| string("form"));
+    if input_form.is_none() {
+        errors.push(error(
+            "input_form",
+            "the input form, e.g. img2video",
+            obj.get("input_form"),
+        ));
+    }
+    let mut dimensions = [0.0; 4];
+    for (slot, name) in dimensions.iter_mut().zip(DIMENSIONS) {
+        match score_of(obj, name) {
+            Some(s) => *slot = s,
+            None => errors.push(error(
+                name,
+                "{\"score\": 1–5, \"reason\": \"…\"}",
+                obj.get(name),
+            )),
+        }
+    }
+    let overall = score_of(obj, "overall_score");
+    if overall.is_none() {
+        errors.push(error(
+            "overall_score",
+            "a number from 1 to 5",
+            obj.get("overall_score"),
+        ));
+    }
+    let major_errors = match obj.get("major_errors") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|e| {
+                e.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| e.to_string())
+            })
+            .collect(),
+        Some(Value::String(s)) if !s.trim().is_empty() => vec![s.clone()],
+        _ => Vec::new(),
+    };
+    let (Some(model), Some(input_form), Some(overall_score), true) =
+        (model, input_form, overall, errors.is_empty())
+    else {
+        return Err(errors);
+    };
+    Ok(VideoJudgement {
+        line,
+        model,
+        input_form,
+        dimensions,
+        overall_score,
+        confidence: obj.get("confidence").and_then(Value::as_f64),
+        major_errors,
+    })
+}
+
+/// A score 1–5 from `{score, reason}` or a bare number.
+fn score_of(obj: &Map<String, Value>, field: &str) -> Option<f64> {
+    let v = match obj.get(field)? {
+        Value::Object(o) => o.get("score")?.as_f64()?,
+        other => other.as_f64()?,
+    };
+    (1.0..=5.0).contains(&v).then_some(v)
+}
+
+/// Means per (model, input form).
+///
+/// ```
+/// use knoblab::score::switch::video::{read_video_judgements, aggregate_videos};
+/// let line = br#"{"model":"m","input_form":"img2video","scene_fidelity":{"score":4,"reason":""},"control_correctness":{"score":2,"reason":""},"procedure_correctness":{"score":3,"reason":""},"execution_observability":{"score":5,"reason":""},"overall_score":3,"confidence":0.8,"major_errors":[]}"#;
+/// let report = aggregate_videos(&read_video_judgements("v.jsonl", line).unwrap());
+/// assert_eq!(report.rows[0].scene_fidelity, 4.0);
+/// ```
+pub fn aggregate_videos(judgements: &[VideoJudgement]) -> VideoReport {
+    #[derive(Default)]
+    struct Acc {
+        dims: [Mean; 4],
+        overall: Mean,
+        confidence: Mean,
+        with_errors: usize,
+    }
+    let mut groups: BTreeMap<(String, String), Acc> = BTreeMap::new();
+    for j in judgements {
+        let acc = groups
+            .entry((j.model.clone(), j.input_form.clone()))
+            .or_default();
+        for (m, v) in acc.dims.iter_mut().zip(j.dimensions) {
+            m.add(v);
+        }
+        acc.overall.add(j.overall_score);
+        if let Some(c) = j.confidence {
+            acc.confidence.add(c);
+        }
+        if !j.major_errors.is_empty() {
+            acc.with_errors += 1;
+        }
+    }
+    let rows = groups
+        .into_iter()
+        .map(|((model, input_form), acc)| {
+            let mean = |m: &Mean| m.value().unwrap_or(0.0);
+            VideoRow {
+                model,
+                input_form,
+                n: acc.overall.n,
+                scene_fidelity: mean(&acc.dims[0]),
+                control_correctness: mean(&acc.dims[1]),
+                procedure_correctness: mean(&acc.dims[2]),
+                execution_observability: mean(&acc.dims[3]),
+                overall_score: mean(&acc.overall),
+                confidence: acc.confidence.value(),
+                with_major_errors: acc.with_errors,
+            }
+        })
+        .collect();
+    VideoReport { rows }
+}
