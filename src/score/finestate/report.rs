@@ -354,10 +354,21 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
                 }
                 assigned[n] = Some(p);
             }
-            Err(message) => problems.push(PredictionProblem {
-                source: p.source.clone(),
-                message,
-            }),
+            Err(message) => {
+                let s = stem(&p.image.replace('\\', "/")).to_string();
+                let left_out = dataset.skipped.iter().find(|k| {
+                    k.image.as_deref().is_some_and(|i| stem(&i.replace('\\', "/")) == s)
+                        && p.platform.is_none_or(|pl| pl == k.platform)
+                });
+                let message = match left_out {
+                    Some(k) => format!("its instance was left out ({}): {}", k.source, k.message),
+                    None => message,
+                };
+                problems.push(PredictionProblem {
+                    source: p.source.clone(),
+                    message,
+                })
+            }
         }
     }
     let mut skipped: Vec<SkipEntry> = dataset
