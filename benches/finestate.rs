@@ -39,11 +39,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             texts
                 .iter()
-                .filter(|t| parse_reply(t, options.official.model.as_deref(), ParserBuild::Py).success)
+                .filter(|t| {
+                    parse_reply(t, options.official.model.as_deref(), ParserBuild::Py).success
+                })
                 .count()
         })
     });
-    group.bench_function("parse_score_metrics", |b| b.iter(|| score(&data, &preds, &options)));
+    group.bench_function("parse_score_metrics", |b| {
+        b.iter(|| score(&data, &preds, &options))
+    });
     group.bench_function("end_to_end_load_parse_score_json", |b| {
         b.iter(|| {
             let data = load_dataset(&set.files, ImagePolicy::Check);

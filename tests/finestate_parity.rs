@@ -79,15 +79,24 @@ fn non_string_replies_match() {
     let cases = fixture("parse_cases.json");
     let mut mismatches = Vec::new();
     let mut checked = 0;
-    for case in cases["non_string_inputs_py"].as_array().into_iter().flatten() {
+    for case in cases["non_string_inputs_py"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         let got = parse_value(&case["input"], None, ParserBuild::Py);
         let expected = &case["output"];
         checked += 1;
         let ok = point_of(&expected["coordinates"]) == got.coordinates
             && expected["success"].as_bool() == Some(got.success)
-            && expected.get("error").map_or(true, |e| e.as_str() == got.error.as_deref());
+            && expected
+                .get("error")
+                .is_none_or(|e| e.as_str() == got.error.as_deref());
         if !ok {
-            mismatches.push(format!("{}: expected {expected}, got {got:?}", case["input"]));
+            mismatches.push(format!(
+                "{}: expected {expected}, got {got:?}",
+                case["input"]
+            ));
         }
     }
     assert_none("non_string_inputs_py", checked, &mismatches);
@@ -187,10 +196,14 @@ fn every_single_evaluation_case_matches() {
         let (l, i) = if error.is_some() {
             (Value::Null, Value::Null)
         } else {
-            (result_of(&locate, "accuracy"), result_of(&interact, "target_accuracy"))
+            (
+                result_of(&locate, "accuracy"),
+                result_of(&interact, "target_accuracy"),
+            )
         };
         let got = json!({"error": error, "locate": l, "interact": i});
-        let expected = json!({"error": case["error"], "locate": case["locate"], "interact": case["interact"]});
+        let expected =
+            json!({"error": case["error"], "locate": case["locate"], "interact": case["interact"]});
         checked += 1;
         if got != expected {
             mismatches.push(format!(
@@ -238,7 +251,9 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| numbers_equal(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
         }
         _ => a == b,
     }
@@ -273,7 +288,11 @@ fn check_runs(file: &str, build: ParserBuild) {
                     .map(|p| serde_json::to_value(p.official.official()).unwrap_or_default());
                 for (metric, value) in run["metrics"].as_object().into_iter().flatten() {
                     checked += 1;
-                    let g = got.as_ref().and_then(|g| g.get(metric)).cloned().unwrap_or_default();
+                    let g = got
+                        .as_ref()
+                        .and_then(|g| g.get(metric))
+                        .cloned()
+                        .unwrap_or_default();
                     if !numbers_equal(&g, value) {
                         mismatches.push(format!("{label}: {metric} expected {value}, got {g}"));
                     }
@@ -374,7 +393,10 @@ fn every_vda_prompt_matches_byte_for_byte() {
                 if sha != call["prompt_sha256"].as_str().unwrap_or_default()
                     || Some(has) != call["prompt_has_component_information"].as_bool()
                 {
-                    mismatches.push(format!("{key} {:?}: prompt differs:\n{prompt}", call["kind"]));
+                    mismatches.push(format!(
+                        "{key} {:?}: prompt differs:\n{prompt}",
+                        call["kind"]
+                    ));
                 }
                 if let Some(text) = call["hint_bbox_text"].as_str() {
                     if !prompt.contains(&format!("- Bounding Box: [{text}]")) {
@@ -382,7 +404,9 @@ fn every_vda_prompt_matches_byte_for_byte() {
                     }
                 }
             }
-            Err(e) => mismatches.push(format!("{key}: prompt raised {e}, but the official call was made")),
+            Err(e) => mismatches.push(format!(
+                "{key}: prompt raised {e}, but the official call was made"
+            )),
         }
     }
     assert_none("vda_prompt_hints.json", checked, &mismatches);
@@ -391,8 +415,11 @@ fn every_vda_prompt_matches_byte_for_byte() {
 #[test]
 fn the_example_result_file_reads_back() {
     let example = fixture("example_official_result_file.json");
-    let p = knoblab::score::finestate::predictions::from_result_object(&example["content"], "result_0.json")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = knoblab::score::finestate::predictions::from_result_object(
+        &example["content"],
+        "result_0.json",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.image, "desktop_en/ANumericRange240/d004_knob.png");
     assert_eq!(p.hinted, Some(true));
     let data = dataset();
@@ -410,7 +437,10 @@ fn the_example_result_file_reads_back() {
     let i = evaluate_query(instance, QueryKind::Interact, p.interact.as_ref(), &options);
     assert_eq!(evaluation_error(&l, &i), None);
     let ip = &example["content"]["interaction_prediction"];
-    assert_eq!(result_of(&l, "accuracy")["accuracy"], ip["locate_results"]["accuracy"]);
+    assert_eq!(
+        result_of(&l, "accuracy")["accuracy"],
+        ip["locate_results"]["accuracy"]
+    );
     assert_eq!(
         result_of(&i, "target_accuracy")["target_accuracy"],
         ip["interact_results"]["target_accuracy"]

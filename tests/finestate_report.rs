@@ -42,8 +42,12 @@ fn options(vda: bool) -> ScoreOptions {
 
 #[test]
 fn json_has_the_official_keys_per_platform_and_every_section() {
-    let data = load_dataset(&DiskFiles::new(format!("{FIXTURES}/dataset")), ImagePolicy::Check);
-    let preds = read_predictions("preds.jsonl", &predictions_jsonl()).unwrap_or_else(|e| panic!("{e}"));
+    let data = load_dataset(
+        &DiskFiles::new(format!("{FIXTURES}/dataset")),
+        ImagePolicy::Check,
+    );
+    let preds =
+        read_predictions("preds.jsonl", &predictions_jsonl()).unwrap_or_else(|e| panic!("{e}"));
     let report = score(&data, &preds, &options(false));
     let doc = report.to_json(None);
     for platform in ["desktop", "web", "mobile"] {
@@ -65,7 +69,13 @@ fn json_has_the_official_keys_per_platform_and_every_section() {
         );
         assert!(doc[platform]["corrected"].is_object());
     }
-    for section in ["mean", "by_family", "by_component_type", "per_instance", "skipped"] {
+    for section in [
+        "mean",
+        "by_family",
+        "by_component_type",
+        "per_instance",
+        "skipped",
+    ] {
         assert!(!doc[section].is_null(), "{section} missing");
     }
     assert_eq!(doc["desktop"]["official"]["valid_interact_cases"], 34);
@@ -81,8 +91,12 @@ fn json_has_the_official_keys_per_platform_and_every_section() {
 
 #[test]
 fn vda_hint_drops_the_unformattable_query_and_the_delta_shows_it() {
-    let data = load_dataset(&DiskFiles::new(format!("{FIXTURES}/dataset")), ImagePolicy::Check);
-    let preds = read_predictions("preds.jsonl", &predictions_jsonl()).unwrap_or_else(|e| panic!("{e}"));
+    let data = load_dataset(
+        &DiskFiles::new(format!("{FIXTURES}/dataset")),
+        ImagePolicy::Check,
+    );
+    let preds =
+        read_predictions("preds.jsonl", &predictions_jsonl()).unwrap_or_else(|e| panic!("{e}"));
     let base = score(&data, &preds, &options(false));
     let hinted = score(&data, &preds, &options(true));
     let (b, h) = (
@@ -90,11 +104,19 @@ fn vda_hint_drops_the_unformattable_query_and_the_delta_shows_it() {
         hinted.platform(Platform::Desktop).map(|p| p.official),
     );
     // Spec §9.1: "the desktop SR@Int moves from 9/34 to 9/33".
-    assert_eq!(b.map(|t| (t.interaction_success, t.valid_interact_cases)), Some((9, 34)));
-    assert_eq!(h.map(|t| (t.interaction_success, t.valid_interact_cases)), Some((9, 33)));
+    assert_eq!(
+        b.map(|t| (t.interaction_success, t.valid_interact_cases)),
+        Some((9, 34))
+    );
+    assert_eq!(
+        h.map(|t| (t.interaction_success, t.valid_interact_cases)),
+        Some((9, 33))
+    );
     let delta = vda_delta(&base, &hinted);
     let desktop = delta.platforms.iter().find(|p| p.0 == Platform::Desktop);
-    let d = desktop.map(|p| p.1.interaction_success_rate).unwrap_or_default();
+    let d = desktop
+        .map(|p| p.1.interaction_success_rate)
+        .unwrap_or_default();
     assert!((d - (9.0 / 33.0 - 9.0 / 34.0)).abs() < 1e-15);
 }
 
@@ -102,11 +124,18 @@ fn vda_hint_drops_the_unformattable_query_and_the_delta_shows_it() {
 fn the_synthetic_paper_set_scores_end_to_end_from_a_zip_free_memory_set() {
     let set = generate(PAPER_INSTANCES, 1);
     let data = load_dataset(&set.files, ImagePolicy::Check);
-    let preds = read_predictions("synthetic.jsonl", &set.predictions).unwrap_or_else(|e| panic!("{e}"));
+    let preds =
+        read_predictions("synthetic.jsonl", &set.predictions).unwrap_or_else(|e| panic!("{e}"));
     let report = score(&data, &preds, &options(false));
-    let total: usize = report.platforms.iter().map(|p| p.official.total_cases).sum();
+    let total: usize = report
+        .platforms
+        .iter()
+        .map(|p| p.official.total_cases)
+        .sum();
     assert_eq!(total, PAPER_INSTANCES);
     assert!(report.prediction_problems.is_empty());
     let empty = MemFiles::new();
-    assert!(load_dataset(&empty, ImagePolicy::Check).instances.is_empty());
+    assert!(load_dataset(&empty, ImagePolicy::Check)
+        .instances
+        .is_empty());
 }

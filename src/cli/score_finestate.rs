@@ -10,7 +10,9 @@ use anyhow::{bail, Context};
 use crate::score::finestate::corrected::Convention;
 use crate::score::finestate::evaluate::OfficialOptions;
 use crate::score::finestate::files::{DiskFiles, MemFiles};
-use crate::score::finestate::loader::{load_annotation_jsonl, load_dataset, Dataset, ImagePolicy, Platform};
+use crate::score::finestate::loader::{
+    load_annotation_jsonl, load_dataset, Dataset, ImagePolicy, Platform,
+};
 use crate::score::finestate::parser::ParserBuild;
 use crate::score::finestate::predictions::{read_predictions, read_result_files, PredictionSet};
 use crate::score::finestate::report::{score, vda_delta, Report, ScoreOptions};
@@ -69,12 +71,17 @@ fn load_gt(args: &Args) -> anyhow::Result<Dataset> {
         if let Some(platform) = Platform::parse(name).filter(|p| p.data_root() == name) {
             let parent = gt.parent().unwrap_or(Path::new("."));
             let files = DiskFiles::new(parent);
-            return Ok(crate::score::finestate::loader::load_platform(&files, platform, policy));
+            return Ok(crate::score::finestate::loader::load_platform(
+                &files, platform, policy,
+            ));
         }
         return Ok(load_dataset(&DiskFiles::new(gt), policy));
     }
     let bytes = std::fs::read(gt).with_context(|| format!("reading {}", gt.display()))?;
-    if gt.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+    if gt
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+    {
         let files = MemFiles::from_zip(&bytes)?;
         return Ok(load_dataset(&files, policy));
     }
@@ -84,7 +91,10 @@ fn load_gt(args: &Args) -> anyhow::Result<Dataset> {
             let name = gt.to_string_lossy().to_lowercase();
             match Platform::ALL.into_iter().find(|p| name.contains(p.name())) {
                 Some(p) => p,
-                None => bail!("cannot tell the platform of {}; pass --platform", gt.display()),
+                None => bail!(
+                    "cannot tell the platform of {}; pass --platform",
+                    gt.display()
+                ),
             }
         }
     };
@@ -97,14 +107,22 @@ fn load_gt(args: &Args) -> anyhow::Result<Dataset> {
         dir
     };
     let name = gt.to_string_lossy().to_string();
-    Ok(load_annotation_jsonl(&DiskFiles::new(root), platform, &name, &bytes, policy))
+    Ok(load_annotation_jsonl(
+        &DiskFiles::new(root),
+        platform,
+        &name,
+        &bytes,
+        policy,
+    ))
 }
 
 fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
     if path.is_dir() {
         let mut results = Vec::new();
         let mut lists = Vec::new();
-        for entry in std::fs::read_dir(path).with_context(|| format!("reading {}", path.display()))? {
+        for entry in
+            std::fs::read_dir(path).with_context(|| format!("reading {}", path.display()))?
+        {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with("result_") && name.ends_with(".json") {
@@ -125,7 +143,12 @@ fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
     Ok(read_predictions(&path.to_string_lossy(), &bytes)?)
 }
 
-fn run_one(data: &Dataset, preds: &PredictionSet, args: &Args, vda_flag: bool) -> anyhow::Result<Report> {
+fn run_one(
+    data: &Dataset,
+    preds: &PredictionSet,
+    args: &Args,
+    vda_flag: bool,
+) -> anyhow::Result<Report> {
     let parser: ParserBuild = args.parser.parse().map_err(anyhow::Error::msg)?;
     let convention: Convention = args.convention.parse().map_err(anyhow::Error::msg)?;
     let vda = match (vda_flag, preds.hinted()) {
@@ -170,7 +193,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report.to_json(delta.as_ref()))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json(delta.as_ref()))?
+        );
     } else {
         print!("{}", table::render(&report, delta.as_ref()));
     }

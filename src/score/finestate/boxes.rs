@@ -103,12 +103,7 @@ pub fn evaluate_location_accuracy(point: Option<[f64; 2]>, bbox: &Value) -> Resu
 pub fn numeric_box(bbox: &Value) -> Option<[f64; 4]> {
     let a = bbox.as_array()?;
     match a.as_slice() {
-        [a0, a1, a2, a3] => Some([
-            a0.as_f64()?,
-            a1.as_f64()?,
-            a2.as_f64()?,
-            a3.as_f64()?,
-        ]),
+        [a0, a1, a2, a3] => Some([a0.as_f64()?, a1.as_f64()?, a2.as_f64()?, a3.as_f64()?]),
         _ => None,
     }
 }
@@ -127,7 +122,10 @@ mod tests {
     #[test]
     fn float_steps_matter() {
         let b = json!([0.1, 0.2, 0.45, 0.3]);
-        assert_eq!(is_point_in_bbox(Some([0.45000000000000007, 0.25]), &b), Ok(false));
+        assert_eq!(
+            is_point_in_bbox(Some([0.45000000000000007, 0.25]), &b),
+            Ok(false)
+        );
         let b = json!([0.1, 0.2, 0.1 + 0.2, 0.3]);
         assert_eq!(is_point_in_bbox(Some([0.3, 0.25]), &b), Ok(true));
     }

@@ -48,9 +48,9 @@ impl std::str::FromStr for Convention {
             "unit" | "0-1" => Ok(Self::Unit),
             "permille" | "0-1000" => Ok(Self::Permille),
             other => {
-                let dims = other
-                    .strip_prefix("pixels:")
-                    .ok_or(format!("unknown convention `{other}`: expected unit, permille or pixels:WxH"))?;
+                let dims = other.strip_prefix("pixels:").ok_or(format!(
+                    "unknown convention `{other}`: expected unit, permille or pixels:WxH"
+                ))?;
                 let (w, h) = dims
                     .split_once(['x', 'X'])
                     .ok_or(format!("`{dims}`: expected WxH, e.g. 1920x1080"))?;
@@ -107,16 +107,34 @@ fn forms() -> &'static Forms {
             list: vec![
                 (
                     "labelled",
-                    build(format!(r"(?i)coordinates\s*[:：]\s*[\[(]?\s*{pair}\s*[\])]?")),
+                    build(format!(
+                        r"(?i)coordinates\s*[:：]\s*[\[(]?\s*{pair}\s*[\])]?"
+                    )),
                 ),
-                ("point_tag", build(format!(r"<point>\s*\[\[?\s*{pair}\s*\]?\]\s*</point>"))),
-                ("points_tag", build(format!(r#"<points\s+x1="{NUM}"\s+y1="{NUM}""#))),
+                (
+                    "point_tag",
+                    build(format!(r"<point>\s*\[\[?\s*{pair}\s*\]?\]\s*</point>")),
+                ),
+                (
+                    "points_tag",
+                    build(format!(r#"<points\s+x1="{NUM}"\s+y1="{NUM}""#)),
+                ),
                 (
                     "box",
-                    build(format!(r"<\|box_start\|>\s*[\[(]{{1,2}}\s*{pair}\s*,\s*{pair}\s*[\])]{{1,2}}")),
+                    build(format!(
+                        r"<\|box_start\|>\s*[\[(]{{1,2}}\s*{pair}\s*,\s*{pair}\s*[\])]{{1,2}}"
+                    )),
                 ),
-                ("json", build(format!(r#"(?i)"(?:coordinate|coordinates|point)"\s*:\s*\[\s*{pair}\s*\]"#))),
-                ("labelled_zh", build(format!(r"坐标\s*[:：]\s*[\[(]?\s*{pair}"))),
+                (
+                    "json",
+                    build(format!(
+                        r#"(?i)"(?:coordinate|coordinates|point)"\s*:\s*\[\s*{pair}\s*\]"#
+                    )),
+                ),
+                (
+                    "labelled_zh",
+                    build(format!(r"坐标\s*[:：]\s*[\[(]?\s*{pair}")),
+                ),
                 ("bracketed", build(format!(r"[\[(]\s*{pair}\s*[\])]"))),
             ],
             bare: build(format!(r"^\s*[\[(]?\s*{pair}\s*[\])]?\s*\.?\s*$")),
@@ -127,19 +145,21 @@ fn forms() -> &'static Forms {
 /// Unicode decimal digits to ASCII, full-width punctuation to ASCII.
 fn ascii_digits(text: &str) -> String {
     text.chars()
-        .map(|c| match digit_value(c).and_then(|d| char::from_digit(d, 10)) {
-            Some(ascii) => ascii,
-            None => match c {
-                '，' => ',',
-                '［' => '[',
-                '］' => ']',
-                '（' => '(',
-                '）' => ')',
-                '．' => '.',
-                '－' | '−' => '-',
-                other => other,
+        .map(
+            |c| match digit_value(c).and_then(|d| char::from_digit(d, 10)) {
+                Some(ascii) => ascii,
+                None => match c {
+                    '，' => ',',
+                    '［' => '[',
+                    '］' => ']',
+                    '（' => '(',
+                    '）' => ')',
+                    '．' => '.',
+                    '－' | '−' => '-',
+                    other => other,
+                },
             },
-        })
+        )
         .collect()
 }
 
@@ -152,7 +172,10 @@ pub fn parse_corrected(text: &str, convention: Convention) -> CorrectedParse {
         note: Some(note.to_string()),
     };
     if text.trim_start().starts_with("Error:") {
-        return none("none", "the reply is a client error message, not a model answer");
+        return none(
+            "none",
+            "the reply is a client error message, not a model answer",
+        );
     }
     let text = ascii_digits(text);
     let f = forms();
@@ -192,14 +215,14 @@ pub fn parse_corrected(text: &str, convention: Convention) -> CorrectedParse {
         return none("none", "no point is clearly given");
     };
     let (ux, uy) = convention.to_unit(x, y);
-    let on_image = ux.is_finite() && uy.is_finite() && (0.0..=1.0).contains(&ux) && (0.0..=1.0).contains(&uy);
+    let on_image =
+        ux.is_finite() && uy.is_finite() && (0.0..=1.0).contains(&ux) && (0.0..=1.0).contains(&uy);
     CorrectedParse {
         point: on_image.then_some([ux, uy]),
         raw: Some([x, y]),
         form,
-        note: (!on_image).then(|| {
-            format!("({x}, {y}) lies outside the image under the chosen convention")
-        }),
+        note: (!on_image)
+            .then(|| format!("({x}, {y}) lies outside the image under the chosen convention")),
     }
 }
 
@@ -230,7 +253,13 @@ impl CorrectedOutcome {
         matches!(self, Self::Scored { hit: true, .. })
     }
     pub fn exact_state(&self) -> bool {
-        matches!(self, Self::Scored { exact_state: true, .. })
+        matches!(
+            self,
+            Self::Scored {
+                exact_state: true,
+                ..
+            }
+        )
     }
 }
 
@@ -268,8 +297,16 @@ pub fn evaluate_corrected(
         }
     };
     let (component, state_box, state_name) = match kind {
-        QueryKind::Locate => (numeric_box(&instance.bbox), numeric_box(&instance.now), "current-state box (B_now)"),
-        QueryKind::Interact => (numeric_box(&instance.bbox), numeric_box(&instance.target), "goal-configuration box (B_tgt)"),
+        QueryKind::Locate => (
+            numeric_box(&instance.bbox),
+            numeric_box(&instance.now),
+            "current-state box (B_now)",
+        ),
+        QueryKind::Interact => (
+            numeric_box(&instance.bbox),
+            numeric_box(&instance.target),
+            "goal-configuration box (B_tgt)",
+        ),
     };
     if component.is_none() && truthy(&instance.bbox) {
         notes.push("component box (B_loc) is not four numbers".to_string());

@@ -104,7 +104,10 @@ impl QueryOutcome {
 }
 
 /// The official parse of a reply, or the given point.
-pub fn official_point(reply: &Reply, options: &OfficialOptions) -> (Option<[f64; 2]>, ParseRule, Option<ParsedReply>) {
+pub fn official_point(
+    reply: &Reply,
+    options: &OfficialOptions,
+) -> (Option<[f64; 2]>, ParseRule, Option<ParsedReply>) {
     let model = options.model.as_deref();
     let parsed = match reply {
         Reply::Text(text) => parse_reply(text, model, options.parser),
@@ -121,7 +124,11 @@ pub fn official_point(reply: &Reply, options: &OfficialOptions) -> (Option<[f64;
 ///     accuracy        = [p0 in B_loc]
 ///     state_awareness = [p0 in B_now] if B_now truthy else [p0 in B_loc]
 /// ```
-pub fn locate_flags(point: Option<[f64; 2]>, bbox: &Value, now: &Value) -> Result<(u8, u8), BoxError> {
+pub fn locate_flags(
+    point: Option<[f64; 2]>,
+    bbox: &Value,
+    now: &Value,
+) -> Result<(u8, u8), BoxError> {
     if point.is_none() || !truthy(bbox) {
         return Ok((0, 0));
     }
@@ -137,7 +144,11 @@ pub fn locate_flags(point: Option<[f64; 2]>, bbox: &Value, now: &Value) -> Resul
 /// Spec §6.3: INTERACT flags, gated on B_loc (Q2); the same test feeds both
 /// flags, so "ES-SR@Int always equals SR@Int" (Q1); an empty B_tgt falls back
 /// to B_loc (Q3).
-pub fn interact_flags(point: Option<[f64; 2]>, bbox: &Value, target: &Value) -> Result<(u8, u8), BoxError> {
+pub fn interact_flags(
+    point: Option<[f64; 2]>,
+    bbox: &Value,
+    target: &Value,
+) -> Result<(u8, u8), BoxError> {
     if point.is_none() || !truthy(bbox) {
         return Ok((0, 0));
     }

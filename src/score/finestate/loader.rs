@@ -220,7 +220,9 @@ pub struct Dataset {
 impl Dataset {
     /// Instances of one platform, in official index order.
     pub fn platform(&self, platform: Platform) -> impl Iterator<Item = &Instance> {
-        self.instances.iter().filter(move |i| i.platform == platform)
+        self.instances
+            .iter()
+            .filter(move |i| i.platform == platform)
     }
 
     pub fn extend(&mut self, other: Dataset) {
@@ -289,7 +291,12 @@ fn obj_field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
 
 /// Resolves a web/mobile image path (spec §2.5): `_normalize_image_path`,
 /// then the record's own `_image_path`, then `element_detection/<basename>`.
-fn resolve_standard(ctx: &Ctx, platform: Platform, image: &str, record: &Value) -> Result<String, Vec<String>> {
+fn resolve_standard(
+    ctx: &Ctx,
+    platform: Platform,
+    image: &str,
+    record: &Value,
+) -> Result<String, Vec<String>> {
     let normalised = image.replace('\\', "/");
     let mut tried = Vec::new();
     let candidate = if platform == Platform::Mobile {
@@ -387,7 +394,9 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
                     name.clone(),
                     None,
                     None,
-                    SkipReason::FileUnreadable { cause: e.to_string() },
+                    SkipReason::FileUnreadable {
+                        cause: e.to_string(),
+                    },
                 ));
                 continue;
             }
@@ -406,7 +415,9 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
                         source,
                         None,
                         None,
-                        SkipReason::InvalidJson { error: e.to_string() },
+                        SkipReason::InvalidJson {
+                            error: e.to_string(),
+                        },
                     ));
                     continue;
                 }
@@ -432,8 +443,10 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
             let image_path = match resolve_standard(ctx, platform, image, &record) {
                 Ok(p) => p,
                 Err(tried) => {
-                    data.skipped
-                        .push(skip(SkipReason::ImageNotFound { tried }, Some(image.to_string())));
+                    data.skipped.push(skip(
+                        SkipReason::ImageNotFound { tried },
+                        Some(image.to_string()),
+                    ));
                     continue;
                 }
             };
@@ -448,7 +461,8 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
                 index: this_index,
                 image_field: image.to_string(),
                 key: stem(&image_path).to_string(),
-                family: Family::from_path(&image_path).or_else(|| Family::from_path(&image.replace('\\', "/"))),
+                family: Family::from_path(&image_path)
+                    .or_else(|| Family::from_path(&image.replace('\\', "/"))),
                 component_type: component_type(&record),
                 locate: instruction(&record, "locate"),
                 interact: instruction(&record, "interact"),
@@ -500,7 +514,9 @@ fn desktop_records(
                 source,
                 None,
                 None,
-                SkipReason::InvalidJson { error: e.to_string() },
+                SkipReason::InvalidJson {
+                    error: e.to_string(),
+                },
             )),
         }
     }
@@ -545,7 +561,8 @@ fn load_desktop(ctx: &Ctx) -> Dataset {
             }
             let path = format!("{json_dir}/{name}");
             let bytes = ctx.files.read(&path).unwrap_or_default();
-            let records = match desktop_records(platform, family, &path, &bytes, &mut data.skipped) {
+            let records = match desktop_records(platform, family, &path, &bytes, &mut data.skipped)
+            {
                 Ok(r) => r,
                 Err(cause) => {
                     data.skipped.push(Skipped::new(
@@ -561,13 +578,17 @@ fn load_desktop(ctx: &Ctx) -> Dataset {
             let mut dropped: Option<String> = None;
             for (source, record) in records {
                 if let Some(cause) = &dropped {
-                    let image = obj_field(&record, "image").and_then(Value::as_str).map(str::to_string);
+                    let image = obj_field(&record, "image")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                     data.skipped.push(Skipped::new(
                         platform,
                         source,
                         None,
                         image,
-                        SkipReason::RestOfFileDropped { cause: cause.clone() },
+                        SkipReason::RestOfFileDropped {
+                            cause: cause.clone(),
+                        },
                     ));
                     continue;
                 }
@@ -614,7 +635,13 @@ enum DesktopOutcome {
     Raised(String),
 }
 
-fn desktop_record(ctx: &Ctx, family: Family, index: usize, source: &str, record: &Value) -> DesktopOutcome {
+fn desktop_record(
+    ctx: &Ctx,
+    family: Family,
+    index: usize,
+    source: &str,
+    record: &Value,
+) -> DesktopOutcome {
     let root = Platform::Desktop.data_root();
     let Some(obj) = record.as_object() else {
         return DesktopOutcome::Raised("AttributeError (record is not an object)".to_string());

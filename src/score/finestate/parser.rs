@@ -37,7 +37,9 @@ impl std::str::FromStr for ParserBuild {
         match s {
             "py" => Ok(Self::Py),
             "pyc" => Ok(Self::Pyc),
-            other => Err(format!("unknown parser build `{other}`: expected py or pyc")),
+            other => Err(format!(
+                "unknown parser build `{other}`: expected py or pyc"
+            )),
         }
     }
 }
@@ -218,26 +220,22 @@ fn normalise(index: usize, last: usize, mut x: f64, mut y: f64, model: Option<&s
             x /= div;
             y /= div;
         }
-        1 => {
-            if x > 1.0 || y > 1.0 {
-                if has(model, "Jedi") && has(model, "1080p") {
-                    x /= 1920.0;
-                    y /= 1080.0;
-                } else {
-                    x /= 1024.0;
-                    y /= 1024.0;
-                }
+        1 if x > 1.0 || y > 1.0 => {
+            if has(model, "Jedi") && has(model, "1080p") {
+                x /= 1920.0;
+                y /= 1080.0;
+            } else {
+                x /= 1024.0;
+                y /= 1024.0;
             }
         }
-        3 => {
-            if x > 1.0 || y > 1.0 {
-                if has(model, "InfiGUI") && x.max(y) > 1080.0 {
-                    x /= 1920.0;
-                    y /= 1920.0;
-                } else {
-                    x /= 1920.0;
-                    y /= 1080.0;
-                }
+        3 if x > 1.0 || y > 1.0 => {
+            if has(model, "InfiGUI") && x.max(y) > 1080.0 {
+                x /= 1920.0;
+                y /= 1920.0;
+            } else {
+                x /= 1920.0;
+                y /= 1080.0;
             }
         }
         // Step A: "divide both by 1000 unconditionally" for UGround/Qwen2-VL.
@@ -471,8 +469,15 @@ mod tests {
 
     #[test]
     fn center_splits_into_two_words() {
-        let r = parse_reply("It is in the center.", Some("OS-Atlas-Pro-7B"), ParserBuild::Py);
+        let r = parse_reply(
+            "It is in the center.",
+            Some("OS-Atlas-Pro-7B"),
+            ParserBuild::Py,
+        );
         assert_eq!(r.coordinates, Some([0.5, 0.5]));
-        assert_eq!(r.description, "Estimated from location description: cente r");
+        assert_eq!(
+            r.description,
+            "Estimated from location description: cente r"
+        );
     }
 }

@@ -76,7 +76,9 @@ impl PredictionSet {
 pub enum PredictionError {
     #[error("`{name}` is not UTF-8 text: {reason}")]
     NotText { name: String, reason: String },
-    #[error("`{name}` holds no predictions: expected a results list, a result object or JSON Lines")]
+    #[error(
+        "`{name}` holds no predictions: expected a results list, a result object or JSON Lines"
+    )]
     Empty { name: String },
 }
 
@@ -166,13 +168,17 @@ fn from_line(value: &Value, source: &str) -> Result<Prediction, String> {
         .ok_or("line has no `image`")?;
     let platform = match obj.get("platform") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(Platform::parse(s).ok_or(format!("unknown platform `{s}`"))?),
+        Some(Value::String(s)) => {
+            Some(Platform::parse(s).ok_or(format!("unknown platform `{s}`"))?)
+        }
         Some(_) => return Err("`platform` is not a string".to_string()),
     };
     let point = |k: &str| -> Result<Option<Reply>, String> {
         match obj.get(k) {
             None => Ok(None),
-            Some(v) => Ok(Some(Reply::Point(point_of(v).map_err(|e| format!("`{k}`: {e}"))?))),
+            Some(v) => Ok(Some(Reply::Point(
+                point_of(v).map_err(|e| format!("`{k}`: {e}"))?,
+            ))),
         }
     };
     let locate = match point("p0")? {

@@ -110,7 +110,13 @@ pub fn hint_text(bbox: &Value) -> Result<Option<HintText>, HintError> {
     let cx = (b0 + b2) / 2.0;
     let cy = (b1 + b3) / 2.0;
     Ok(Some(HintText {
-        bbox: format!("{}, {}, {}, {}", fixed3(*b0), fixed3(*b1), fixed3(*b2), fixed3(*b3)),
+        bbox: format!(
+            "{}, {}, {}, {}",
+            fixed3(*b0),
+            fixed3(*b1),
+            fixed3(*b2),
+            fixed3(*b3)
+        ),
         center: [fixed3(cx), fixed3(cy)],
     }))
 }
@@ -175,7 +181,14 @@ mod tests {
 
     #[test]
     fn string_box_raises_before_the_call() {
-        let e = build_prompt(&json!("x"), PromptKind::Locate, Some(&json!(["0.1", "0.2", "0.5", "0.3"])));
-        assert_eq!(e.unwrap_err().to_string(), "Unknown format code 'f' for object of type 'str'");
+        let e = build_prompt(
+            &json!("x"),
+            PromptKind::Locate,
+            Some(&json!(["0.1", "0.2", "0.5", "0.3"])),
+        );
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "Unknown format code 'f' for object of type 'str'"
+        );
     }
 }

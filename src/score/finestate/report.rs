@@ -8,7 +8,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::corrected::{evaluate_corrected, Convention, CorrectedOutcome};
-use super::evaluate::{evaluate_query, evaluation_error, OfficialOptions, QueryKind, QueryOutcome, Reply};
+use super::evaluate::{
+    evaluate_query, evaluation_error, OfficialOptions, QueryKind, QueryOutcome, Reply,
+};
 use super::loader::{Dataset, Instance, Platform};
 use super::metrics::{Rates, Tally};
 use super::predictions::{Prediction, PredictionProblem, PredictionSet};
@@ -154,13 +156,25 @@ fn describe_official(o: &QueryOutcome) -> String {
 }
 
 /// Why official and corrected disagree on one query.
-fn differences(kind: QueryKind, official: &QueryOutcome, corrected: &CorrectedOutcome) -> Vec<String> {
+fn differences(
+    kind: QueryKind,
+    official: &QueryOutcome,
+    corrected: &CorrectedOutcome,
+) -> Vec<String> {
     let mut out = Vec::new();
     if official.counted() != corrected.counted() {
         out.push(format!(
             "counted {} officially but {} in corrected mode: official {}",
-            if official.counted() { "in the denominator" } else { "nowhere" },
-            if corrected.counted() { "counted" } else { "not counted" },
+            if official.counted() {
+                "in the denominator"
+            } else {
+                "nowhere"
+            },
+            if corrected.counted() {
+                "counted"
+            } else {
+                "not counted"
+            },
             describe_official(official)
         ));
         return out;
@@ -168,7 +182,8 @@ fn differences(kind: QueryKind, official: &QueryOutcome, corrected: &CorrectedOu
     let CorrectedOutcome::Scored { point, notes, .. } = corrected else {
         return out;
     };
-    let flags_differ = official.hit() != corrected.hit() || official.state() != corrected.exact_state();
+    let flags_differ =
+        official.hit() != corrected.hit() || official.state() != corrected.exact_state();
     if !flags_differ {
         return out;
     }
@@ -177,7 +192,10 @@ fn differences(kind: QueryKind, official: &QueryOutcome, corrected: &CorrectedOu
             Some(p) => format!("({}, {})", p[0], p[1]),
             None => format!("no point ({})", notes.join("; ")),
         };
-        out.push(format!("official parser: {}; corrected parser: {c}", describe_official(official)));
+        out.push(format!(
+            "official parser: {}; corrected parser: {c}",
+            describe_official(official)
+        ));
     }
     if official.hit() != corrected.hit() {
         out.push(match kind {
@@ -231,10 +249,17 @@ impl<'d> Matcher<'d> {
         let mut exact = HashMap::new();
         let mut stems: HashMap<(Platform, String), Vec<usize>> = HashMap::new();
         for (n, i) in instances.iter().enumerate() {
-            exact.entry((i.platform, i.image_field.clone())).or_insert(n);
-            exact.entry((i.platform, i.image_field.replace('\\', "/"))).or_insert(n);
+            exact
+                .entry((i.platform, i.image_field.clone()))
+                .or_insert(n);
+            exact
+                .entry((i.platform, i.image_field.replace('\\', "/")))
+                .or_insert(n);
             exact.entry((i.platform, i.image_path.clone())).or_insert(n);
-            stems.entry((i.platform, i.key.clone())).or_default().push(n);
+            stems
+                .entry((i.platform, i.key.clone()))
+                .or_default()
+                .push(n);
         }
         Self {
             exact,
@@ -279,7 +304,12 @@ impl<'d> Matcher<'d> {
     }
 }
 
-fn query(instance: &Instance, kind: QueryKind, reply: Option<&Reply>, options: &ScoreOptions) -> QueryResult {
+fn query(
+    instance: &Instance,
+    kind: QueryKind,
+    reply: Option<&Reply>,
+    options: &ScoreOptions,
+) -> QueryResult {
     let official = evaluate_query(instance, kind, reply, &options.official);
     let corrected = evaluate_corrected(instance, kind, reply, options.convention);
     let differences = differences(kind, &official, &corrected);
@@ -357,7 +387,9 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
             Err(message) => {
                 let s = stem(&p.image.replace('\\', "/")).to_string();
                 let left_out = dataset.skipped.iter().find(|k| {
-                    k.image.as_deref().is_some_and(|i| stem(&i.replace('\\', "/")) == s)
+                    k.image
+                        .as_deref()
+                        .is_some_and(|i| stem(&i.replace('\\', "/")) == s)
                         && p.platform.is_none_or(|pl| pl == k.platform)
                 });
                 let message = match left_out {
@@ -401,7 +433,8 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
                 index: Some(instance.index),
                 image: Some(instance.image_field.clone()),
                 code: "no_prediction".into(),
-                message: "no prediction for this instance; it is left out of every denominator".into(),
+                message: "no prediction for this instance; it is left out of every denominator"
+                    .into(),
             }),
         }
     }
@@ -421,10 +454,21 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
             corrected,
         });
     }
-    let mean_official = Rates::mean(&platforms.iter().map(|p| p.official.rates()).collect::<Vec<_>>());
-    let mean_corrected = Rates::mean(&platforms.iter().map(|p| p.corrected.rates()).collect::<Vec<_>>());
+    let mean_official = Rates::mean(
+        &platforms
+            .iter()
+            .map(|p| p.official.rates())
+            .collect::<Vec<_>>(),
+    );
+    let mean_corrected = Rates::mean(
+        &platforms
+            .iter()
+            .map(|p| p.corrected.rates())
+            .collect::<Vec<_>>(),
+    );
     let by_family = group_rows(&per_instance, |i| {
-        i.family.map_or("unknown".to_string(), |f| f.name().to_string())
+        i.family
+            .map_or("unknown".to_string(), |f| f.name().to_string())
     });
     let by_component_type = group_rows(&per_instance, |i| i.component_type.clone());
     Report {
@@ -514,7 +558,10 @@ impl Report {
     pub fn disagreements(&self) -> usize {
         self.per_instance
             .iter()
-            .map(|r| usize::from(!r.locate.differences.is_empty()) + usize::from(!r.interact.differences.is_empty()))
+            .map(|r| {
+                usize::from(!r.locate.differences.is_empty())
+                    + usize::from(!r.interact.differences.is_empty())
+            })
             .sum()
     }
 
@@ -544,21 +591,35 @@ impl Report {
             json!({"official": self.mean_official, "corrected": self.mean_corrected, "platforms": self.platforms.iter().map(|p| p.platform).collect::<Vec<_>>()}),
         );
         m.insert("by_family".into(), groups_json(&self.by_family));
-        m.insert("by_component_type".into(), groups_json(&self.by_component_type));
+        m.insert(
+            "by_component_type".into(),
+            groups_json(&self.by_component_type),
+        );
         if let Some(d) = delta {
             let mut dm = Map::new();
             for (pl, o, c) in &d.platforms {
                 dm.insert(pl.name().into(), json!({"official": o, "corrected": c}));
             }
-            dm.insert("mean".into(), json!({"official": d.mean_official, "corrected": d.mean_corrected}));
+            dm.insert(
+                "mean".into(),
+                json!({"official": d.mean_official, "corrected": d.mean_corrected}),
+            );
             m.insert("vda_delta".into(), Value::Object(dm));
         }
         m.insert(
             "per_instance".into(),
-            Value::Array(self.per_instance.iter().map(InstanceResult::to_json).collect()),
+            Value::Array(
+                self.per_instance
+                    .iter()
+                    .map(InstanceResult::to_json)
+                    .collect(),
+            ),
         );
         m.insert("skipped".into(), json!(self.skipped));
-        m.insert("prediction_problems".into(), json!(self.prediction_problems));
+        m.insert(
+            "prediction_problems".into(),
+            json!(self.prediction_problems),
+        );
         Value::Object(m)
     }
 }

@@ -50,7 +50,13 @@ impl Rng {
 const TYPES: [&[&str]; 4] = [
     &["slider", "knob", "stepper", "seek_bar", "chart_point"],
     &["switch", "checkbox", "radio_group", "tab", "accordion"],
-    &["rating", "color_picker", "date_picker", "time_picker", "dropdown"],
+    &[
+        "rating",
+        "color_picker",
+        "date_picker",
+        "time_picker",
+        "dropdown",
+    ],
     &["drag_reorder", "zoom_pan", "resizable_pane", "carousel"],
 ];
 
@@ -105,7 +111,11 @@ pub fn generate(total: usize, seed: u64) -> SyntheticSet {
     let mut predictions = String::new();
     let mut desktop_files: std::collections::BTreeMap<String, String> = Default::default();
     let mut jsonl: [String; 2] = [String::new(), String::new()];
-    for (platform, count) in [(Platform::Desktop, desktop), (Platform::Web, web), (Platform::Mobile, mobile)] {
+    for (platform, count) in [
+        (Platform::Desktop, desktop),
+        (Platform::Web, web),
+        (Platform::Mobile, mobile),
+    ] {
         for n in 0..count {
             let fi = (rng.next() % 4) as usize;
             let family = Family::ALL[fi];
@@ -118,7 +128,7 @@ pub fn generate(total: usize, seed: u64) -> SyntheticSet {
                 2 => [(loc[0] + loc[2]) / 2.0, (loc[1] + loc[3]) / 2.0],
                 _ => [rng.unit3(), rng.unit3()],
             };
-            let target_int = if rng.next() % 2 == 0 {
+            let target_int = if rng.next().is_multiple_of(2) {
                 [(tgt[0] + tgt[2]) / 2.0, (tgt[1] + tgt[3]) / 2.0]
             } else {
                 [rng.unit3(), rng.unit3()]
@@ -149,9 +159,17 @@ pub fn generate(total: usize, seed: u64) -> SyntheticSet {
                 }
                 _ => {
                     let (image, on_disk, slot) = if platform == Platform::Web {
-                        (format!("web_en/{image_rel}"), format!("web_en/{image_rel}"), 0)
+                        (
+                            format!("web_en/{image_rel}"),
+                            format!("web_en/{image_rel}"),
+                            0,
+                        )
                     } else {
-                        (format!("mobile/{image_rel}"), format!("mobile_en/{image_rel}"), 1)
+                        (
+                            format!("mobile/{image_rel}"),
+                            format!("mobile_en/{image_rel}"),
+                            1,
+                        )
                     };
                     let record = json!({
                         "image": image,

@@ -11,7 +11,11 @@ use super::report::{GroupScores, Report, VdaDelta};
 pub const MODES_NOTE: &str = "Official = the released code, quirks included (ES-SR@Int = SR@Int; signs dropped; units keyed on the model name). Corrected = the point the model clearly gave in the chosen convention; ES counted only on the state box, so ES <= SR.";
 
 fn cell(num: usize, den: usize) -> String {
-    let pct = if den == 0 { 0.0 } else { 100.0 * num as f64 / den as f64 };
+    let pct = if den == 0 {
+        0.0
+    } else {
+        100.0 * num as f64 / den as f64
+    };
     format!("{pct:6.2}% ({num}/{den})")
 }
 
@@ -40,7 +44,17 @@ fn group_table(out: &mut String, title: &str, rows: &[GroupScores]) {
     let _ = writeln!(
         out,
         "  {:<8} {:<20} {:>5}  {:>8} {:>8} {:>9} {:>9}  | {:>8} {:>8} {:>9} {:>9}",
-        "platform", "group", "n", "SR@Loc", "SR@Int", "ES-SR@Loc", "ES-SR@Int", "SR@Loc", "SR@Int", "ES-SR@Loc", "ES-SR@Int"
+        "platform",
+        "group",
+        "n",
+        "SR@Loc",
+        "SR@Int",
+        "ES-SR@Loc",
+        "ES-SR@Int",
+        "SR@Loc",
+        "SR@Int",
+        "ES-SR@Loc",
+        "ES-SR@Int"
     );
     for row in rows {
         let o = row.official.rates().as_array();
@@ -63,10 +77,21 @@ fn group_table(out: &mut String, title: &str, rows: &[GroupScores]) {
     }
 }
 
-fn rates_line(out: &mut String, label: &str, official: &Rates, corrected: &Rates, f: fn(f64) -> String) {
+fn rates_line(
+    out: &mut String,
+    label: &str,
+    official: &Rates,
+    corrected: &Rates,
+    f: fn(f64) -> String,
+) {
     let (o, c) = (official.as_array(), corrected.as_array());
     for (k, (_, name)) in METRIC_LABELS.iter().enumerate() {
-        let _ = writeln!(out, "  {label:<8} {name:<10} {:>20}   {:>20}", f(o[k]), f(c[k]));
+        let _ = writeln!(
+            out,
+            "  {label:<8} {name:<10} {:>20}   {:>20}",
+            f(o[k]),
+            f(c[k])
+        );
     }
 }
 
@@ -102,14 +127,26 @@ pub fn render(report: &Report, delta: Option<&VdaDelta>) -> String {
     }
     if report.platforms.len() > 1 {
         let _ = writeln!(out, "\nmean over {} platforms", report.platforms.len());
-        rates_line(&mut out, "mean", &report.mean_official, &report.mean_corrected, pct);
+        rates_line(
+            &mut out,
+            "mean",
+            &report.mean_official,
+            &report.mean_corrected,
+            pct,
+        );
     }
     if let Some(d) = delta {
         let _ = writeln!(out, "\nVDA delta (hinted - baseline, points)");
         for (platform, official, corrected) in &d.platforms {
             rates_line(&mut out, platform.name(), official, corrected, signed);
         }
-        rates_line(&mut out, "mean", &d.mean_official, &d.mean_corrected, signed);
+        rates_line(
+            &mut out,
+            "mean",
+            &d.mean_official,
+            &d.mean_corrected,
+            signed,
+        );
     }
     group_table(&mut out, "by family", &report.by_family);
     group_table(&mut out, "by component type", &report.by_component_type);
@@ -126,13 +163,20 @@ pub fn render(report: &Report, delta: Option<&VdaDelta>) -> String {
                 "  {:<7} {}{}: {}",
                 s.platform.name(),
                 s.source,
-                s.image.as_deref().map(|i| format!(" [{i}]")).unwrap_or_default(),
+                s.image
+                    .as_deref()
+                    .map(|i| format!(" [{i}]"))
+                    .unwrap_or_default(),
                 s.message
             );
         }
     }
     if !report.prediction_problems.is_empty() {
-        let _ = writeln!(out, "\nprediction problems ({}):", report.prediction_problems.len());
+        let _ = writeln!(
+            out,
+            "\nprediction problems ({}):",
+            report.prediction_problems.len()
+        );
         for p in &report.prediction_problems {
             let _ = writeln!(out, "  {}: {}", p.source, p.message);
         }
