@@ -139,3 +139,68 @@ fn the_synthetic_paper_set_scores_end_to_end_from_a_zip_free_memory_set() {
         .instances
         .is_empty());
 }
+
+/// The scripted run written as official result objects (responses only).
+fn official_results_list(data: &knoblab::score::finestate::loader::Dataset) -> Value {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/predictions.json")).unwrap_or_default();
+    let preds: Value = serde_json::from_str(&text).unwrap_or_default();
+    let mut out = Vec::new();
+    for i in &data.instances {
+        let Some(p) = preds["predictions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["key"] == i.key.as_str() && p["platform"] == i.platform.name())
+        else {
+            continue;
+        };
+        let q = |k: &str| match p[k].as_str() {
+            Some(r) => serde_json::json!({"prompt": "", "response": r}),
+            None => Value::Null,
+        };
+        out.push(serde_json::json!({
+            "image_path": i.image_path,
+            "component_detection": {},
+            "interaction_prediction": {"locate_results": q("locate"), "interact_results": q("interact")},
+            "ground_truth": {},
+            "timestamp": "",
+        }));
+    }
+    Value::Array(out)
+}
+
+#[test]
+fn official_results_files_score_like_the_json_lines() {
+    let data = load_dataset(
+        &DiskFiles::new(format!("{FIXTURES}/dataset")),
+        ImagePolicy::Check,
+    );
+    let lines =
+        read_predictions("preds.jsonl", &predictions_jsonl()).unwrap_or_else(|e| panic!("{e}"));
+    let list = official_results_list(&data);
+    let bytes = serde_json::to_vec(&list).unwrap_or_default();
+    let results = read_predictions("model_results.json", &bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(results.hinted(), Some(false));
+    let files: Vec<(String, Vec<u8>)> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(n, v)| {
+            (
+                format!("result_{n}.json"),
+                serde_json::to_vec(v).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let folder = knoblab::score::finestate::predictions::read_result_files(&files);
+    for model in ["google/gemini-2.5-flash", "UGround-V1-7B"] {
+        let mut o = options(false);
+        o.official.model = Some(model.into());
+        let a = score(&data, &lines, &o);
+        let b = score(&data, &results, &o);
+        let c = score(&data, &folder, &o);
+        assert_eq!(a.platforms, b.platforms);
+        assert_eq!(a.platforms, c.platforms);
+    }
+}

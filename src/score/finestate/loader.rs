@@ -732,3 +732,109 @@ fn desktop_record(
         source: source.to_string(),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::finestate::files::MemFiles;
+
+    fn record(image: &str) -> String {
+        format!(
+            r#"{{"image": {image}, "component": {{"type": "SLIDER", "instructions": {{"locate": "l", "interact": "i"}}}}, "processing_details": {{"locate": [0.1, 0.2, 0.5, 0.3]}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_short_desktop_path_drops_the_rest_of_its_file() {
+        let mut f = MemFiles::new();
+        f.insert("desktop_en/ANumericRange240/x/a.png", vec![]);
+        f.insert("desktop_en/ANumericRange240/x/c.png", vec![]);
+        let lines = [
+            record(r#""C:\\annot\\ANumericRange240\\x\\a.png""#),
+            record(r#""b.png""#),
+            record(r#""desktop_en/ANumericRange240/x/c.png""#),
+        ];
+        f.insert(
+            "desktop_en/ANumericRange240json/slider.json",
+            lines.join("\n").into_bytes(),
+        );
+        let data = load_platform(&f, Platform::Desktop, ImagePolicy::Check);
+        assert_eq!(data.instances.len(), 1);
+        assert_eq!(
+            data.instances[0].image_path,
+            "desktop_en/ANumericRange240/x/a.png"
+        );
+        assert_eq!(data.instances[0].component_type, "slider");
+        let codes: Vec<_> = data.skipped.iter().map(|s| (&s.reason, s.index)).collect();
+        assert!(matches!(
+            codes.as_slice(),
+            [
+                (SkipReason::RestOfFileDropped { .. }, None),
+                (SkipReason::RestOfFileDropped { .. }, None)
+            ]
+        ));
+    }
+
+    #[test]
+    fn skipped_desktop_records_use_up_indices() {
+        let mut f = MemFiles::new();
+        f.insert("desktop_en/BToggleOption200/b.png", vec![]);
+        let lines = [
+            record(r#""""#),
+            record(r#""desktop_en/BToggleOption200/missing.png""#),
+            record(r#""desktop_en/BToggleOption200/b.png""#),
+        ];
+        f.insert(
+            "desktop_en/BToggleOption200json/switch.json",
+            lines.join("\n").into_bytes(),
+        );
+        let data = load_platform(&f, Platform::Desktop, ImagePolicy::Check);
+        assert_eq!(data.instances.len(), 1);
+        assert_eq!(data.instances[0].index, 2);
+        assert_eq!(data.skipped.len(), 2);
+    }
+
+    #[test]
+    fn family_c_must_be_one_array() {
+        let mut f = MemFiles::new();
+        f.insert("desktop_en/CSpecificData200/c.png", vec![]);
+        let one = record(r#""desktop_en/CSpecificData200/c.png""#);
+        f.insert(
+            "desktop_en/CSpecificData200json/a.json",
+            format!("[{one}]").into_bytes(),
+        );
+        f.insert("desktop_en/CSpecificData200json/b.json", one.into_bytes());
+        let data = load_platform(&f, Platform::Desktop, ImagePolicy::Check);
+        assert_eq!(data.instances.len(), 1);
+        assert!(matches!(
+            data.skipped[0].reason,
+            SkipReason::FileUnreadable { .. }
+        ));
+    }
+
+    #[test]
+    fn mobile_paths_lose_their_prefix_and_try_both_extension_cases() {
+        let mut f = MemFiles::new();
+        f.insert("mobile_en/A/m.PNG", vec![]);
+        let line = r#"{"image": "mobile/A/m.png", "component": {"instructions": {"locate": "x"}}}
+not json
+
+[1, 2]
+{"image": "mobile/A/gone.png"}"#;
+        f.insert("mobile_en/cases.jsonl", line.as_bytes().to_vec());
+        let data = load_platform(&f, Platform::Mobile, ImagePolicy::Check);
+        assert_eq!(data.instances.len(), 1);
+        assert_eq!(data.instances[0].image_path, "mobile_en/A/m.PNG");
+        let reasons: Vec<_> = data
+            .skipped
+            .iter()
+            .map(|s| (s.index, s.reason.clone()))
+            .collect();
+        assert!(matches!(reasons[0], (None, SkipReason::InvalidJson { .. })));
+        assert_eq!(reasons[1], (Some(1), SkipReason::NotAnObject));
+        assert!(matches!(
+            reasons[2],
+            (Some(2), SkipReason::ImageNotFound { .. })
+        ));
+    }
+}
