@@ -20,11 +20,14 @@
 //!     files::MemFiles, loader::{load_dataset, ImagePolicy}, predictions::read_predictions,
 //!     report::{score, ScoreOptions}, evaluate::OfficialOptions, parser::ParserBuild,
 //! };
+//! let record = serde_json::json!({
+//!     "image": "web_en/x.png",
+//!     "component": {"type": "slider", "instructions": {"locate": "find it", "interact": "set it"}},
+//!     "processing_details": {"bbox": [0.1, 0.2, 0.5, 0.3], "now_coords": [0.2, 0.22, 0.25, 0.28],
+//!                            "target_coords": [0.4, 0.22, 0.45, 0.28]},
+//! });
 //! let mut files = MemFiles::new();
-//! files.insert("web_en/a.jsonl", br#"{"image": "web_en/x.png", "component": {"type": "slider",
-//!   "instructions": {"locate": "find it", "interact": "set it"}},
-//!   "processing_details": {"bbox": [0.1, 0.2, 0.5, 0.3], "now_coords": [0.2, 0.22, 0.25, 0.28],
-//!   "target_coords": [0.4, 0.22, 0.45, 0.28]}}"#.to_vec());
+//! files.insert("web_en/a.jsonl", record.to_string().into_bytes());
 //! files.insert("web_en/x.png", vec![]);
 //! let data = load_dataset(&files, ImagePolicy::Check);
 //! let preds = read_predictions("p.jsonl", br#"{"platform": "web", "image": "x", "locate": "[0.225, 0.25]", "interact": "(0.42, 0.25)"}"#).unwrap();
