@@ -340,8 +340,13 @@ fn resolve_standard(
         return Ok(alt);
     }
     tried.push(alt);
-    tried.dedup();
-    Err(tried)
+    let mut unique: Vec<String> = Vec::new();
+    for path in tried {
+        if !unique.contains(&path) {
+            unique.push(path);
+        }
+    }
+    Err(unique)
 }
 
 /// Checks the shapes `_process_single_test_case` calls `.get` on.

@@ -163,20 +163,17 @@ fn differences(
 ) -> Vec<String> {
     let mut out = Vec::new();
     if official.counted() != corrected.counted() {
-        out.push(format!(
-            "counted {} officially but {} in corrected mode: official {}",
-            if official.counted() {
-                "in the denominator"
-            } else {
-                "nowhere"
-            },
-            if corrected.counted() {
-                "counted"
-            } else {
-                "not counted"
-            },
-            describe_official(official)
-        ));
+        out.push(if official.counted() {
+            format!(
+                "counted officially ({}) but not in corrected mode (no reply to score)",
+                describe_official(official)
+            )
+        } else {
+            format!(
+                "officially {}; corrected mode counts it",
+                describe_official(official)
+            )
+        });
         return out;
     }
     let CorrectedOutcome::Scored { point, notes, .. } = corrected else {
