@@ -44,7 +44,8 @@
 //!
 //! - [`files`]: the file set the loaders read (memory, zip, or disk).
 //! - [`python`]: the bits of Python semantics the official code relies on.
-//! - [`loader`]: the desktop and web/mobile loaders and their skip rules.
+//! - [`loader`]: dataset types, the web/mobile loader and the skip rules.
+//! - [`desktop`]: the desktop loader (raw schema, four family folders).
 //! - [`parser`]: the official reply parser, `py` and `pyc` builds.
 //! - [`prompt`]: the official prompt and VDA hint (whose failure drops queries).
 //! - [`boxes`]: the official point-in-box test.
@@ -53,6 +54,7 @@
 //! - [`corrected`]: the corrected parser and scoring.
 //! - [`predictions`]: reading results files and JSON Lines predictions.
 //! - [`report`]: matching, both modes, breakdowns, mean, VDA delta, JSON.
+//! - [`json`]: the report as one JSON document.
 //! - [`table`]: the report as text tables.
 //! - [`synthetic`]: a deterministic synthetic 2,209-instance set.
 //!
@@ -63,8 +65,10 @@
 
 pub mod boxes;
 pub mod corrected;
+pub mod desktop;
 pub mod evaluate;
 pub mod files;
+pub mod json;
 pub mod loader;
 pub mod metrics;
 pub mod parser;
