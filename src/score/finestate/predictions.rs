@@ -1,0 +1,291 @@
+//! Reading predictions: the official `<model>_results.json` (a list of result
+//! objects), `result_<i>.json` files (one result object each), or JSON Lines
+//! of `{platform, image, locate, interact}` (raw reply texts) or
+//! `{platform, image, p0, p1}` (points in 0–1). Official result objects are
+//! re-parsed from their raw `response` fields, so the parser build and the
+//! model name can be changed after the fact.
+
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use super::evaluate::Reply;
+use super::loader::Platform;
+use super::python::py_strip;
+
+/// One instance's replies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    pub platform: Option<Platform>,
+    /// The annotation's image field, the official `image_path`, or a stem.
+    pub image: String,
+    /// `None`: no reply for this query (not sent, or it raised).
+    pub locate: Option<Reply>,
+    pub interact: Option<Reply>,
+    /// Where it came from (`file:line` or file name).
+    pub source: String,
+    /// For official result objects: whether the run had the VDA hint (a
+    /// detector's `component_detection`, or the hint block in a prompt).
+    pub hinted: Option<bool>,
+    /// For official result objects: the model name in `config`, if known.
+    pub model: Option<String>,
+}
+
+/// What kind of predictions file was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictionFormat {
+    OfficialResults,
+    ResultFiles,
+    JsonLines,
+}
+
+/// A line or entry that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PredictionProblem {
+    pub source: String,
+    pub message: String,
+}
+
+/// All predictions of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictionSet {
+    pub format: PredictionFormat,
+    pub predictions: Vec<Prediction>,
+    pub problems: Vec<PredictionProblem>,
+}
+
+impl PredictionSet {
+    /// `Some(true)` if any official result object shows the VDA hint,
+    /// `Some(false)` if they all show none, `None` for JSON Lines.
+    pub fn hinted(&self) -> Option<bool> {
+        let mut seen = None;
+        for p in &self.predictions {
+            match p.hinted {
+                Some(true) => return Some(true),
+                Some(false) => seen = Some(false),
+                None => {}
+            }
+        }
+        seen
+    }
+}
+
+/// Why a predictions file could not be read at all.
+#[derive(Debug, Error)]
+pub enum PredictionError {
+    #[error("`{name}` is not UTF-8 text: {reason}")]
+    NotText { name: String, reason: String },
+    #[error(
+        "`{name}` holds no predictions: expected a results list, a result object or JSON Lines"
+    )]
+    Empty { name: String },
+}
+
+fn reply_of(value: Option<&Value>) -> Option<Reply> {
+    match value? {
+        Value::Null => None,
+        Value::String(s) => Some(Reply::Text(s.clone())),
+        other => Some(Reply::Json(other.clone())),
+    }
+}
+
+/// The reply of a `*_results` entry: `None` when the entry is null (the query
+/// was not sent or raised).
+fn result_reply(entry: Option<&Value>) -> Option<Reply> {
+    let entry = entry?.as_object()?;
+    Some(match entry.get("response") {
+        Some(Value::String(s)) => Reply::Text(s.clone()),
+        Some(other) => Reply::Json(other.clone()),
+        None => Reply::Json(Value::Null),
+    })
+}
+
+fn has_hint(result: &Value) -> bool {
+    let detection = result
+        .get("component_detection")
+        .and_then(Value::as_object)
+        .is_some_and(|o| !o.is_empty());
+    let ip = result.get("interaction_prediction");
+    let prompt_hint = ["locate_results", "interact_results"].iter().any(|k| {
+        ip.and_then(|ip| ip.get(*k))
+            .and_then(|r| r.get("prompt"))
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.contains("COMPONENT INFORMATION:"))
+    });
+    detection || prompt_hint
+}
+
+/// One official result object (spec §8.3).
+pub fn from_result_object(value: &Value, source: &str) -> Result<Prediction, String> {
+    let obj = value.as_object().ok_or("result is not a JSON object")?;
+    let image = obj
+        .get("image_path")
+        .and_then(Value::as_str)
+        .ok_or("result has no `image_path`")?;
+    let ip = obj.get("interaction_prediction");
+    let field = |k: &str| {
+        ip.and_then(|ip| ip.get(k))
+            .filter(|v| !v.is_null())
+            .or_else(|| obj.get(k))
+    };
+    Ok(Prediction {
+        platform: None,
+        image: image.to_string(),
+        locate: result_reply(field("locate_results")),
+        interact: result_reply(field("interact_results")),
+        source: source.to_string(),
+        hinted: Some(has_hint(value)),
+        model: None,
+    })
+}
+
+fn point_of(value: &Value) -> Result<Option<[f64; 2]>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Array(a) if a.is_empty() => Ok(None),
+        Value::Array(a) => match a.as_slice() {
+            [x, y] => match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => Ok(Some([x, y])),
+                _ => Err("point values are not numbers".to_string()),
+            },
+            _ => Err("a point must be [x, y]".to_string()),
+        },
+        _ => Err("a point must be [x, y] or null".to_string()),
+    }
+}
+
+/// One JSON Lines record.
+fn from_line(value: &Value, source: &str) -> Result<Prediction, String> {
+    let obj = value.as_object().ok_or("line is not a JSON object")?;
+    if obj.contains_key("image_path") && obj.contains_key("interaction_prediction") {
+        return from_result_object(value, source);
+    }
+    let image = obj
+        .get("image")
+        .or_else(|| obj.get("key"))
+        .and_then(Value::as_str)
+        .ok_or("line has no `image`")?;
+    let platform = match obj.get("platform") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            Some(Platform::parse(s).ok_or(format!("unknown platform `{s}`"))?)
+        }
+        Some(_) => return Err("`platform` is not a string".to_string()),
+    };
+    let point = |k: &str| -> Result<Option<Reply>, String> {
+        match obj.get(k) {
+            None => Ok(None),
+            Some(v) => Ok(Some(Reply::Point(
+                point_of(v).map_err(|e| format!("`{k}`: {e}"))?,
+            ))),
+        }
+    };
+    let locate = match point("p0")? {
+        Some(p) => Some(p),
+        None => reply_of(obj.get("locate")),
+    };
+    let interact = match point("p1")? {
+        Some(p) => Some(p),
+        None => reply_of(obj.get("interact")),
+    };
+    Ok(Prediction {
+        platform,
+        image: image.to_string(),
+        locate,
+        interact,
+        source: source.to_string(),
+        hinted: None,
+        model: None,
+    })
+}
+
+/// Reads one predictions file: a results list, one result object, or JSON
+/// Lines (detected from the content).
+pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, PredictionError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| PredictionError::NotText {
+        name: name.to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut set = PredictionSet {
+        format: PredictionFormat::JsonLines,
+        predictions: Vec::new(),
+        problems: Vec::new(),
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => {
+            set.format = PredictionFormat::OfficialResults;
+            for (i, item) in items.iter().enumerate() {
+                let source = format!("{name}[{i}]");
+                match from_result_object(item, &source) {
+                    Ok(p) => set.predictions.push(p),
+                    Err(message) => set.problems.push(PredictionProblem { source, message }),
+                }
+            }
+        }
+        Ok(value @ Value::Object(_)) if value.get("interaction_prediction").is_some() => {
+            set.format = PredictionFormat::ResultFiles;
+            match from_result_object(&value, name) {
+                Ok(p) => set.predictions.push(p),
+                Err(message) => set.problems.push(PredictionProblem {
+                    source: name.to_string(),
+                    message,
+                }),
+            }
+        }
+        _ => {
+            for (i, line) in text.lines().enumerate() {
+                let line = py_strip(line);
+                if line.is_empty() {
+                    continue;
+                }
+                let source = format!("{name}:{}", i + 1);
+                let parsed = serde_json::from_str::<Value>(line)
+                    .map_err(|e| format!("not JSON: {e}"))
+                    .and_then(|v| from_line(&v, &source));
+                match parsed {
+                    Ok(p) => set.predictions.push(p),
+                    Err(message) => set.problems.push(PredictionProblem { source, message }),
+                }
+            }
+        }
+    }
+    if set.predictions.is_empty() && set.problems.is_empty() {
+        return Err(PredictionError::Empty {
+            name: name.to_string(),
+        });
+    }
+    Ok(set)
+}
+
+/// Reads a folder of `result_<i>.json` files, given as (name, bytes) pairs.
+pub fn read_result_files(files: &[(String, Vec<u8>)]) -> PredictionSet {
+    let mut set = PredictionSet {
+        format: PredictionFormat::ResultFiles,
+        predictions: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut sorted: Vec<&(String, Vec<u8>)> = files.iter().collect();
+    sorted.sort_by_key(|(name, _)| result_number(name));
+    for (name, bytes) in sorted {
+        let parsed = serde_json::from_slice::<Value>(bytes)
+            .map_err(|e| format!("not JSON: {e}"))
+            .and_then(|v| from_result_object(&v, name));
+        match parsed {
+            Ok(p) => set.predictions.push(p),
+            Err(message) => set.problems.push(PredictionProblem {
+                source: name.clone(),
+                message,
+            }),
+        }
+    }
+    set
+}
+
+/// The `<i>` of `result_<i>.json` (files without one sort last).
+pub fn result_number(name: &str) -> usize {
+    super::python::stem(name)
+        .strip_prefix("result_")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX)
+}
