@@ -35,12 +35,12 @@ impl Mask {
     pub fn from_flat(height: u32, width: u32, ones: &[(u64, u64)]) -> Mask {
         let h = u64::from(height);
         let mut runs = Vec::with_capacity(ones.len());
-        if h > 0 {
+        if let Some(nz) = std::num::NonZeroU64::new(h) {
             for &(s, e) in ones {
                 let mut p = s;
                 while p < e {
-                    let x = p / h;
-                    let y0 = p % h;
+                    let x = p / nz;
+                    let y0 = p % nz;
                     let col_end = (x + 1) * h;
                     let end = e.min(col_end);
                     push_run(
@@ -52,6 +52,27 @@ impl Mask {
                         },
                     );
                     p = end;
+                }
+            }
+        }
+        Mask::from_runs(height, width, runs)
+    }
+
+    /// Builds a mask from a dense row-major bitmap (`bits[row * width + col]`).
+    pub fn from_dense(height: u32, width: u32, bits: &[bool]) -> Mask {
+        let mut runs = Vec::new();
+        for x in 0..width {
+            for y in 0..height {
+                let i = y as usize * width as usize + x as usize;
+                if bits.get(i).copied().unwrap_or(false) {
+                    push_run(
+                        &mut runs,
+                        Run {
+                            x,
+                            y0: y,
+                            y1: y + 1,
+                        },
+                    );
                 }
             }
         }

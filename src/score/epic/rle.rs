@@ -68,10 +68,7 @@ pub fn counts_from_string(s: &str) -> Result<Vec<i64>, RleError> {
         let start = p;
         let mut x: i64 = 0;
         let mut k: u32 = 0;
-        loop {
-            let Some(&b) = bytes.get(p) else {
-                break;
-            };
+        while let Some(&b) = bytes.get(p) {
             if k >= MAX_GROUPS {
                 return Err(RleError::ValueTooLong { at: start });
             }
@@ -114,7 +111,7 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
         return Err(RleError::BadSize);
     }
     let (height, width) = (dim(0)?, dim(1)?);
-    let total = height.checked_mul(width).unwrap_or(u64::MAX);
+    let total = height.saturating_mul(width);
     if total > MAX_PIXELS {
         return Err(RleError::TooLarge { height, width });
     }
@@ -153,6 +150,52 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
         pos = end;
     }
     Ok(Mask::from_flat(height as u32, width as u32, &ones))
+}
+
+/// Encodes a mask as a compressed counts string (pycocotools
+/// `rleToString`), the inverse of [`counts_from_string`].
+pub fn encode(mask: &Mask) -> String {
+    let h = u64::from(mask.height());
+    let total = h * u64::from(mask.width());
+    let mut counts: Vec<i64> = Vec::new();
+    let mut pos = 0u64;
+    for r in mask.runs() {
+        let s = u64::from(r.x) * h + u64::from(r.y0);
+        let e = u64::from(r.x) * h + u64::from(r.y1);
+        if s == pos && !counts.is_empty() {
+            // Touching the previous run across a column edge: extend it.
+            if let Some(last) = counts.last_mut() {
+                *last += (e - s) as i64;
+            }
+        } else {
+            counts.push((s - pos) as i64);
+            counts.push((e - s) as i64);
+        }
+        pos = e;
+    }
+    if pos < total || counts.is_empty() {
+        counts.push((total - pos) as i64);
+    }
+    let mut out = String::new();
+    for i in 0..counts.len() {
+        let mut x = counts[i];
+        if i > 2 {
+            x -= counts[i - 2];
+        }
+        loop {
+            let mut c = x & 0x1f;
+            x >>= 5;
+            let more = if c & 0x10 != 0 { x != -1 } else { x != 0 };
+            if more {
+                c |= 0x20;
+            }
+            out.push(char::from((c + 48) as u8));
+            if !more {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// What decoding a `masklet_*` value gave.
@@ -220,6 +263,21 @@ mod tests {
         assert_eq!(counts_from_string("12").unwrap(), vec![1, 2]);
         // 4th value is a delta against the 2nd: 1, 2, 3, (2 + 1) = 3.
         assert_eq!(counts_from_string("1231").unwrap(), vec![1, 2, 3, 3]);
+    }
+
+    #[test]
+    fn encode_round_trips() {
+        let v = loads(r#"{"size": [5, 4], "counts": [2, 3, 4, 1, 0, 6]}"#).unwrap();
+        let m = decode_instance(&v).unwrap();
+        let s = encode(&m);
+        let back = PyValue::Dict(vec![
+            (
+                "size".into(),
+                PyValue::List(vec![PyValue::Int(5), PyValue::Int(4)]),
+            ),
+            ("counts".into(), PyValue::Str(s)),
+        ]);
+        assert_eq!(decode_instance(&back).unwrap(), m);
     }
 
     #[test]
