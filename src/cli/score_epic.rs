@@ -1,5 +1,6 @@
 //! `knoblab score epic`: score EPIC-Bench predictions.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,11 +58,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if report.gt_found < report.gt_expected {
         eprintln!("knoblab: warning: {}", report.gt_coverage_message());
     }
-    if args.json {
+    let out = if args.json {
         let doc = to_json(&report, &args.pred.display().to_string());
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        serde_json::to_string_pretty(&doc)? + "\n"
     } else {
-        print!("{}", to_text(&report));
+        to_text(&report)
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }

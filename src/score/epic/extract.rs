@@ -220,13 +220,15 @@ fn to_json_text(candidate: &str, list_key: &str, dialect: Dialect) -> String {
 fn tuples_to_lists(text: &str, key: &str) -> String {
     static PAREN: OnceLock<Regex> = OnceLock::new();
     let paren = re(&PAREN, r"\(([^()]*)\)");
-    let pat = format!(
-        r#"(?s)("{}"\s*:\s*\[)(.*?)(\]\s*[,}}])"#,
-        regex::escape(key)
-    );
-    let Ok(value_re) = Regex::new(&pat) else {
-        return text.to_string();
+    static BOXES: OnceLock<Regex> = OnceLock::new();
+    static POINTS: OnceLock<Regex> = OnceLock::new();
+    let value_re = match key {
+        "points" => re(&POINTS, r#"(?s)("points"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
+        _ => re(&BOXES, r#"(?s)("bounding_boxes"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
     };
+    if !text.contains('(') {
+        return text.to_string();
+    }
     value_re
         .replace_all(text, |c: &regex::Captures| {
             let inner = c.get(2).map_or("", |m| m.as_str());

@@ -349,3 +349,97 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     out.score = total / n as f64;
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::epic::pyjson::loads;
+    use crate::score::epic::rle::encode;
+
+    fn rle(m: &Mask) -> PyValue {
+        let s = format!(
+            r#"[{{"size": [{}, {}], "counts": "{}"}}]"#,
+            m.height(),
+            m.width(),
+            encode(m).replace('\\', "\\\\")
+        );
+        loads(&s).unwrap()
+    }
+
+    fn input<'a>(
+        pred: &'a PyValue,
+        f: &'a PyValue,
+        t: &'a PyValue,
+        p: Perspective,
+    ) -> PathInput<'a> {
+        PathInput {
+            pred: Some(pred),
+            walkable: Some(f),
+            target: Some(t),
+            perspective: p,
+            mode: ModeRequest::Auto,
+            mode_name: "auto",
+            honour_wrapped: false,
+        }
+    }
+
+    /// The worked example of §10 (fixture `fpe_001/good_straight`).
+    #[test]
+    fn worked_example_scores_0_9908125() {
+        let all = Mask::from_dense(240, 320, &vec![true; 240 * 320]);
+        let mut goal = vec![false; 240 * 320];
+        goal[97 * 320 + 160] = true;
+        let goal = Mask::from_dense(240, 320, &goal);
+        let pred = loads("[[160, 235], [160, 190], [160, 140], [160, 100]]").unwrap();
+        let (f, t) = (rle(&all), rle(&goal));
+        let out = score_path(&input(&pred, &f, &t, Perspective::First));
+        assert_eq!(out.error, None);
+        assert_eq!(out.score, 0.9908125);
+        assert_eq!(out.details["start_end_score"], json!(0.97375));
+    }
+
+    #[test]
+    fn collapsed_path_scores_zero_without_error() {
+        let all = Mask::from_dense(240, 320, &vec![true; 240 * 320]);
+        let pred = loads("[[160, 200], [161, 201], [162, 200], [160, 202]]").unwrap();
+        let (f, t) = (rle(&all), rle(&all));
+        let out = score_path(&input(&pred, &f, &t, Perspective::First));
+        assert_eq!((out.score, out.error, out.collapsed), (0.0, None, true));
+    }
+
+    #[test]
+    fn exo_start_is_the_region_nearer_the_first_point() {
+        let (h, w) = (100u32, 200u32);
+        let all = Mask::from_dense(h, w, &vec![true; (h * w) as usize]);
+        let mut bits = vec![false; (h * w) as usize];
+        for y in 45..55 {
+            for x in 10..20 {
+                bits[(y * w + x) as usize] = true;
+            }
+            for x in 180..190 {
+                bits[(y * w + x) as usize] = true;
+            }
+        }
+        let t = Mask::from_dense(h, w, &bits);
+        let (f, tv) = (rle(&all), rle(&t));
+        let l2r = loads("[[15, 50], [60, 50], [110, 50], [150, 50], [185, 50]]").unwrap();
+        let r2l = loads("[[185, 50], [150, 50], [110, 50], [60, 50], [15, 50]]").unwrap();
+        let a = score_path(&input(&l2r, &f, &tv, Perspective::Third));
+        let b = score_path(&input(&r2l, &f, &tv, Perspective::Third));
+        assert_eq!(a.score, 1.0);
+        assert_eq!(b.score, 1.0);
+        assert_eq!(a.details["perspective"], json!("ThirdPerspective"));
+    }
+
+    #[test]
+    fn no_points_is_invalid() {
+        let all = Mask::from_dense(10, 10, &[true; 100]);
+        let pred = loads(r#"["No Valid Response"]"#).unwrap();
+        let (f, t) = (rle(&all), rle(&all));
+        let out = score_path(&input(&pred, &f, &t, Perspective::First));
+        assert_eq!(out.error, Some(ERR_NO_POINTS));
+        let mut inp = input(&pred, &f, &t, Perspective::First);
+        inp.honour_wrapped = true;
+        assert_eq!(score_path(&inp).error, Some(ERR_NVR));
+    }
+}

@@ -207,12 +207,11 @@ fn records_from_scores(v: &PyValue) -> Vec<PyValue> {
         .collect()
 }
 
-fn run(records: &[PyValue], gt: &dyn GroundTruthSource, opts: &ScoreOptions) -> Run {
-    let mut cache = GtCache::new(gt);
+fn run(records: &[PyValue], cache: &mut GtCache, opts: &ScoreOptions) -> Run {
     let samples: Vec<SampleResult> = records
         .iter()
         .enumerate()
-        .map(|(i, r)| score_record(i, r, &mut cache, opts))
+        .map(|(i, r)| score_record(i, r, cache, opts))
         .collect();
     let summary = Summary::new(&samples);
     Run { samples, summary }
@@ -262,9 +261,11 @@ pub fn score_text(
             .and_then(PyValue::as_str)
             .map(str::to_string)
     });
+    // One GT cache for both passes: each file is read and parsed once.
+    let mut cache = GtCache::new(gt);
     let official = run(
         &official_records,
-        gt,
+        &mut cache,
         &ScoreOptions {
             coord_override: coord_override.clone(),
             corrected: false,
@@ -272,7 +273,7 @@ pub fn score_text(
     );
     let corrected = run(
         &corrected_records,
-        gt,
+        &mut cache,
         &ScoreOptions {
             coord_override: coord_override.clone(),
             corrected: true,
@@ -515,7 +516,7 @@ pub fn to_text(report: &Report) -> String {
     }
     s.push_str("(Average is the sample mean over all samples, as in the paper.)\n\n");
     s.push_str(&format!(
-        "{:<64}{:>6}{:>9}{:>9}{:>11}\n",
+        "{:<66}{:>6}{:>9}{:>9}{:>11}\n",
         "task", "n", "invalid", "score", "corrected"
     ));
     for leaf in LEAVES.iter() {
@@ -533,7 +534,7 @@ pub fn to_text(report: &Report) -> String {
             .find(|(k, _)| *k == leaf.type_key);
         if let Some((_, b)) = o {
             s.push_str(&format!(
-                "{:<64}{:>6}{:>9}{:>9}{:>11}\n",
+                "{:<66}{:>6}{:>9}{:>9}{:>11}\n",
                 leaf.type_key,
                 b.total_processed,
                 b.num_invalid_response,
