@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::score::epic::report::{to_json, to_text};
+use crate::score::epic::render::{to_json, to_text};
 use crate::score::epic::{score_text, DirSource, RunOptions};
 use anyhow::Context;
 

@@ -3,9 +3,11 @@
 //! merged form of the same shape) → std_format records.
 
 use super::extract::{extract_object, Dialect, Failure, KeySpec};
+use super::normalize::{feasibility, normalize_boxes, normalize_points};
 use super::pyjson;
-use super::pyvalue::{py_float, py_int, py_strip, PyValue};
-use super::taxonomy::{components, tl_leaf, MANIPULATION, NAVIGATION, TARGET_LOCALIZATION};
+use super::pyvalue::{py_int, PyValue};
+pub use super::task_paths::{derive_gt_path, detect_task, image_paths};
+use super::taxonomy::{MANIPULATION, NAVIGATION, TARGET_LOCALIZATION};
 
 /// The failure marker the formatter writes: `["No Valid Response"]`.
 pub const NVR: &str = "No Valid Response";
@@ -79,73 +81,6 @@ pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
     out
 }
 
-/// The image paths of a record: `images` items as `{"path": p}` or `p`.
-pub fn image_paths(record: &PyValue) -> Vec<String> {
-    let Some(PyValue::List(items)) = record.get("images") else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|it| match it {
-            PyValue::Str(s) => Some(s.clone()),
-            PyValue::Dict(_) => it.get("path").and_then(PyValue::as_str).map(str::to_string),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Task detection from the image paths (§4.2).
-pub fn detect_task(paths: &[String]) -> (Option<&'static str>, Option<String>) {
-    for p in paths {
-        let parts = components(p);
-        let Some(ci) = parts
-            .iter()
-            .position(|c| [TARGET_LOCALIZATION, NAVIGATION, MANIPULATION].contains(c))
-        else {
-            continue;
-        };
-        let cat = match parts[ci] {
-            TARGET_LOCALIZATION => TARGET_LOCALIZATION,
-            NAVIGATION => NAVIGATION,
-            _ => MANIPULATION,
-        };
-        let next = parts.get(ci + 1).copied();
-        let after = parts.get(ci + 2).copied();
-        let ty = match cat {
-            TARGET_LOCALIZATION => after.and_then(tl_leaf).map(|l| l.leaf.to_string()),
-            NAVIGATION => match next {
-                Some(t @ ("GroundDetection" | "VisualMatching")) => Some(t.to_string()),
-                Some("FeasiblePath") => Some(match after {
-                    Some(t @ ("FeasiblePath_Ego" | "FeasiblePath_Exo")) => t.to_string(),
-                    _ => "FeasiblePath".to_string(),
-                }),
-                _ => None,
-            },
-            _ => {
-                let mapped = match next {
-                    Some("Affordance") => Some("AffordanceRegion"),
-                    Some("Placement") => Some("PlacementRegion"),
-                    other => other,
-                };
-                match mapped {
-                    Some(t @ ("AffordanceRegion" | "PlacementRegion")) => Some(t.to_string()),
-                    Some("ContactRelationship") => Some(match after {
-                        Some(
-                            t @ ("ContactRelationship_TypeOne"
-                            | "ContactRelationship_TypeTwo"
-                            | "ContactRelationship_TypeThree"),
-                        ) => t.to_string(),
-                        _ => "ContactRelationship".to_string(),
-                    }),
-                    _ => None,
-                }
-            }
-        };
-        return (Some(cat), ty);
-    }
-    (None, None)
-}
-
 /// The task family that picks the extractor and the required fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Family {
@@ -205,97 +140,6 @@ fn keys(f: Family) -> KeySpec {
             any_of: &["placement_feasibility"],
             list_key: "bounding_boxes",
         },
-    }
-}
-
-/// A normalised number: "written back as an int if it is integral and
-/// `|v| < 1e15`, otherwise as a float".
-fn number(v: &PyValue) -> Option<PyValue> {
-    let f = py_float(v).ok()?;
-    if !f.is_finite() {
-        return None;
-    }
-    Some(if f.fract() == 0.0 && f.abs() < 1e15 {
-        PyValue::Int(f as i128)
-    } else {
-        PyValue::Float(f)
-    })
-}
-
-fn numbers(items: &[PyValue], n: usize) -> Option<Vec<PyValue>> {
-    items.iter().take(n).map(number).collect()
-}
-
-/// Box normalisation (§4.3 step 6): a list of exactly 4 numbers;
-/// `[[x1,y1,…],[x2,y2,…]]`; or `[[x1,y1,x2,y2,…]]`. Anything else is dropped.
-fn normalize_boxes(v: &PyValue) -> Vec<PyValue> {
-    let Some(items) = v.as_list() else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| {
-            let it = item.as_list()?;
-            let flat = match it.len() {
-                4 => numbers(it, 4)?,
-                2 => {
-                    let (a, b) = (it[0].as_list()?, it[1].as_list()?);
-                    if a.len() < 2 || b.len() < 2 {
-                        return None;
-                    }
-                    let mut v = numbers(a, 2)?;
-                    v.extend(numbers(b, 2)?);
-                    v
-                }
-                1 => {
-                    let a = it[0].as_list()?;
-                    if a.len() < 4 {
-                        return None;
-                    }
-                    numbers(a, 4)?
-                }
-                _ => return None,
-            };
-            Some(PyValue::List(flat))
-        })
-        .collect()
-}
-
-/// Point normalisation (§4.3 step 7): "a pair of exactly 2 numbers, or
-/// `[[x,y,…]]`".
-fn normalize_points(v: &PyValue) -> Vec<PyValue> {
-    let Some(items) = v.as_list() else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| {
-            let it = item.as_list()?;
-            let flat = match it.len() {
-                2 => numbers(it, 2)?,
-                1 => {
-                    let a = it[0].as_list()?;
-                    if a.len() < 2 {
-                        return None;
-                    }
-                    numbers(a, 2)?
-                }
-                _ => return None,
-            };
-            Some(PyValue::List(flat))
-        })
-        .collect()
-}
-
-/// PR feasibility: "a bool is kept as is. Otherwise the value is
-/// `str(v).strip().lower() in {"true","1","yes"}`."
-fn feasibility(v: &PyValue) -> bool {
-    match v {
-        PyValue::Bool(b) => *b,
-        other => matches!(
-            py_strip(&other.py_str()).to_lowercase().as_str(),
-            "true" | "1" | "yes"
-        ),
     }
 }
 
@@ -380,56 +224,6 @@ fn task_fields(f: Family, obj: &[(String, PyValue)]) -> Option<Fields> {
 
 fn marker(s: &str) -> PyValue {
     PyValue::List(vec![PyValue::Str(s.into())])
-}
-
-/// The GT path from the image paths (§4.7).
-pub fn derive_gt_path(paths: &[String], task_type: Option<&str>) -> Option<String> {
-    let stem_of = |p: &str| -> (String, String) {
-        let (dir, file) = match p.rfind(['/', '\\']) {
-            Some(i) => (p[..i].to_string(), &p[i + 1..]),
-            None => (String::new(), p),
-        };
-        let stem = match file.rfind('.') {
-            Some(i) if i > 0 => &file[..i],
-            _ => file,
-        };
-        (dir, stem.to_string())
-    };
-    let cands: Vec<(String, String)> = paths
-        .iter()
-        .map(|p| stem_of(p))
-        .filter(|(_, s)| s.ends_with("_image"))
-        .collect();
-    let join = |dir: &str, name: String| {
-        if dir.is_empty() {
-            name
-        } else {
-            format!("{dir}/{name}")
-        }
-    };
-    let base = |s: &str| s[..s.len() - "_image".len()].to_string();
-    if task_type == Some("VisualMatching") {
-        if cands.len() < 2 {
-            return None;
-        }
-        let a = &cands[0];
-        let b = if cands.len() == 2 {
-            &cands[1]
-        } else {
-            &cands[cands.len() - 1]
-        };
-        return Some(join(
-            &a.0,
-            format!("{}__{}_mask_rle.json", base(&a.1), base(&b.1)),
-        ));
-    }
-    if cands.len() != 1 {
-        return None;
-    }
-    Some(join(
-        &cands[0].0,
-        format!("{}_mask_rle.json", base(&cands[0].1)),
-    ))
 }
 
 /// Formats one raw record.

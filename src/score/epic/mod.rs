@@ -18,19 +18,20 @@
 //!   `repr()`, `json.loads` and `json.dumps`.
 //! - [`rle`], [`mask`], [`raster`]: COCO RLE → run-based masks; exact
 //!   distances and components; box-union IoU in integer arithmetic.
-//! - [`extract`], [`formatter`]: the official formatter.
+//! - [`extract`], [`normalize`], [`task_paths`], [`formatter`]: the
+//!   official formatter.
 //! - [`taxonomy`], [`gt`], [`prediction`], [`coords`]: tasks and keys, GT
 //!   lookup, prediction parsers, coordinate systems.
 //! - [`localization`], [`count`], [`path`], [`scorer`]: the metrics and the
 //!   per-sample result.
-//! - [`aggregate`], [`report`]: the summary, whole runs, JSON and tables.
+//! - [`aggregate`], [`report`], [`render`]: the summary, whole runs, JSON and tables.
 //! - [`synthetic`]: a deterministic benchmark-sized set for benchmarks.
 //!
 //! ## Entry points for the page and the CLI
 //!
 //! - [`score_text`]: a predictions file (raw, std_format or an official
 //!   `*_full.json`) + GT → [`Report`].
-//! - [`report::to_json`], [`report::to_text`]: render a report.
+//! - [`render::to_json`], [`render::to_text`]: render a report.
 //! - [`formatter::format_jsonl`]: raw → std_format, byte-exact.
 
 pub mod aggregate;
@@ -41,15 +42,18 @@ pub mod formatter;
 pub mod gt;
 pub mod localization;
 pub mod mask;
+pub mod normalize;
 pub mod path;
 pub mod prediction;
 pub mod pyjson;
 pub mod pyvalue;
 pub mod raster;
+pub mod render;
 pub mod report;
 pub mod rle;
 pub mod scorer;
 pub mod synthetic;
+pub mod task_paths;
 pub mod taxonomy;
 
 #[cfg(not(target_arch = "wasm32"))]
