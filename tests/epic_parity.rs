@@ -186,3 +186,43 @@ fn std_lines_round_trip_through_python_json() {
         assert_eq!(pyjson::dumps(&v), line);
     }
 }
+
+#[test]
+fn corrected_mode_fixes_the_plain_bugs_and_notes_quirks() {
+    let raw = read("raw/Custom/probe-auto.jsonl");
+    let opts = RunOptions {
+        coord_mode: None,
+        family: Some("Custom".into()),
+    };
+    let rep = score_text(&raw, &gt(), &opts).unwrap();
+    let (off, cor) = (&rep.official.samples, &rep.corrected.samples);
+    // uppercase_JSON_fence (14) and trailing_comma_invalid_json (20) parse.
+    for i in [14, 20] {
+        assert_eq!((off[i].score, cor[i].score), (0.0, 1.0), "sample {i}");
+        assert!(off[i]
+            .quirks
+            .iter()
+            .any(|q| q.code() == "formatter_rejected"));
+    }
+    // garbage_on_empty_gt (108): 1.0 officially, an invalid 0 when the
+    // failure marker is honoured.
+    assert_eq!(off[108].score, 1.0);
+    assert!(!off[108].invalid_response);
+    assert_eq!((cor[108].score, cor[108].invalid_response), (0.0, true));
+    assert!(off[108]
+        .quirks
+        .iter()
+        .any(|q| q.code() == "wrapped_sentinel_parsed"));
+    // box_entirely_outside (25): auto switched to 0-1000.
+    assert!(off[25]
+        .quirks
+        .iter()
+        .any(|q| q.code() == "auto_switched_to_0_1000"));
+    // tl_cat_003 (79): GT file missing.
+    assert!(off[79].quirks.iter().any(|q| q.code() == "missing_gt_file"));
+    // Exo regions over 1000 px (138): the official distance is sampled.
+    assert!(off[138]
+        .quirks
+        .iter()
+        .any(|q| q.code() == "exo_sampled_distance"));
+}

@@ -45,7 +45,7 @@ pub struct LocOutcome {
     pub gt_count_zero_with_pixels: bool,
     /// GT instances of another size dropped from the union.
     pub dropped_gt_instances: usize,
-    /// The auto mode picked 0–1000 although some box lies inside the image.
+    /// Auto-detection picked 0–1000 because a value exceeds `max(H, W)`.
     pub flipped_to_1000: bool,
 }
 
@@ -122,12 +122,10 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
         (None, false) => 0.0,
         (Some(m), false) => {
             let px = normalize_boxes(&boxes, mode, h, w);
-            if inp.mode == ModeRequest::Auto && mode == CoordMode::Normalized01000 {
-                let (wf, hf) = (f64::from(w), f64::from(h));
-                out.flipped_to_1000 = boxes.iter().any(|b| {
-                    b.iter().all(|v| *v >= 0.0) && b[0].max(b[2]) <= wf && b[1].max(b[3]) <= hf
-                });
-            }
+            // "Auto-detection is per sample over all boxes. One out-of-image
+            // box rescales every box in the sample as 0–1000."
+            out.flipped_to_1000 =
+                inp.mode == ModeRequest::Auto && mode == CoordMode::Normalized01000;
             normalized_count = Some(px.len());
             union_iou(&px, m)
         }

@@ -74,7 +74,7 @@ impl Quirk {
             Quirk::MissingGtFile => "GT file missing: the GT counted as empty".into(),
             Quirk::GtCountZeroWithPixels => "GT count 0 made the GT empty although the mask has pixels".into(),
             Quirk::DroppedGtInstances(n) => format!("{n} GT instance(s) of another size dropped from the union"),
-            Quirk::AutoSwitchedTo1000 => "one out-of-image value switched every box of the sample to the 0-1000 scale".into(),
+            Quirk::AutoSwitchedTo1000 => "a value beyond max(H, W) switched every box of the sample to the 0-1000 scale".into(),
             Quirk::ExoSampledDistance => "official start-goal distance samples random pixels here; exact minimum used".into(),
             Quirk::UnsuffixedFeasiblePathOnExo => "task type FeasiblePath on Exo data scored as first person".into(),
             Quirk::PathCollapsed => "path collapsed below 2 points: 0 without being flagged invalid".into(),
