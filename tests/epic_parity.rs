@@ -226,3 +226,15 @@ fn corrected_mode_fixes_the_plain_bugs_and_notes_quirks() {
         .iter()
         .any(|q| q.code() == "exo_sampled_distance"));
 }
+
+#[test]
+fn count_breakdown_covers_counted_samples() {
+    use knoblab::score::epic::aggregate::count_accuracy_by_target_count;
+    let rep = score_std("Custom", "probe-auto");
+    let rows = count_accuracy_by_target_count(&rep.official.samples);
+    let n: usize = rows.iter().map(|r| r.samples).sum();
+    // 120 samples of this run score a count; 20 lack the predicted or GT count.
+    assert_eq!(n, 100);
+    assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.exact_accuracy)));
+    assert_eq!(rows[0].gt_count, 0);
+}

@@ -130,3 +130,49 @@ impl Summary {
         Value::Object(m)
     }
 }
+
+/// One row of the count-accuracy breakdown (the paper's figure 4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountRow {
+    /// The GT target count; the last row gathers `≥ 5`.
+    pub gt_count: i64,
+    pub samples: usize,
+    /// The share of samples whose predicted count equals the GT count.
+    pub exact_accuracy: f64,
+    /// The mean official count score.
+    pub mean_count_score: f64,
+}
+
+/// Count accuracy by GT target count over the samples that score a count
+/// (TL, VM, CR) and whose GT and predicted counts are both known. Counts of
+/// 5 and more share the last row. KnobLab's own breakdown for the page, not
+/// an official figure.
+pub fn count_accuracy_by_target_count(samples: &[SampleResult]) -> Vec<CountRow> {
+    let mut rows: Vec<(i64, usize, usize, f64)> = (0..=5).map(|c| (c, 0, 0, 0.0)).collect();
+    for s in samples {
+        let Some(c) = s.metric_details.get("count") else {
+            continue;
+        };
+        let (Some(g), Some(p)) = (c["gt_count"].as_i64(), c["pred_count"].as_i64()) else {
+            continue;
+        };
+        let score = s
+            .score_details
+            .get("count_score")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let row = &mut rows[g.clamp(0, 5) as usize];
+        row.1 += 1;
+        row.2 += usize::from(p == g);
+        row.3 += score;
+    }
+    rows.into_iter()
+        .filter(|r| r.1 > 0)
+        .map(|(gt_count, n, exact, sum)| CountRow {
+            gt_count,
+            samples: n,
+            exact_accuracy: exact as f64 / n as f64,
+            mean_count_score: sum / n as f64,
+        })
+        .collect()
+}
