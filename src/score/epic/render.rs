@@ -158,6 +158,19 @@ pub fn to_text(report: &Report) -> String {
         o.num_invalid_response,
         report.gt_coverage_message()
     ));
+    let mut tally: Vec<(&str, usize)> = Vec::new();
+    for q in report.official.samples.iter().flat_map(|s| &s.quirks) {
+        match tally.iter_mut().find(|(c, _)| *c == q.code()) {
+            Some(t) => t.1 += 1,
+            None => tally.push((q.code(), 1)),
+        }
+    }
+    if !tally.is_empty() {
+        s.push_str("Official quirks met (samples): ");
+        let parts: Vec<String> = tally.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        s.push_str(&parts.join(", "));
+        s.push_str(". Per-sample notes: --json, knoblab.notes.\n");
+    }
     if let Some(c) = &report.comparison {
         s.push_str(&format!(
             "Re-scored against the file's own numbers: {} mismatch(es).\n",
