@@ -1,7 +1,12 @@
 //! `knoblab score epic`: score EPIC-Bench predictions.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::score::epic::render::{to_json, to_text};
+use crate::score::epic::{score_text, DirSource, RunOptions};
+use anyhow::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,6 +27,50 @@ pub struct Args {
     pub json: bool,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("knoblab score epic")
+const MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(m) = &args.coord_mode {
+        anyhow::ensure!(
+            MODES.contains(&m.as_str()),
+            "--coord-mode {m:?} is not a coordinate mode; expected one of {}",
+            MODES.join(", ")
+        );
+    }
+    let text = std::fs::read_to_string(&args.pred)
+        .with_context(|| format!("reading predictions {}", args.pred.display()))?;
+    // "The lookup is an exact match on the name of the std file's parent
+    // folder (the model family)."
+    let family = args.family.clone().or_else(|| {
+        args.pred
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+    });
+    let opts = RunOptions {
+        coord_mode: args.coord_mode.clone(),
+        family,
+    };
+    let gt = DirSource {
+        root: args.gt.clone(),
+    };
+    let report = score_text(&text, &gt, &opts)?;
+    if report.gt_found < report.gt_expected {
+        eprintln!("knoblab: warning: {}", report.gt_coverage_message());
+    }
+    let out = if args.json {
+        let doc = to_json(&report, &args.pred.display().to_string());
+        serde_json::to_string_pretty(&doc)? + "\n"
+    } else {
+        to_text(&report)
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }

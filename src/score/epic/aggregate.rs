@@ -1,0 +1,178 @@
+//! Aggregation into the official summary (§12): "All aggregates are plain
+//! sample means. Nothing is weighted by task." Keys and their order are the
+//! official ones; sums run left to right like Python 3.11's `sum()`.
+
+use serde_json::{json, Map, Value};
+
+use super::scorer::SampleResult;
+use super::taxonomy::{CATEGORIES, GROUPS, LEAVES};
+
+/// One summary bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bucket {
+    pub total_processed: usize,
+    pub num_invalid_response: usize,
+    /// The sample mean; 0.0 for an empty bucket.
+    pub mean_score: f64,
+}
+
+fn bucket<'a>(samples: impl Iterator<Item = &'a SampleResult>) -> Bucket {
+    let mut sum = 0.0;
+    let mut n = 0;
+    let mut invalid = 0;
+    for s in samples {
+        sum += s.score;
+        n += 1;
+        invalid += usize::from(s.invalid_response);
+    }
+    Bucket {
+        total_processed: n,
+        num_invalid_response: invalid,
+        mean_score: if n == 0 { 0.0 } else { sum / n as f64 },
+    }
+}
+
+/// The summary: overall, by category, by type, by group, in official order;
+/// only keys with samples appear.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub overall: Bucket,
+    pub by_category: Vec<(&'static str, Bucket)>,
+    pub by_type: Vec<(&'static str, Bucket)>,
+    /// `(abbreviation, key, bucket)`.
+    pub by_group: Vec<(&'static str, &'static str, Bucket)>,
+}
+
+impl Summary {
+    pub fn new(samples: &[SampleResult]) -> Summary {
+        let overall = bucket(samples.iter());
+        let by_category = CATEGORIES
+            .iter()
+            .filter_map(|c| {
+                let b = bucket(samples.iter().filter(|s| s.task_category == *c));
+                (b.total_processed > 0).then_some((*c, b))
+            })
+            .collect();
+        let by_type = LEAVES
+            .iter()
+            .filter_map(|l| {
+                let b = bucket(
+                    samples
+                        .iter()
+                        .filter(|s| s.leaf.is_some_and(|x| x.type_key == l.type_key)),
+                );
+                (b.total_processed > 0).then_some((l.type_key, b))
+            })
+            .collect();
+        let by_group = GROUPS
+            .iter()
+            .filter_map(|(abbr, key)| {
+                let b = bucket(
+                    samples
+                        .iter()
+                        .filter(|s| s.leaf.is_some_and(|x| x.group_key == *key)),
+                );
+                (b.total_processed > 0).then_some((*abbr, *key, b))
+            })
+            .collect();
+        Summary {
+            overall,
+            by_category,
+            by_type,
+            by_group,
+        }
+    }
+
+    /// The group bucket by abbreviation (BA, SRA, ...).
+    pub fn group(&self, abbr: &str) -> Option<Bucket> {
+        self.by_group.iter().find(|g| g.0 == abbr).map(|g| g.2)
+    }
+
+    /// The unweighted mean of the subcategory means present (an extra, not
+    /// the paper's "Average", which is `overall`).
+    pub fn unweighted_group_mean(&self) -> Option<f64> {
+        let n = self.by_group.len();
+        (n > 0).then(|| self.by_group.iter().map(|g| g.2.mean_score).sum::<f64>() / n as f64)
+    }
+
+    /// The official `summary` object.
+    pub fn to_official_json(&self) -> Value {
+        let b = |b: &Bucket, avg: &str| {
+            let mut m = Map::new();
+            m.insert("total_expected".into(), json!(b.total_processed));
+            m.insert("total_processed".into(), json!(b.total_processed));
+            m.insert("num_invalid_response".into(), json!(b.num_invalid_response));
+            m.insert(avg.into(), json!(b.mean_score));
+            Value::Object(m)
+        };
+        let section = |items: Vec<(&str, &Bucket)>| {
+            Value::Object(
+                items
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), b(v, "mean_score")))
+                    .collect(),
+            )
+        };
+        let mut m = Map::new();
+        m.insert("overall".into(), b(&self.overall, "average_score"));
+        m.insert(
+            "by_category".into(),
+            section(self.by_category.iter().map(|(k, v)| (*k, v)).collect()),
+        );
+        m.insert(
+            "by_type".into(),
+            section(self.by_type.iter().map(|(k, v)| (*k, v)).collect()),
+        );
+        m.insert(
+            "by_group".into(),
+            section(self.by_group.iter().map(|(_, k, v)| (*k, v)).collect()),
+        );
+        Value::Object(m)
+    }
+}
+
+/// One row of the count-accuracy breakdown (the paper's figure 4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountRow {
+    /// The GT target count; the last row gathers `≥ 5`.
+    pub gt_count: i64,
+    pub samples: usize,
+    /// The share of samples whose predicted count equals the GT count.
+    pub exact_accuracy: f64,
+    /// The mean official count score.
+    pub mean_count_score: f64,
+}
+
+/// Count accuracy by GT target count over the samples that score a count
+/// (TL, VM, CR) and whose GT and predicted counts are both known. Counts of
+/// 5 and more share the last row. KnobLab's own breakdown for the page, not
+/// an official figure.
+pub fn count_accuracy_by_target_count(samples: &[SampleResult]) -> Vec<CountRow> {
+    let mut rows: Vec<(i64, usize, usize, f64)> = (0..=5).map(|c| (c, 0, 0, 0.0)).collect();
+    for s in samples {
+        let Some(c) = s.metric_details.get("count") else {
+            continue;
+        };
+        let (Some(g), Some(p)) = (c["gt_count"].as_i64(), c["pred_count"].as_i64()) else {
+            continue;
+        };
+        let score = s
+            .score_details
+            .get("count_score")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let row = &mut rows[g.clamp(0, 5) as usize];
+        row.1 += 1;
+        row.2 += usize::from(p == g);
+        row.3 += score;
+    }
+    rows.into_iter()
+        .filter(|r| r.1 > 0)
+        .map(|(gt_count, n, exact, sum)| CountRow {
+            gt_count,
+            samples: n,
+            exact_accuracy: exact as f64 / n as f64,
+            mean_count_score: sum / n as f64,
+        })
+        .collect()
+}

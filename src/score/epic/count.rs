@@ -1,0 +1,132 @@
+//! The count score (§8) and the placement feasibility score (§9).
+
+use serde_json::{json, Map, Value};
+
+use super::localization::ERR_NVR;
+use super::prediction::{parse_binary, parse_count, sentinel, Sentinel};
+use super::pyvalue::{PyError, PyValue};
+
+pub const ERR_COUNT_MISSING: &str = "Missing pred_count or gt_count";
+pub const ERR_BINARY_MISSING: &str = "Missing pred_binary or gt_binary";
+
+/// A component result: score, error, details.
+#[derive(Debug, Clone)]
+pub struct Component {
+    pub score: f64,
+    pub error: Option<&'static str>,
+    pub details: Map<String, Value>,
+}
+
+/// Scores a count. `exact = precise_count OR count_in_description`; exact:
+/// 1 if equal; approximate: "If `gt ≤ 0`: 1.0 if `pred == 0`, else 0.0.
+/// Otherwise ... `max(0, 1 - min(1, |gt - pred| / max(1, gt)))`".
+///
+/// Errors with the Python exception when the predicted count is infinite.
+pub fn score_count(
+    pred: Option<&PyValue>,
+    gt_count: Option<i128>,
+    precise: bool,
+    in_description: bool,
+    honour_wrapped: bool,
+) -> Result<Component, PyError> {
+    let mut c = Component {
+        score: 0.0,
+        error: None,
+        details: Map::new(),
+    };
+    match sentinel(pred, honour_wrapped) {
+        Some(Sentinel::NotRequired) => return Ok(c),
+        Some(Sentinel::NoValidResponse) => {
+            c.error = Some(ERR_NVR);
+            return Ok(c);
+        }
+        None => {}
+    }
+    let exact = precise || in_description;
+    let p = match pred {
+        Some(v) => parse_count(v)?,
+        None => None,
+    };
+    let d = &mut c.details;
+    d.insert("precise_count".into(), json!(precise));
+    d.insert("count_in_description".into(), json!(in_description));
+    d.insert("exact_required".into(), json!(exact));
+    d.insert("gt_count".into(), json!(gt_count.map(|g| g as i64)));
+    d.insert("pred_count".into(), json!(p.map(|g| g as i64)));
+    let (Some(p), Some(g)) = (p, gt_count) else {
+        c.error = Some(ERR_COUNT_MISSING);
+        return Ok(c);
+    };
+    d.insert("mode".into(), json!(if exact { "exact" } else { "approx" }));
+    c.score = if exact {
+        if p == g {
+            1.0
+        } else {
+            0.0
+        }
+    } else if g <= 0 {
+        if p == 0 {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        let ratio = (g - p).unsigned_abs() as f64 / g.max(1) as f64;
+        (1.0 - ratio.min(1.0)).max(0.0)
+    };
+    Ok(c)
+}
+
+/// Scores placement feasibility: 1 if the parsed prediction equals the GT.
+pub fn score_binary(pred: Option<&PyValue>, gt: Option<bool>, honour_wrapped: bool) -> Component {
+    let mut c = Component {
+        score: 0.0,
+        error: None,
+        details: Map::new(),
+    };
+    match sentinel(pred, honour_wrapped) {
+        Some(Sentinel::NotRequired) => return c,
+        Some(Sentinel::NoValidResponse) => {
+            c.error = Some(ERR_NVR);
+            return c;
+        }
+        None => {}
+    }
+    let p = pred.and_then(parse_binary);
+    c.details.insert("gt_binary".into(), json!(gt));
+    c.details.insert("pred_binary".into(), json!(p));
+    match (p, gt) {
+        (Some(p), Some(g)) => c.score = if p == g { 1.0 } else { 0.0 },
+        _ => c.error = Some(ERR_BINARY_MISSING),
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(pred: i128, gt: i128, exact: bool) -> f64 {
+        let v = PyValue::List(vec![PyValue::Int(pred)]);
+        score_count(Some(&v), Some(gt), exact, false, false)
+            .unwrap()
+            .score
+    }
+
+    #[test]
+    fn approximate_examples_from_the_spec() {
+        assert_eq!(count(2, 4, false), 0.5);
+        assert_eq!(count(9, 4, false), 0.0);
+        assert_eq!(count(-1, 4, false), 0.0);
+        assert_eq!(count(4, 5, false), 0.8);
+        assert_eq!(count(0, 0, false), 1.0);
+        assert_eq!(count(3, 4, true), 0.0);
+    }
+
+    #[test]
+    fn missing_gt_count_is_an_error() {
+        let v = PyValue::List(vec![PyValue::Int(1)]);
+        let c = score_count(Some(&v), None, false, false, false).unwrap();
+        assert_eq!(c.error, Some(ERR_COUNT_MISSING));
+    }
+}

@@ -1,0 +1,411 @@
+//! The official formatter (`tools/formatting/format_response.py`, §4): raw
+//! model records (ms-swift JSONL `{"response", "images"}`, or the lmms-eval
+//! merged form of the same shape) → std_format records.
+
+use super::extract::{extract_object, Dialect, Failure, KeySpec};
+use super::normalize::{feasibility, normalize_boxes, normalize_points};
+use super::pyjson;
+use super::pyvalue::{py_int, PyValue};
+pub use super::task_paths::{derive_gt_path, detect_task, image_paths};
+use super::taxonomy::{MANIPULATION, NAVIGATION, TARGET_LOCALIZATION};
+
+/// The failure marker the formatter writes: `["No Valid Response"]`.
+pub const NVR: &str = "No Valid Response";
+/// The marker for a field the task does not use: `["Not Required"]`.
+pub const NOT_REQUIRED: &str = "Not Required";
+
+/// Options of `format_response.py`.
+#[derive(Debug, Clone)]
+pub struct FormatOptions {
+    /// `--format-type`: `None` is `auto` (point for FeasiblePath, else bbox).
+    pub format_type: Option<String>,
+    /// `--coordinate-system`, written into every record (default `auto`).
+    pub coordinate_system: String,
+    pub dialect: Dialect,
+}
+
+impl Default for FormatOptions {
+    fn default() -> Self {
+        FormatOptions {
+            format_type: None,
+            coordinate_system: "auto".into(),
+            dialect: Dialect::Official,
+        }
+    }
+}
+
+/// One formatted record and how its reply was read.
+#[derive(Debug, Clone)]
+pub struct Formatted {
+    /// The std_format record, keys in the official order.
+    pub record: PyValue,
+    /// Why the reply became "No Valid Response", if it did.
+    pub failure: Option<Failure>,
+    /// The reply text as read.
+    pub response: String,
+}
+
+/// What formatting a whole file gave.
+#[derive(Debug, Clone, Default)]
+pub struct FormatOutput {
+    pub records: Vec<Formatted>,
+    /// Lines skipped because they are not JSON objects ("lines that are not
+    /// valid JSON are skipped with a warning"), 1-based.
+    pub skipped_lines: Vec<usize>,
+}
+
+impl FormatOutput {
+    /// The std_format JSONL text, exactly as the formatter writes it
+    /// (`ensure_ascii=False`, no trailing newline).
+    pub fn to_jsonl(&self) -> String {
+        self.records
+            .iter()
+            .map(|f| pyjson::dumps(&f.record))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Formats raw JSONL text.
+pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
+    let mut out = FormatOutput::default();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match pyjson::loads(line) {
+            Ok(v @ PyValue::Dict(_)) => out.records.push(format_record(&v, opts)),
+            _ => out.skipped_lines.push(n + 1),
+        }
+    }
+    out
+}
+
+/// The task family that picks the extractor and the required fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Tl,
+    GroundOrAffordance,
+    Path,
+    Counted,
+    Placement,
+}
+
+fn family(cat: Option<&str>, ty: Option<&str>) -> Option<Family> {
+    let base = ty.map(|t| {
+        t.trim_end_matches("_Ego")
+            .trim_end_matches("_Exo")
+            .trim_end_matches("_TypeOne")
+            .trim_end_matches("_TypeTwo")
+            .trim_end_matches("_TypeThree")
+    });
+    match (cat?, base) {
+        (TARGET_LOCALIZATION, _) => Some(Family::Tl),
+        (NAVIGATION, Some("GroundDetection")) | (MANIPULATION, Some("AffordanceRegion")) => {
+            Some(Family::GroundOrAffordance)
+        }
+        (NAVIGATION, Some("FeasiblePath")) => Some(Family::Path),
+        (NAVIGATION, Some("VisualMatching")) | (MANIPULATION, Some("ContactRelationship")) => {
+            Some(Family::Counted)
+        }
+        (MANIPULATION, Some("PlacementRegion")) => Some(Family::Placement),
+        _ => None,
+    }
+}
+
+fn keys(f: Family) -> KeySpec {
+    match f {
+        Family::Tl => KeySpec {
+            must_have: &["number_of_objects", "bounding_boxes"],
+            any_of: &["number_of_objects"],
+            list_key: "bounding_boxes",
+        },
+        Family::GroundOrAffordance => KeySpec {
+            must_have: &[],
+            any_of: &["bounding_boxes"],
+            list_key: "bounding_boxes",
+        },
+        Family::Path => KeySpec {
+            must_have: &[],
+            any_of: &["points"],
+            list_key: "points",
+        },
+        Family::Counted => KeySpec {
+            must_have: &["number_of_instances", "bounding_boxes"],
+            any_of: &["number_of_instances", "bounding_boxes"],
+            list_key: "bounding_boxes",
+        },
+        Family::Placement => KeySpec {
+            must_have: &["bounding_boxes", "placement_feasibility"],
+            any_of: &["placement_feasibility"],
+            list_key: "bounding_boxes",
+        },
+    }
+}
+
+fn present<'a>(obj: &'a [(String, PyValue)], key: &str) -> Option<&'a PyValue> {
+    obj.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_none())
+}
+
+/// The four std fields of a task, from its parsed object (§4.3 step 5, §4.4).
+struct Fields {
+    localization: Option<PyValue>,
+    count: Option<PyValue>,
+    path: Option<PyValue>,
+    binary: Option<PyValue>,
+}
+
+fn task_fields(f: Family, obj: &[(String, PyValue)]) -> Option<Fields> {
+    let list = |v: Vec<PyValue>| Some(PyValue::List(v));
+    let count = |v: &PyValue| py_int(v).ok().map(|n| PyValue::List(vec![PyValue::Int(n)]));
+    match f {
+        Family::Tl => {
+            let n = count(present(obj, "number_of_objects")?)?;
+            let boxes = present(obj, "bounding_boxes")
+                .map(normalize_boxes)
+                .unwrap_or_default();
+            Some(Fields {
+                localization: list(boxes),
+                count: Some(n),
+                path: None,
+                binary: None,
+            })
+        }
+        Family::GroundOrAffordance => Some(Fields {
+            localization: list(normalize_boxes(present(obj, "bounding_boxes")?)),
+            count: None,
+            path: None,
+            binary: None,
+        }),
+        Family::Path => {
+            let pts = normalize_points(present(obj, "points")?);
+            if pts.len() < 3 {
+                return None;
+            }
+            Some(Fields {
+                localization: None,
+                count: None,
+                path: list(pts),
+                binary: None,
+            })
+        }
+        Family::Counted => {
+            let n = present(obj, "number_of_instances");
+            let b = present(obj, "bounding_boxes");
+            if n.is_none() && b.is_none() {
+                return None;
+            }
+            let n = match n {
+                Some(v) => Some(count(v)?),
+                None => None,
+            };
+            Some(Fields {
+                localization: list(b.map(normalize_boxes).unwrap_or_default()),
+                count: n,
+                path: None,
+                binary: None,
+            })
+        }
+        Family::Placement => {
+            let b = present(obj, "bounding_boxes")?;
+            let p = present(obj, "placement_feasibility")?;
+            Some(Fields {
+                localization: list(normalize_boxes(b)),
+                count: None,
+                path: None,
+                binary: Some(PyValue::List(vec![PyValue::Bool(feasibility(p))])),
+            })
+        }
+    }
+}
+
+fn marker(s: &str) -> PyValue {
+    PyValue::List(vec![PyValue::Str(s.into())])
+}
+
+/// Formats one raw record.
+pub fn format_record(record: &PyValue, opts: &FormatOptions) -> Formatted {
+    let response = match record.get("response") {
+        Some(PyValue::Str(s)) => Some(s.clone()),
+        None | Some(PyValue::None) => Some(String::new()),
+        _ => None,
+    };
+    let images = image_paths(record);
+    let (cat, ty) = detect_task(&images);
+    let fam = family(cat, ty.as_deref());
+    let mut failure = None;
+    let fields = match fam {
+        Some(f) => {
+            let parsed = match &response {
+                Some(text) => extract_object(text, &keys(f), opts.dialect)
+                    .and_then(|obj| task_fields(f, &obj).ok_or(Failure::KeysMissing)),
+                None => Err(Failure::Empty),
+            };
+            match parsed {
+                Ok(fields) => Some(fields),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    let required = |which: usize| -> bool {
+        matches!(
+            (fam, which),
+            (Some(Family::Tl | Family::Counted), 0 | 1)
+                | (Some(Family::GroundOrAffordance), 0)
+                | (Some(Family::Path), 2)
+                | (Some(Family::Placement), 0 | 3)
+        )
+    };
+    let field = |which: usize, value: Option<&Option<PyValue>>| -> PyValue {
+        if !required(which) {
+            return marker(NOT_REQUIRED);
+        }
+        match value {
+            Some(Some(v)) => v.clone(),
+            _ => marker(NVR),
+        }
+    };
+    let f = fields.as_ref();
+    let is_path =
+        cat == Some(NAVIGATION) && ty.as_deref().is_some_and(|t| t.starts_with("FeasiblePath"));
+    let format_type = opts.format_type.clone().unwrap_or_else(|| {
+        if is_path {
+            "point".into()
+        } else {
+            "bbox".into()
+        }
+    });
+    let str_list =
+        |v: Option<&str>| PyValue::List(v.map(|s| PyValue::Str(s.into())).into_iter().collect());
+    let gt = derive_gt_path(&images, ty.as_deref());
+    let rec = PyValue::Dict(vec![
+        ("task_category".into(), str_list(cat)),
+        ("task_type".into(), str_list(ty.as_deref())),
+        ("format_type".into(), str_list(Some(&format_type))),
+        (
+            "coordinate_system".into(),
+            str_list(Some(&opts.coordinate_system)),
+        ),
+        (
+            "formatted_response_localization".into(),
+            field(0, f.map(|f| &f.localization)),
+        ),
+        (
+            "formatted_response_count".into(),
+            field(1, f.map(|f| &f.count)),
+        ),
+        (
+            "formatted_response_path".into(),
+            field(2, f.map(|f| &f.path)),
+        ),
+        (
+            "formatted_response_binary".into(),
+            field(3, f.map(|f| &f.binary)),
+        ),
+        (
+            "images".into(),
+            PyValue::List(images.iter().map(|s| PyValue::Str(s.clone())).collect()),
+        ),
+        (
+            "ground_truth".into(),
+            PyValue::Dict(vec![("gt_json_path".into(), str_list(gt.as_deref()))]),
+        ),
+    ]);
+    Formatted {
+        record: rec,
+        failure,
+        response: response.unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(resp: &str, image: &str) -> PyValue {
+        let rec = PyValue::Dict(vec![
+            ("response".into(), PyValue::Str(resp.into())),
+            (
+                "images".into(),
+                PyValue::List(vec![PyValue::Dict(vec![(
+                    "path".into(),
+                    PyValue::Str(image.into()),
+                )])]),
+            ),
+        ]);
+        format_record(&rec, &FormatOptions::default()).record
+    }
+
+    const TL_IMG: &str = "d/EPIC_Bench/TargetLocalization/BasicAttributes/Color/s/s_image.jpg";
+    const FP_IMG: &str = "EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Ego/s/s_image.jpg";
+
+    #[test]
+    fn box_shapes() {
+        let r = fmt(
+            r#"{"number_of_objects": 1, "bounding_boxes": [[[1, 2], [3, 4]], [[5, 6, 7, 8]], [1, 2, 3, 4, 5], {"x": 1}, ["9", true, 1.5, 2.0]]}"#,
+            TL_IMG,
+        );
+        assert_eq!(
+            pyjson::dumps(r.get("formatted_response_localization").unwrap()),
+            "[[1, 2, 3, 4], [5, 6, 7, 8], [9, 1, 1.5, 2]]"
+        );
+        assert_eq!(
+            pyjson::dumps(r.get("formatted_response_binary").unwrap()),
+            r#"["Not Required"]"#
+        );
+    }
+
+    #[test]
+    fn flat_box_gives_empty_list() {
+        let r = fmt(
+            r#"{"number_of_objects": 1, "bounding_boxes": [1, 2, 3, 4]}"#,
+            TL_IMG,
+        );
+        assert_eq!(
+            pyjson::dumps(r.get("formatted_response_localization").unwrap()),
+            "[]"
+        );
+    }
+
+    #[test]
+    fn paths_need_three_points() {
+        let r = fmt(r#"{"points": [[1, 2], [3, 4]]}"#, FP_IMG);
+        assert_eq!(
+            pyjson::dumps(r.get("formatted_response_path").unwrap()),
+            r#"["No Valid Response"]"#
+        );
+        assert_eq!(pyjson::dumps(r.get("format_type").unwrap()), r#"["point"]"#);
+    }
+
+    #[test]
+    fn gt_path_for_visual_matching() {
+        let p = vec![
+            "x/EPIC_Bench/Navigation/VisualMatching/v/a_image.jpg".to_string(),
+            "x/EPIC_Bench/Navigation/VisualMatching/v/a_reference_area_overlay.png".to_string(),
+            "x/EPIC_Bench/Navigation/VisualMatching/v/b_image.jpg".to_string(),
+        ];
+        assert_eq!(
+            derive_gt_path(&p, Some("VisualMatching")).as_deref(),
+            Some("x/EPIC_Bench/Navigation/VisualMatching/v/a__b_mask_rle.json")
+        );
+    }
+
+    #[test]
+    fn counts_follow_int() {
+        let c =
+            |resp: &str| pyjson::dumps(fmt(resp, TL_IMG).get("formatted_response_count").unwrap());
+        assert_eq!(c(r#"{"number_of_objects": 1.9}"#), "[1]");
+        assert_eq!(c(r#"{"number_of_objects": "2"}"#), "[2]");
+        assert_eq!(
+            c(r#"{"number_of_objects": "2.0"}"#),
+            r#"["No Valid Response"]"#
+        );
+    }
+}

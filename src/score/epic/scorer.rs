@@ -1,0 +1,486 @@
+//! One std_format record → one official per-sample result (§2.1, §11):
+//! task dispatch, GT fields, component scores, weights, errors, the
+//! invalid flag, and the quirks that decided the score.
+
+use serde_json::{json, Map, Value};
+
+use super::coords::{parse_mode, ModeRequest};
+use super::count::{score_binary, score_count};
+use super::gt::{lookup, parse_count, parse_feasibility, parse_flag, GtCache, GtFile};
+use super::localization::{score_localization, LocInput, LocOutcome};
+use super::path::{score_path, PathInput, Perspective};
+use super::prediction::is_wrapped_sentinel;
+use super::pyvalue::{PyError, PyValue};
+use super::taxonomy::{components, resolve_leaf, tl_leaf, Leaf, TL_GROUPS};
+
+/// Scoring options for one run.
+#[derive(Debug, Clone, Default)]
+pub struct ScoreOptions {
+    /// `--coord-mode`: overwrites every sample's `coordinate_system`.
+    pub coord_override: Option<String>,
+    /// Corrected mode: list-wrapped failure markers are honoured.
+    pub corrected: bool,
+}
+
+/// A quirk of the official code that applied to a sample.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Quirk {
+    /// A list-wrapped "No Valid Response" was parsed as data (§5 QUIRK).
+    WrappedSentinelParsed { field: &'static str },
+    /// The GT file was not found, so the GT counted as empty (§14 item 2).
+    MissingGtFile,
+    /// "`gt_count == 0` forces the GT to empty even if mask pixels exist."
+    GtCountZeroWithPixels,
+    /// GT instances of another size were dropped from the union.
+    DroppedGtInstances(usize),
+    /// One out-of-image box switched the whole sample to 0–1000.
+    AutoSwitchedTo1000,
+    /// The official code samples 1000 random pixels per region here.
+    ExoSampledDistance,
+    /// Un-suffixed `FeasiblePath` on Exo data scored as first person.
+    UnsuffixedFeasiblePathOnExo,
+    /// The path collapsed to fewer than 2 points: 0 but not invalid.
+    PathCollapsed,
+    /// A decode failure error is not counted as invalid (lowercase
+    /// "missing").
+    DecodeFailureNotInvalid,
+    /// The formatter rejected the reply ("No Valid Response").
+    FormatterRejected(&'static str),
+}
+
+impl Quirk {
+    /// A short machine-readable name.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Quirk::WrappedSentinelParsed { .. } => "wrapped_sentinel_parsed",
+            Quirk::MissingGtFile => "missing_gt_file",
+            Quirk::GtCountZeroWithPixels => "gt_count_zero_with_pixels",
+            Quirk::DroppedGtInstances(_) => "dropped_gt_instances",
+            Quirk::AutoSwitchedTo1000 => "auto_switched_to_0_1000",
+            Quirk::ExoSampledDistance => "exo_sampled_distance",
+            Quirk::UnsuffixedFeasiblePathOnExo => "unsuffixed_feasiblepath_on_exo",
+            Quirk::PathCollapsed => "path_collapsed",
+            Quirk::DecodeFailureNotInvalid => "decode_failure_not_invalid",
+            Quirk::FormatterRejected(_) => "formatter_rejected",
+        }
+    }
+
+    /// A sentence for people.
+    pub fn describe(&self) -> String {
+        match self {
+            Quirk::WrappedSentinelParsed { field } => format!(
+                "{field}: the formatter's [\"No Valid Response\"] was read as data, not as a failure"
+            ),
+            Quirk::MissingGtFile => "GT file missing: the GT counted as empty".into(),
+            Quirk::GtCountZeroWithPixels => "GT count 0 made the GT empty although the mask has pixels".into(),
+            Quirk::DroppedGtInstances(n) => format!("{n} GT instance(s) of another size dropped from the union"),
+            Quirk::AutoSwitchedTo1000 => "a value beyond max(H, W) switched every box of the sample to the 0-1000 scale".into(),
+            Quirk::ExoSampledDistance => "official start-goal distance samples random pixels here; exact minimum used".into(),
+            Quirk::UnsuffixedFeasiblePathOnExo => "task type FeasiblePath on Exo data scored as first person".into(),
+            Quirk::PathCollapsed => "path collapsed below 2 points: 0 without being flagged invalid".into(),
+            Quirk::DecodeFailureNotInvalid => "GT decode failure is not counted as invalid".into(),
+            Quirk::FormatterRejected(why) => format!("formatter gave \"No Valid Response\": {why}"),
+        }
+    }
+}
+
+/// One sample's result, in the official shape plus diagnostics.
+#[derive(Debug, Clone)]
+pub struct SampleResult {
+    pub index: usize,
+    /// `task_category[0]` as written ("" when absent).
+    pub task_category: String,
+    pub task_type: String,
+    pub score: f64,
+    pub score_details: Map<String, Value>,
+    pub response_details: Map<String, Value>,
+    pub gt_json_path: Value,
+    pub error: Option<String>,
+    pub invalid_response: bool,
+    /// Mirrors the official `ScoreResult.metric_details`.
+    pub metric_details: Map<String, Value>,
+    pub quirks: Vec<Quirk>,
+    /// The summary leaf (by_type / by_group key), if resolved.
+    pub leaf: Option<&'static Leaf>,
+    /// `gt_json_path[0]`, if any.
+    pub gt_path: Option<String>,
+    /// Whether the GT file was found.
+    pub gt_found: bool,
+}
+
+impl SampleResult {
+    /// The official per-sample object of `details.by_samples`.
+    pub fn to_official_json(&self) -> Value {
+        json!({
+            "index": self.index,
+            "task_category": self.task_category,
+            "task_type": self.task_type,
+            "score": self.score,
+            "score_details": self.score_details,
+            "response_details": self.response_details,
+            "ground_truth": {"gt_json_path": self.gt_json_path},
+            "error": self.error,
+            "invalid_response": self.invalid_response,
+        })
+    }
+}
+
+fn first_str(rec: &PyValue, key: &str) -> Option<String> {
+    match rec.get(key)?.first()? {
+        PyValue::Str(s) => Some(s.clone()),
+        PyValue::None => None,
+        other => Some(other.py_str()),
+    }
+}
+
+fn score_details(
+    loc: (f64, f64),
+    cnt: (f64, f64),
+    path: (f64, f64),
+    bin: (f64, f64),
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("localization_score".into(), json!(loc.0));
+    m.insert("count_score".into(), json!(cnt.0));
+    m.insert("path_score".into(), json!(path.0));
+    m.insert("binary_score".into(), json!(bin.0));
+    m.insert("weight_localization".into(), json!(loc.1));
+    m.insert("weight_count".into(), json!(cnt.1));
+    m.insert("weight_path".into(), json!(path.1));
+    m.insert("weight_binary".into(), json!(bin.1));
+    m
+}
+
+enum Task {
+    /// Localization + count (TL, CR, VM), with the field names.
+    Counted {
+        mask: &'static str,
+        count: &'static str,
+        precise: &'static [&'static str],
+        fixed_half: bool,
+    },
+    LocOnly(&'static str),
+    Path(Perspective),
+    Placement,
+}
+
+fn task_of(category: &str, ty: &str) -> Option<Task> {
+    const P: &[&str] = &["precise_count"];
+    match category {
+        "TargetLocalization" if tl_leaf(ty).is_some() || TL_GROUPS.contains(&ty) => {
+            Some(Task::Counted {
+                mask: "masklet_target",
+                count: "count_target_instance",
+                precise: P,
+                fixed_half: false,
+            })
+        }
+        "Navigation" => match ty {
+            "GroundDetection" => Some(Task::LocOnly("masklet_ground")),
+            "VisualMatching" => Some(Task::Counted {
+                mask: "masklet_matching_area",
+                count: "count_matching_area",
+                precise: &["precise_count", "Precise_Count"],
+                fixed_half: true,
+            }),
+            "FeasiblePath_Exo" => Some(Task::Path(Perspective::Third)),
+            "FeasiblePath_Ego" | "FeasiblePath" => Some(Task::Path(Perspective::First)),
+            _ => None,
+        },
+        "Manipulation" => match ty {
+            "AffordanceRegion" | "Affordance" => Some(Task::LocOnly("masklet_affordance_region")),
+            "PlacementRegion" | "Placement" => Some(Task::Placement),
+            "ContactRelationship"
+            | "ContactRelationship_TypeOne"
+            | "ContactRelationship_TypeTwo"
+            | "ContactRelationship_TypeThree" => Some(Task::Counted {
+                mask: "masklet_contact_target",
+                count: "count_contact_target",
+                precise: P,
+                fixed_half: false,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Scores one std record.
+pub fn score_record(
+    index: usize,
+    rec: &PyValue,
+    gt: &mut GtCache,
+    opts: &ScoreOptions,
+) -> SampleResult {
+    let category = first_str(rec, "task_category").unwrap_or_default();
+    let ty = first_str(rec, "task_type").unwrap_or_default();
+    let gt_path = rec
+        .get("ground_truth")
+        .and_then(|g| g.get("gt_json_path"))
+        .and_then(PyValue::first)
+        .and_then(PyValue::as_str)
+        .map(str::to_string);
+    let gt_json_path = rec
+        .get("ground_truth")
+        .and_then(|g| g.get("gt_json_path"))
+        .map_or(json!([]), PyValue::to_json);
+    let leaf = resolve_leaf(&category, &ty, gt_path.as_deref().unwrap_or(""));
+    let file = gt_path.as_deref().and_then(|p| gt.load(p));
+    let mut res = SampleResult {
+        index,
+        task_category: category.clone(),
+        task_type: ty.clone(),
+        score: 0.0,
+        score_details: Map::new(),
+        response_details: Map::new(),
+        gt_json_path,
+        error: None,
+        invalid_response: false,
+        metric_details: Map::new(),
+        quirks: Vec::new(),
+        leaf,
+        gt_path: gt_path.clone(),
+        gt_found: file.is_some(),
+    };
+    let Some(task) = task_of(&category, &ty) else {
+        res.score_details.insert(
+            "message".into(),
+            json!("No scorer registered for this task (placeholder)."),
+        );
+        return res;
+    };
+    if file.is_none() {
+        res.quirks.push(Quirk::MissingGtFile);
+    }
+    match evaluate(&task, rec, file.as_deref(), opts, &mut res, &ty) {
+        Ok(()) => {}
+        Err(e) => {
+            res.score = 0.0;
+            res.error = Some(e.to_official_string());
+            res.invalid_response = true;
+            res.score_details = Map::new();
+            res.response_details = Map::new();
+            res.metric_details = Map::new();
+        }
+    }
+    res
+}
+
+fn evaluate(
+    task: &Task,
+    rec: &PyValue,
+    file: Option<&GtFile>,
+    opts: &ScoreOptions,
+    res: &mut SampleResult,
+    ty: &str,
+) -> Result<(), PyError> {
+    let inline = rec.get("ground_truth");
+    let format_type = first_str(rec, "format_type").unwrap_or_else(|| "bbox".into());
+    let mode_name = match &opts.coord_override {
+        Some(m) => m.clone(),
+        None => first_str(rec, "coordinate_system")
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "auto".into()),
+    };
+    let mode: ModeRequest = parse_mode(&mode_name);
+    let field = |k: &str| rec.get(k);
+    let hw = opts.corrected;
+    let get = |k: &str| lookup(file, inline, k);
+    let resolved_name: Option<String>;
+    let mut errors: Vec<&'static str> = Vec::new();
+    let note_wrapped = |res: &mut SampleResult, key: &'static str, label: &'static str| {
+        if !hw && is_wrapped_sentinel(rec.get(key)).is_some() {
+            res.quirks
+                .push(Quirk::WrappedSentinelParsed { field: label });
+        }
+    };
+    let loc_notes = |res: &mut SampleResult, l: &LocOutcome| {
+        if l.gt_count_zero_with_pixels {
+            res.quirks.push(Quirk::GtCountZeroWithPixels);
+        }
+        if l.dropped_gt_instances > 0 {
+            res.quirks
+                .push(Quirk::DroppedGtInstances(l.dropped_gt_instances));
+        }
+        if l.flipped_to_1000 {
+            res.quirks.push(Quirk::AutoSwitchedTo1000);
+        }
+        if l.error == Some(super::localization::ERR_GT_DECODE) {
+            res.quirks.push(Quirk::DecodeFailureNotInvalid);
+        }
+    };
+    let resolved_of = |l: &LocOutcome| -> Option<String> {
+        if l.mask_mode {
+            Some("n/a".into())
+        } else {
+            l.resolved.map(|m| m.name().to_string())
+        }
+    };
+    match task {
+        Task::Counted {
+            mask,
+            count,
+            precise,
+            fixed_half,
+        } => {
+            let gt_count = parse_count(get(count))?;
+            let precise_v = parse_flag(&precise.iter().map(|k| get(k)).collect::<Vec<_>>());
+            let cid = parse_flag(&[get("count_in_description")]);
+            let loc = score_localization(&LocInput {
+                pred: field("formatted_response_localization"),
+                gt_field: get(mask),
+                format_type: &format_type,
+                mode,
+                mode_name: &mode_name,
+                gt_count,
+                honour_wrapped: hw,
+            });
+            let cnt = score_count(
+                field("formatted_response_count"),
+                gt_count,
+                precise_v,
+                cid,
+                hw,
+            )?;
+            let w_cnt = if *fixed_half {
+                0.5
+            } else if cid {
+                0.1
+            } else if precise_v {
+                0.5
+            } else {
+                0.3
+            };
+            let w_loc = if *fixed_half { 0.5 } else { 1.0 - w_cnt };
+            res.score = w_loc * loc.score + w_cnt * cnt.score;
+            res.score_details = score_details(
+                (loc.score, w_loc),
+                (cnt.score, w_cnt),
+                (0.0, 0.0),
+                (0.0, 0.0),
+            );
+            errors.extend(loc.error);
+            errors.extend(cnt.error);
+            note_wrapped(res, "formatted_response_localization", "localization");
+            note_wrapped(res, "formatted_response_count", "count");
+            loc_notes(res, &loc);
+            resolved_name = resolved_of(&loc);
+            if !loc.details.is_empty() {
+                res.metric_details
+                    .insert("localization".into(), Value::Object(loc.details));
+            }
+            if !cnt.details.is_empty() {
+                res.metric_details
+                    .insert("count".into(), Value::Object(cnt.details));
+            }
+        }
+        Task::LocOnly(mask) => {
+            let loc = score_localization(&LocInput {
+                pred: field("formatted_response_localization"),
+                gt_field: get(mask),
+                format_type: &format_type,
+                mode,
+                mode_name: &mode_name,
+                gt_count: None,
+                honour_wrapped: hw,
+            });
+            res.score = loc.score;
+            res.score_details = score_details((loc.score, 1.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
+            errors.extend(loc.error);
+            note_wrapped(res, "formatted_response_localization", "localization");
+            loc_notes(res, &loc);
+            resolved_name = resolved_of(&loc);
+            if !loc.details.is_empty() {
+                res.metric_details
+                    .insert("localization".into(), Value::Object(loc.details));
+            }
+        }
+        Task::Placement => {
+            let loc = score_localization(&LocInput {
+                pred: field("formatted_response_localization"),
+                gt_field: get("masklet_placement_region"),
+                format_type: &format_type,
+                mode,
+                mode_name: &mode_name,
+                gt_count: None,
+                honour_wrapped: hw,
+            });
+            let gt_bin =
+                parse_feasibility(&[get("placement_feasibility"), get("placement_feasible")]);
+            let bin = score_binary(field("formatted_response_binary"), gt_bin, hw);
+            res.score = 0.5 * loc.score + 0.5 * bin.score;
+            res.score_details =
+                score_details((loc.score, 0.5), (0.0, 0.0), (0.0, 0.0), (bin.score, 0.5));
+            errors.extend(loc.error);
+            errors.extend(bin.error);
+            note_wrapped(res, "formatted_response_localization", "localization");
+            note_wrapped(res, "formatted_response_binary", "binary");
+            loc_notes(res, &loc);
+            resolved_name = resolved_of(&loc);
+            if !loc.details.is_empty() {
+                res.metric_details
+                    .insert("localization".into(), Value::Object(loc.details));
+            }
+            if !bin.details.is_empty() {
+                res.metric_details
+                    .insert("binary".into(), Value::Object(bin.details));
+            }
+        }
+        Task::Path(perspective) => {
+            let p = score_path(&PathInput {
+                pred: field("formatted_response_path"),
+                walkable: get("masklet_path"),
+                target: get("masklet_target_area"),
+                perspective: *perspective,
+                mode,
+                mode_name: &mode_name,
+                honour_wrapped: hw,
+            });
+            res.score = p.score;
+            res.score_details = score_details((0.0, 0.0), (0.0, 0.0), (p.score, 1.0), (0.0, 0.0));
+            errors.extend(p.error);
+            note_wrapped(res, "formatted_response_path", "path");
+            if p.sampled_distance {
+                res.quirks.push(Quirk::ExoSampledDistance);
+            }
+            if p.collapsed {
+                res.quirks.push(Quirk::PathCollapsed);
+            }
+            if p.error == Some(super::path::ERR_WALKABLE) {
+                res.quirks.push(Quirk::DecodeFailureNotInvalid);
+            }
+            let on_exo = res
+                .gt_path
+                .as_deref()
+                .is_some_and(|g| components(g).contains(&"FeasiblePath_Exo"));
+            if ty == "FeasiblePath" && on_exo {
+                res.quirks.push(Quirk::UnsuffixedFeasiblePathOnExo);
+            }
+            resolved_name = p.resolved.map(|m| m.name().to_string());
+            if !p.details.is_empty() {
+                res.metric_details
+                    .insert("path".into(), Value::Object(p.details));
+            }
+        }
+    }
+    let joined = errors.join("; ");
+    res.invalid_response = ["No Valid Response", "No path points parsed", "Missing"]
+        .iter()
+        .any(|s| joined.contains(s));
+    res.error = (!joined.is_empty()).then_some(joined);
+    let rd = &mut res.response_details;
+    rd.insert("format_type".into(), json!(format_type));
+    rd.insert(
+        "coordinate_system".into(),
+        json!(resolved_name.unwrap_or(mode_name)),
+    );
+    for k in [
+        "formatted_response_localization",
+        "formatted_response_count",
+        "formatted_response_path",
+        "formatted_response_binary",
+    ] {
+        rd.insert(k.into(), rec.get(k).map_or(Value::Null, PyValue::to_json));
+    }
+    Ok(())
+}
