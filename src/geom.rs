@@ -29,7 +29,7 @@ impl ScaledPoint {
     /// ```
     pub fn new(x: i64, y: i64) -> Option<Self> {
         let on_scale = |v: i64| (0..=i64::from(SCALE_MAX)).contains(&v);
-        (on_scale(x) && on_scale(y)).then(|| ScaledPoint {
+        (on_scale(x) && on_scale(y)).then_some(ScaledPoint {
             x: x as u32,
             y: y as u32,
         })
