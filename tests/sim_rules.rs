@@ -543,3 +543,77 @@ fn a_task_not_in_the_bundle_can_be_played_on_the_device() {
         .unwrap();
     assert!(step.terminated);
 }
+
+#[test]
+fn a_switch_to_the_view_already_shown_changes_nothing() {
+    let s = last(&kettle(), "boil", &["Switch_view(params=[front])"]);
+    assert_eq!(s.outcome, Outcome::ViewSwitch);
+    assert_eq!(
+        (s.view_before.as_str(), s.view_after.as_str()),
+        ("front", "front")
+    );
+    assert_eq!(s.feedback, "You are already looking at the front view.");
+}
+
+#[test]
+fn a_switch_with_a_point_from_a_view_that_is_not_the_parent_is_refused() {
+    let s = last(
+        &kettle_panel(),
+        "boil",
+        &[
+            "Switch_view(params=[back])",
+            &format!("Switch_view(coord={})", power_front()),
+        ],
+    );
+    assert_eq!(s.outcome, Outcome::Notification);
+    assert_eq!(s.view_after, "back");
+    assert!(!s.unlocked_after);
+}
+
+#[test]
+fn a_switch_into_the_region_once_unlocked_is_an_ordinary_switch() {
+    let p = format!("Switch_view(coord={})", power_front());
+    let steps = play(
+        &kettle_panel(),
+        "boil",
+        &[&p, "Switch_view(params=[front])", &p],
+    );
+    assert_eq!(steps[0].outcome, Outcome::Unlock);
+    assert_eq!(steps[1].outcome, Outcome::ViewSwitch);
+    assert_eq!(steps[2].outcome, Outcome::ViewSwitch);
+    assert_eq!(steps[2].view_after, "dashboard");
+}
+
+#[test]
+fn passive_unlock_happens_whatever_the_physical_action() {
+    for verb in ["Press", "Pull", "Rotate", "Grasp"] {
+        let s = last(
+            &kettle_panel(),
+            "boil",
+            &[&format!("{verb}(coord={})", power_front())],
+        );
+        assert_eq!(s.outcome, Outcome::Unlock, "{verb}");
+        assert_eq!(s.state_after, "Standby");
+    }
+}
+
+#[test]
+fn the_dashboard_region_only_matters_while_locked_and_only_in_its_parent_view() {
+    // The back view has the power button at its own place; the front
+    // region's coordinates there are just a point on the back picture.
+    let s = last(
+        &kettle_panel(),
+        "boil",
+        &["Switch_view(params=[back])", &push_power("1")],
+    );
+    assert_ne!(s.outcome, Outcome::Unlock);
+    assert!(!s.unlocked_after);
+}
+
+#[test]
+fn a_physical_action_in_an_axonometric_view_is_refused_before_the_dashboard_rule() {
+    // Rule 2 comes before rule 3: nothing unlocks from an axonometric view.
+    let s = last(&kettle_panel(), "boil_from_angle", &[&push_power("1")]);
+    assert_eq!(s.outcome, Outcome::Notification);
+    assert!(!s.unlocked_after);
+}

@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use crate::agents::{run_tasks, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
 use crate::bundle::load_path;
-use crate::sim::Settings;
+use crate::sim::{Settings, Trajectory};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,8 +29,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
     let spec = AgentSpec::parse(&args.agent)?;
+    let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut settings = Settings::with_lambda(args.lambda);
     settings.agent = args.agent.trim().to_string();
     let mut agent: Box<dyn Agent + '_> = match &spec {
@@ -47,11 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let trajectories = run_tasks(&bundle, args.task.as_deref(), agent.as_mut(), &settings)?;
 
-    let mut out = String::new();
-    for t in &trajectories {
-        out.push_str(&t.to_json_line()?);
-        out.push('\n');
-    }
+    let out = Trajectory::to_json_lines(&trajectories)?;
     std::fs::write(&args.out, out).with_context(|| format!("writing {}", args.out.display()))?;
 
     let mut stdout = std::io::stdout().lock();

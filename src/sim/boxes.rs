@@ -110,6 +110,11 @@ pub(crate) fn smallest_containing<'a, T>(
 
 /// `[x, y, w, h, W, H]` as a top-left box in pixels of a `width` × `height`
 /// image. A declared size of zero is taken as the real size.
+///
+/// **Decision:** x, y is the top-left corner (the COCO convention); the
+/// published description does not say, so the manifest may declare
+/// `"bbox_origin": "center"` for data that means the centre. If the view
+/// image's real size differs from W×H, boxes are scaled to it.
 pub fn pixel_box(coordinate: [f64; 6], origin: BboxOrigin, width: u32, height: u32) -> PixelBox {
     let [x, y, w, h, declared_w, declared_h] = coordinate;
     let (x, y) = match origin {

@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
 use thiserror::Error;
 
 use crate::bundle::{logic_hash, Bundle, Task};
 
 use super::action::parse_action;
 use super::device::Device;
+use super::observation::{ImageRef, Info, Observation, Step};
 use super::outcome::Outcome;
 use super::planner::{ideal_path, plan, Node, PlanError};
 use super::rules::{apply, switchable_views};
@@ -48,60 +48,6 @@ pub enum SimError {
     /// A goal cannot be reached along the ideal path.
     #[error("task \"{task}\": {source}")]
     Unreachable { task: String, source: PlanError },
-}
-
-/// What the image shown is, for whoever renders or sends it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ImageRef {
-    pub view: String,
-    pub width: u32,
-    pub height: u32,
-}
-
-/// What the agent sees at a step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Observation {
-    /// The current view's name.
-    pub view: String,
-    /// The current view's picture.
-    pub image: ImageRef,
-    /// The views the agent may switch to (a locked dashboard is not listed).
-    pub views: Vec<String>,
-    /// The feedback of the previous action (none at the start).
-    pub feedback: Option<String>,
-    /// The current goal's instruction (none once every goal is reached).
-    pub instruction: Option<String>,
-}
-
-/// Diagnostics, never shown to the agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Info {
-    pub state: String,
-    pub view: String,
-    pub dashboard_unlocked: bool,
-    pub goal_index: usize,
-    pub goals_total: usize,
-    pub steps: u32,
-    /// Global budget left: B_global − steps.
-    pub budget_global: u32,
-    pub budget_global_total: u32,
-    pub budget_local: u32,
-    /// C_opt of the current goal from where it began.
-    pub c_opt: Option<u32>,
-    /// The outcome of the last step (none after reset).
-    pub outcome: Option<Outcome>,
-}
-
-/// What one step returns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Step {
-    pub observation: Observation,
-    pub feedback: String,
-    /// Every goal was reached.
-    pub terminated: bool,
-    /// A budget ran out first.
-    pub truncated: bool,
-    pub info: Info,
 }
 
 /// The mutable part of an episode after a reset.
@@ -287,7 +233,15 @@ impl<'b> Episode<'b> {
         Ok((self.observation_of(run), self.info_of(run)))
     }
 
-    /// Plays one action (the text an agent wrote).
+    /// Plays one action (the text an agent wrote): the rules of section 2,
+    /// then goals, then budgets (one step each, valid or not; on reaching a
+    /// goal the local budget becomes max(B_local, λ · C_opt of the next goal
+    /// from where the device now is)). The episode is terminated when every
+    /// goal is reached, truncated when the steps reach B_global or B_local
+    /// reaches 0. **Decision (spec silent):** reaching the last goal on the
+    /// step that exhausts a budget terminates; it does not also truncate.
+    ///
+    /// Errors only on misuse: before `reset`, or after the episode ended.
     pub fn step(&mut self, action_text: &str) -> Result<Step, SimError> {
         let mut run = self.run.take().ok_or(SimError::NotReset)?;
         if run.terminated || run.truncated {
@@ -304,8 +258,12 @@ impl<'b> Episode<'b> {
         let effect = apply(&self.device, before, &parsed);
         let goal_before = run.goal_index;
 
-        // Goals: each state entered during the step, in order, may reach
-        // the current goal; with none entered, the state the device is in.
+        // Goals. A goal is reached when the device is in its state after a
+        // step, "**Decision:** or passes through it during that step's
+        // immediate chain". Each state entered during the step, in order,
+        // may reach the current goal (so one step may reach several goals,
+        // in order; out of order counts for nothing); with none entered,
+        // the state the device stays in.
         let mut reached = Vec::new();
         let seq: &[usize] = if effect.entered.is_empty() {
             std::slice::from_ref(&effect.to.state)

@@ -8,6 +8,7 @@
 //! - [`outcome`]: what a step turned out to be, and the words for it.
 //! - [`planner`]: C_opt and optimal paths.
 //! - [`episode`]: `reset` / `step`, goals and budgets.
+//! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`trajectory`]: the record, JSON Lines, and replay.
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod boxes;
 pub mod device;
 pub mod episode;
 pub mod matching;
+pub mod observation;
 pub mod outcome;
 pub mod planner;
 pub mod rules;
@@ -33,7 +35,8 @@ pub mod trajectory;
 pub use action::{parse_action, Action, ActionKind, ParseError};
 pub use boxes::{ComponentBox, ComponentBoxIndex};
 pub use device::Device;
-pub use episode::{Episode, ImageRef, Info, Observation, SimError, Step};
+pub use episode::{Episode, SimError};
+pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
 pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

@@ -151,6 +151,16 @@ impl Trajectory {
         serde_json::from_str(line)
     }
 
+    /// Episodes as a JSON Lines file: one line each, each ending in `\n`.
+    pub fn to_json_lines(trajectories: &[Trajectory]) -> Result<String, serde_json::Error> {
+        let mut out = String::new();
+        for t in trajectories {
+            out.push_str(&t.to_json_line()?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
     /// The action texts, in order.
     pub fn actions(&self) -> impl Iterator<Item = &str> {
         self.steps.iter().map(|s| s.action.as_str())
