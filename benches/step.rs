@@ -109,5 +109,17 @@ fn step(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, step);
+/// The parser alone, over the same texts, for the breakdown.
+fn parse(c: &mut Criterion) {
+    let mut i = 0usize;
+    c.bench_function("parse_action", |b| {
+        b.iter(|| {
+            let text = CYCLE[i % CYCLE.len()];
+            i += 1;
+            black_box(knoblab::sim::parse_action(black_box(text)))
+        })
+    });
+}
+
+criterion_group!(benches, step, parse);
 criterion_main!(benches);
