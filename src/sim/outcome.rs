@@ -94,13 +94,19 @@ The panel can now be seen up close: switch to the {view} view."
         )
     }
 
-    /// Ends a text with a period unless it already ends a sentence.
-    pub fn sentence(text: &str) -> String {
+    /// Appends a text as a sentence (space-separated, ending with a period
+    /// unless it already ends one); empty texts add nothing.
+    pub fn push_sentence(out: &mut String, text: &str) {
         let t = text.trim();
-        if t.is_empty() || t.ends_with(['.', '!', '?']) {
-            t.to_string()
-        } else {
-            format!("{t}.")
+        if t.is_empty() {
+            return;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(t);
+        if !t.ends_with(['.', '!', '?']) {
+            out.push('.');
         }
     }
 }

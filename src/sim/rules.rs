@@ -145,24 +145,20 @@ fn fire<'b>(device: &Device<'b>, at: Node, t: &'b crate::bundle::Transition) -> 
         return Effect::stay(at, Outcome::Null, feedback::NULL.to_string());
     };
     let dangerous = chain.entered.iter().any(|&s| device.states[s].error);
-    let mut parts: Vec<String> = Vec::with_capacity(chain.texts.len() + 1);
+    let mut text = String::with_capacity(160);
     if dangerous {
-        parts.push(feedback::DANGEROUS.to_string());
+        feedback::push_sentence(&mut text, feedback::DANGEROUS);
     }
-    parts.extend(
-        chain
-            .texts
-            .iter()
-            .map(|t| feedback::sentence(t))
-            .filter(|t| !t.is_empty()),
-    );
+    for t in &chain.texts {
+        feedback::push_sentence(&mut text, t);
+    }
     Effect {
         outcome: if dangerous {
             Outcome::Dangerous
         } else {
             Outcome::Transition
         },
-        feedback: parts.join(" "),
+        feedback: text,
         to: Node { state: end, ..at },
         entered: chain.entered,
         component: None,
