@@ -110,3 +110,45 @@ The panel can now be seen up close: switch to the {view} view."
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    #[test]
+    fn outcomes_are_written_with_the_published_names() {
+        let all = [
+            Outcome::Transition,
+            Outcome::Hint,
+            Outcome::Null,
+            Outcome::Notification,
+            Outcome::InvalidWait,
+            Outcome::ViewSwitch,
+            Outcome::Unlock,
+            Outcome::Dangerous,
+        ];
+        let names: Vec<String> = all
+            .iter()
+            .map(|o| serde_json::to_string(o).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "\"transition\"",
+                "\"hint\"",
+                "\"null\"",
+                "\"notification\"",
+                "\"invalid_wait\"",
+                "\"view_switch\"",
+                "\"unlock\"",
+                "\"dangerous\""
+            ]
+        );
+        for o in all {
+            assert_eq!(
+                format!("\"{}\"", o.as_str()),
+                serde_json::to_string(&o).unwrap_or_default()
+            );
+        }
+    }
+}
