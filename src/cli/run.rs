@@ -1,7 +1,14 @@
 //! `knoblab run`: run an agent on a bundle and write trajectories as JSON Lines.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::agents::{run_tasks, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
+use crate::bundle::load_path;
+use crate::sim::{Settings, Trajectory};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -21,6 +28,45 @@ pub struct Args {
     pub out: PathBuf,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("knoblab run")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let spec = AgentSpec::parse(&args.agent)?;
+    let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut settings = Settings::with_lambda(args.lambda);
+    settings.agent = args.agent.trim().to_string();
+    let mut agent: Box<dyn Agent + '_> = match &spec {
+        AgentSpec::Oracle => Box::new(Oracle::new(&bundle)),
+        AgentSpec::Random { seed } => {
+            settings.seed = Some(*seed);
+            Box::new(RandomAgent::new(*seed))
+        }
+        AgentSpec::Script { path } => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the script {path}"))?;
+            Box::new(ScriptAgent::from_text(&settings.agent, &text))
+        }
+    };
+    let trajectories = run_tasks(&bundle, args.task.as_deref(), agent.as_mut(), &settings)?;
+
+    let out = Trajectory::to_json_lines(&trajectories)?;
+    std::fs::write(&args.out, out).with_context(|| format!("writing {}", args.out.display()))?;
+
+    let mut stdout = std::io::stdout().lock();
+    for t in &trajectories {
+        let end = if t.terminated {
+            "solved"
+        } else if t.truncated {
+            "out of budget"
+        } else {
+            "stopped"
+        };
+        writeln!(
+            stdout,
+            "{}: {}/{} goals in {} steps ({end})",
+            t.task_id,
+            t.goals_reached,
+            t.goals_total,
+            t.steps.len()
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

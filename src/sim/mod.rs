@@ -1,5 +1,42 @@
-//! One episode of a device (`specs/devices.md` sections 2 and 3).
+//! One episode of a device (`specs/devices.md` sections 2, 3 and 5).
 //!
-//! Will hold: the action text parser, matching a point to a component,
-//! outcomes and feedback, goals, the global and local budgets, the planner
-//! that computes C_opt, and trajectory recording (section 5).
+//! - [`action`]: reading an action from a model's reply.
+//! - [`boxes`]: where each component is in each view.
+//! - [`device`]: a bundle compiled for stepping.
+//! - [`matching`]: which transition an action fires.
+//! - [`rules`]: the dynamics of one step, in the spec's order of rules.
+//! - [`outcome`]: what a step turned out to be, and the words for it.
+//! - [`planner`]: C_opt and optimal paths.
+//! - [`episode`]: `reset` / `step`, goals and budgets.
+//! - [`observation`]: what the agent sees, and the diagnostics it does not.
+//! - [`trajectory`]: the record, JSON Lines, and replay.
+//!
+//! ```
+//! # fn demo(bundle: &knoblab::bundle::Bundle) -> Result<(), knoblab::sim::SimError> {
+//! use knoblab::sim::{Episode, Settings};
+//! let mut episode = Episode::new(bundle);
+//! let (observation, _info) = episode.reset("boil", Settings::default())?;
+//! let step = episode.step("Action: Push(coord=[780, 711], params=[1])")?;
+//! println!("{} -> {}", observation.view, step.feedback);
+//! # Ok(()) }
+//! ```
+
+pub mod action;
+pub mod boxes;
+pub mod device;
+pub mod episode;
+pub mod matching;
+pub mod observation;
+pub mod outcome;
+pub mod planner;
+pub mod rules;
+pub mod trajectory;
+
+pub use action::{parse_action, Action, ActionKind, ParseError};
+pub use boxes::{ComponentBox, ComponentBoxIndex};
+pub use device::Device;
+pub use episode::{Episode, SimError};
+pub use observation::{ImageRef, Info, Observation, Step};
+pub use outcome::Outcome;
+pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
+pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

@@ -1,0 +1,206 @@
+//! The record of an episode (`specs/devices.md` section 5): JSON Lines, one
+//! episode a line, with the field names other tools read. Fields are
+//! written in declaration order (serde) and maps are ordered, so a file is
+//! byte-stable; replaying its actions reproduces it byte for byte.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::bundle::Bundle;
+
+use super::action::Action;
+use super::episode::{Episode, SimError};
+use super::outcome::Outcome;
+
+/// The budget multiplier λ when none is given.
+pub const DEFAULT_LAMBDA: u32 = 5;
+
+/// Everything a run used, written into each episode line. The simulator
+/// reads only `lambda`; the rest documents the run. Unknown keys are kept
+/// (in `extra`), so files from later versions read back unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Budget multiplier λ (default 5).
+    pub lambda: u32,
+    /// Which agent played: `oracle`, `random:7`, `script:moves.txt`, a model…
+    #[serde(default)]
+    pub agent: String,
+    /// The model's name, for a model agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The API base URL, never the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// How many past steps the agent was shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<u32>,
+    /// The image perturbation applied, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbation: Option<String>,
+    /// The seed of a random agent or of sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The version of the system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_version: Option<String>,
+    /// Anything else, in key order.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            lambda: DEFAULT_LAMBDA,
+            agent: String::new(),
+            model: None,
+            endpoint: None,
+            history: None,
+            perturbation: None,
+            seed: None,
+            prompt_version: None,
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Default settings with another λ.
+    pub fn with_lambda(lambda: u32) -> Settings {
+        Settings {
+            lambda,
+            ..Settings::default()
+        }
+    }
+}
+
+/// One step of an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The action text as the agent gave it.
+    pub action: String,
+    /// What the parser read, or null when it could not.
+    pub parsed: Option<Action>,
+    pub outcome: Outcome,
+    pub state_before: String,
+    pub state_after: String,
+    /// The states entered during the step before `state_after` (the target
+    /// of the fired transition when an immediate chain followed, and the
+    /// chain's intermediate states).
+    pub passed: Vec<String>,
+    pub view_before: String,
+    pub view_after: String,
+    pub feedback: String,
+    /// The goal current when the action was taken (0-based).
+    pub goal_index: usize,
+    /// Global budget left after the step: B_global − steps taken.
+    pub budget_global: u32,
+    /// Local budget left after the step.
+    pub budget_local: u32,
+    /// For the metrics: the component whose box won at the action's point
+    /// (physical actions that reached matching), else null.
+    pub component: Option<String>,
+    /// For the metrics: whether the dashboard was unlocked before the step.
+    pub unlocked_before: bool,
+    /// For the metrics: whether the dashboard was unlocked after the step.
+    pub unlocked_after: bool,
+    /// For the metrics: the goals (0-based) reached at this step.
+    pub goals_reached: Vec<usize>,
+    /// For the metrics (PSR): when a goal was reached and another begins,
+    /// its C_opt from where it begins.
+    pub next_goal_c_opt: Option<u32>,
+}
+
+/// One episode: one line of a trajectory file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trajectory {
+    pub bundle_id: String,
+    pub logic_hash: String,
+    pub task_id: String,
+    pub settings: Settings,
+    pub steps: Vec<StepRecord>,
+    pub goals_reached: usize,
+    pub goals_total: usize,
+    /// Every goal was reached.
+    pub terminated: bool,
+    /// A budget ran out first.
+    pub truncated: bool,
+    /// For the metrics: B_global = λ · Σ C_opt along the ideal path.
+    pub budget_global_total: u32,
+    /// For the metrics (SPL): C_opt of each goal along the ideal path from
+    /// the task's initial state and view; L_opt is their sum.
+    pub ideal_c_opt: Vec<u32>,
+    /// For the metrics (State-F1): the states on the ideal path, the
+    /// initial one first, in order of first visit.
+    pub ideal_states: Vec<String>,
+    /// For the metrics (PSR): C_opt of the first goal from the task's start
+    /// (later goals: `next_goal_c_opt` on the step that began them).
+    pub first_goal_c_opt: u32,
+}
+
+impl Trajectory {
+    /// The episode as one JSON line (no trailing newline).
+    pub fn to_json_line(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
+    /// Reads one line of a trajectory file.
+    pub fn from_json_line(line: &str) -> Result<Trajectory, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+
+    /// Episodes as a JSON Lines file: one line each, each ending in `\n`.
+    pub fn to_json_lines(trajectories: &[Trajectory]) -> Result<String, serde_json::Error> {
+        let mut out = String::new();
+        for t in trajectories {
+            out.push_str(&t.to_json_line()?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// The action texts, in order.
+    pub fn actions(&self) -> impl Iterator<Item = &str> {
+        self.steps.iter().map(|s| s.action.as_str())
+    }
+}
+
+/// Why a trajectory could not be replayed.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ReplayError {
+    /// The trajectory was recorded on another device.
+    #[error("the trajectory is of bundle {found}, not {expected}")]
+    OtherBundle { expected: String, found: String },
+    /// The device's logic changed since the trajectory was recorded.
+    #[error("the bundle's logic changed since the trajectory was recorded (hash {found}, now {expected})")]
+    ChangedLogic { expected: String, found: String },
+    /// Resetting or stepping failed.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+}
+
+/// Plays a trajectory's actions again on the bundle, with its task and
+/// settings, and returns the new record (equal to the old one, byte for
+/// byte, when the simulator is deterministic and the bundle unchanged).
+pub fn replay(bundle: &Bundle, trajectory: &Trajectory) -> Result<Trajectory, ReplayError> {
+    let mut episode = Episode::new(bundle);
+    if bundle.manifest.id != trajectory.bundle_id {
+        return Err(ReplayError::OtherBundle {
+            expected: bundle.manifest.id.clone(),
+            found: trajectory.bundle_id.clone(),
+        });
+    }
+    if episode.logic_hash() != trajectory.logic_hash {
+        return Err(ReplayError::ChangedLogic {
+            expected: episode.logic_hash().to_string(),
+            found: trajectory.logic_hash.clone(),
+        });
+    }
+    episode.reset(&trajectory.task_id, trajectory.settings.clone())?;
+    for action in trajectory.actions() {
+        episode.step(action)?;
+    }
+    Ok(episode.into_trajectory()?)
+}
