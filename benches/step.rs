@@ -7,73 +7,18 @@
 //! budget never ends it; every 1000 steps it is reset so the recorded
 //! trajectory stays small (the reset is amortised over those steps).
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use knoblab::bundle::model::{BboxOrigin, Manifest, FORMAT};
-use knoblab::bundle::{Bundle, Goal, StateMachine, Task, View, ViewImage, ViewKind, ViewSpec};
+use knoblab::bundle::Bundle;
 use knoblab::sim::{Episode, Settings};
 
+/// The kettle test bundle (`tests/fixtures/kettle`: the published SSM with
+/// blank views of the sizes its boxes declare), loaded as a user's would be.
 fn kettle() -> Bundle {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/vgebench-kettle/ssm.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the shared kettle fixture");
-    let ssm: StateMachine = serde_json::from_str(&text).expect("the kettle SSM parses");
-    let mut views = BTreeMap::new();
-    for (name, width, height, kind) in [
-        ("back", 1138, 1122, ViewKind::Orthographic),
-        ("bottom", 1195, 908, ViewKind::Orthographic),
-        ("front", 1209, 1369, ViewKind::Orthographic),
-        ("right", 786, 1191, ViewKind::Orthographic),
-        ("top", 1292, 760, ViewKind::Orthographic),
-        ("front_top", 1200, 1200, ViewKind::Axonometric),
-    ] {
-        views.insert(
-            name.to_string(),
-            View {
-                spec: ViewSpec {
-                    file: format!("views/{name}.png"),
-                    kind,
-                    parent: None,
-                    region: None,
-                },
-                image: ViewImage {
-                    width,
-                    height,
-                    media_type: "image/png".to_string(),
-                    bytes: Arc::from(Vec::new()),
-                },
-            },
-        );
-    }
-    Bundle {
-        manifest: Manifest {
-            format: FORMAT.to_string(),
-            id: "kettle-0001".to_string(),
-            category: "ElectricKettle".to_string(),
-            name: "Electric kettle".to_string(),
-            initial_view: "front".to_string(),
-            license: String::new(),
-            source: String::new(),
-            bbox_origin: BboxOrigin::TopLeft,
-        },
-        ssm,
-        views,
-        tasks: vec![Task {
-            id: "open_lid".to_string(),
-            initial_state: None,
-            initial_view: None,
-            goals: vec![Goal {
-                state: "LidOpen".to_string(),
-                instruction: "Open the lid.".to_string(),
-            }],
-        }],
-    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle");
+    knoblab::bundle::load_path(std::path::Path::new(path)).expect("the kettle test bundle loads")
 }
 
 const CYCLE: [&str; 8] = [

@@ -1,9 +1,10 @@
 //! Where each component is in each view, in pixels of the view's real
-//! image (`specs/devices.md` section 1, "The state machine").
+//! image (`specs/devices.md` section 1, "The state machine"), indexed
+//! once per bundle for matching points.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use crate::bundle::model::{BboxOrigin, Bundle, IMMEDIATE, TIMED_WAIT};
+use crate::bundle::model::Bundle;
 use crate::geom::{PixelBox, PixelPoint};
 
 /// One box of one component in one view.
@@ -27,55 +28,25 @@ pub struct ComponentBoxIndex {
 }
 
 impl ComponentBoxIndex {
-    /// Builds the index. Order inside a view: components by name, then
-    /// boxes in the order they first appear in the SSM (states by name).
+    /// Builds the index from [`Bundle::component_boxes`], which owns the
+    /// rule for turning `[x, y, w, h, W, H]` into pixels of the real image.
+    /// Order inside a view: components by name, then their boxes in file order.
     pub fn build(bundle: &Bundle) -> ComponentBoxIndex {
-        let mut seen: BTreeSet<(String, String, [u64; 6])> = BTreeSet::new();
-        let mut per_component: BTreeMap<&str, Vec<(&str, PixelBox)>> = BTreeMap::new();
-        for state in bundle.ssm.states.values() {
-            for (component, transitions) in &state.on {
-                if component == IMMEDIATE || component == TIMED_WAIT {
-                    continue;
-                }
-                for t in transitions {
-                    for vb in &t.bbox {
-                        let Some(view) = bundle.views.get(&vb.view) else {
-                            continue;
-                        };
-                        let key = (
-                            component.clone(),
-                            vb.view.clone(),
-                            vb.coordinate.map(f64::to_bits),
-                        );
-                        if !seen.insert(key) {
-                            continue;
-                        }
-                        let b = pixel_box(
-                            vb.coordinate,
-                            bundle.manifest.bbox_origin,
-                            view.image.width,
-                            view.image.height,
-                        );
-                        per_component
-                            .entry(component.as_str())
-                            .or_default()
-                            .push((vb.view.as_str(), b));
-                    }
-                }
-            }
-        }
-        let mut views: BTreeMap<String, Vec<ComponentBox>> = BTreeMap::new();
-        for (component, boxes) in per_component {
-            for (view, bbox) in boxes {
-                views
-                    .entry(view.to_string())
-                    .or_default()
-                    .push(ComponentBox {
+        let views = bundle
+            .views
+            .keys()
+            .map(|view| {
+                let boxes = bundle
+                    .component_boxes(view)
+                    .into_iter()
+                    .map(|(component, bbox)| ComponentBox {
                         component: component.to_string(),
                         bbox,
-                    });
-            }
-        }
+                    })
+                    .collect();
+                (view.clone(), boxes)
+            })
+            .collect();
         ComponentBoxIndex { views }
     }
 
@@ -106,59 +77,4 @@ pub(crate) fn smallest_containing<'a, T>(
         }
     }
     best.map(|(_, item)| item)
-}
-
-/// `[x, y, w, h, W, H]` as a top-left box in pixels of a `width` × `height`
-/// image. A declared size of zero is taken as the real size.
-///
-/// **Decision:** x, y is the top-left corner (the COCO convention); the
-/// published description does not say, so the manifest may declare
-/// `"bbox_origin": "center"` for data that means the centre. If the view
-/// image's real size differs from W×H, boxes are scaled to it.
-pub fn pixel_box(coordinate: [f64; 6], origin: BboxOrigin, width: u32, height: u32) -> PixelBox {
-    let [x, y, w, h, declared_w, declared_h] = coordinate;
-    let (x, y) = match origin {
-        BboxOrigin::TopLeft => (x, y),
-        BboxOrigin::Center => (x - w / 2.0, y - h / 2.0),
-    };
-    let sx = if declared_w > 0.0 {
-        f64::from(width) / declared_w
-    } else {
-        1.0
-    };
-    let sy = if declared_h > 0.0 {
-        f64::from(height) / declared_h
-    } else {
-        1.0
-    };
-    PixelBox {
-        x: x * sx,
-        y: y * sy,
-        w: w * sx,
-        h: h * sy,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn centre_origin_moves_the_box_by_half_its_size() {
-        let b = pixel_box(
-            [100.0, 100.0, 20.0, 10.0, 200.0, 200.0],
-            BboxOrigin::Center,
-            400,
-            400,
-        );
-        assert_eq!(
-            b,
-            PixelBox {
-                x: 180.0,
-                y: 190.0,
-                w: 40.0,
-                h: 20.0
-            }
-        );
-    }
 }

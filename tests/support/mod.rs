@@ -2,9 +2,10 @@
 //! (`../shared/fixtures/vgebench-kettle/ssm.json`) with blank views of the
 //! sizes its boxes declare, and `kettle-panel`, the same with a dashboard.
 //!
-//! At merge these constructors switch to loading the file fixtures
-//! `tests/fixtures/kettle/` and `tests/fixtures/kettle-panel/` with
-//! `knoblab::bundle::load_path`; nothing else in the tests changes.
+//! The rule tests use these in-code bundles, whose task ids and dashboard
+//! numbers they assert on; [`all_bundles`] adds the loader's file fixtures
+//! (`tests/fixtures/kettle`, `kettle-panel`, `lamp`) so that the oracle and
+//! property tests also run on bundles loaded from disk.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -199,7 +200,24 @@ pub fn kettle_panel_only() -> Bundle {
 
 /// Every test bundle.
 pub fn all_bundles() -> Vec<Bundle> {
-    vec![kettle(), kettle_panel(), kettle_panel_only()]
+    let mut bundles = vec![kettle(), kettle_panel(), kettle_panel_only()];
+    bundles.extend(file_bundles());
+    bundles
+}
+
+/// The bundles kept as files under `tests/fixtures/` (the loader's test
+/// bundles), loaded as a user's would be.
+pub fn file_bundles() -> Vec<Bundle> {
+    ["kettle", "kettle-panel", "lamp"]
+        .into_iter()
+        .map(|name| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(name);
+            knoblab::bundle::load_path(&path)
+                .unwrap_or_else(|e| panic!("test bundle {name} loads: {e}"))
+        })
+        .collect()
 }
 
 /// The 0–1000 point at the centre of a `[x, y, w, h]` box of an image.
