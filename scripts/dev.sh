@@ -31,12 +31,13 @@ setup_build() {
     step "installing Trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"
     # Trunk's own release profile (fat LTO, one codegen unit) takes 27 minutes here.
     CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-      cargo install trunk --version "$TRUNK_VERSION" --locked
+      cargo install trunk --version "$TRUNK_VERSION" --locked --force
   fi
   if ! has_version wasm-bindgen "wasm-bindgen $WASM_BINDGEN_VERSION"; then
     step "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 6 minutes, once)"
     # Not --locked: the registry does not serve a dependency version its lockfile names.
-    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+    # --force: cargo may remember an install whose binary is gone or another version.
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
   fi
 }
 
