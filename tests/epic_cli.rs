@@ -75,3 +75,60 @@ fn bad_coord_mode_is_a_message() {
         "{stderr}"
     );
 }
+
+#[test]
+fn gt_may_be_given_as_any_folder_of_the_download() {
+    let pred = format!("{FIX}/raw/Custom/probe-auto.jsonl");
+    let reference = run(&[
+        "score",
+        "epic",
+        "--gt",
+        &format!("{FIX}/dataset/annotation"),
+        "--pred",
+        &pred,
+        "--json",
+    ]);
+    assert!(reference.0, "{}", reference.2);
+    for gt in [
+        FIX.to_string(),
+        format!("{FIX}/dataset"),
+        format!("{FIX}/dataset/annotation/EPIC_Bench"),
+    ] {
+        let (ok, stdout, stderr) = run(&["score", "epic", "--gt", &gt, "--pred", &pred, "--json"]);
+        assert!(ok, "{gt}: {stderr}");
+        assert_eq!(
+            stdout, reference.1,
+            "--gt {gt} scores like the annotation folder"
+        );
+        assert!(
+            stderr.contains("182 of 184 samples found their mask"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_gt_folder_without_any_mask_is_refused_with_a_short_list() {
+    let pred = format!("{FIX}/raw/Custom/probe-auto.jsonl");
+    let empty = std::env::temp_dir();
+    let (ok, stdout, stderr) = run(&[
+        "score",
+        "epic",
+        "--gt",
+        empty.to_str().unwrap(),
+        "--pred",
+        &pred,
+    ]);
+    assert!(!ok);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("no ground truth found under"), "{stderr}");
+    assert!(
+        stderr.contains("0 of 184 samples found their mask"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("and 57 more"),
+        "67 distinct files, 10 named: {stderr}"
+    );
+    assert!(stderr.contains("holds EPIC_Bench/"), "{stderr}");
+}

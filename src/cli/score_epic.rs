@@ -51,10 +51,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         coord_mode: args.coord_mode.clone(),
         family,
     };
-    let gt = DirSource {
-        root: args.gt.clone(),
-    };
+    anyhow::ensure!(
+        args.gt.is_dir(),
+        "--gt {}: not a folder; give the folder that holds EPIC_Bench/ (or the dataset folder above it)",
+        args.gt.display()
+    );
+    let gt = DirSource::locate(&args.gt);
     let report = score_text(&text, &gt, &opts)?;
+    anyhow::ensure!(
+        report.gt_expected == 0 || report.gt_found > 0,
+        "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",
+        args.gt.display(),
+        report.gt_coverage_message()
+    );
     if report.gt_found < report.gt_expected {
         eprintln!("knoblab: warning: {}", report.gt_coverage_message());
     }

@@ -61,6 +61,27 @@ pub struct DirSource {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+impl DirSource {
+    /// GT under `root`, where `root` may be the folder holding `EPIC_Bench/`,
+    /// `EPIC_Bench/` itself, or a dataset download that has it at
+    /// `annotation/EPIC_Bench/` or `dataset/annotation/EPIC_Bench/`: people
+    /// point at whichever folder they unpacked.
+    pub fn locate(root: &std::path::Path) -> DirSource {
+        let holder = if root.file_name().is_some_and(|n| n == "EPIC_Bench") {
+            root.parent().map(std::path::Path::to_path_buf)
+        } else {
+            ["", "annotation", "dataset/annotation"]
+                .iter()
+                .map(|sub| root.join(sub))
+                .find(|dir| dir.join("EPIC_Bench").is_dir())
+        };
+        DirSource {
+            root: holder.unwrap_or_else(|| root.to_path_buf()),
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 impl GroundTruthSource for DirSource {
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         let p = std::path::Path::new(path);

@@ -95,9 +95,20 @@ impl Report {
             "{} of {} samples found their mask",
             self.gt_found, self.gt_expected
         );
+        // A wrong root misses every file: name a few, count the rest.
+        const SHOWN: usize = 10;
         if !self.gt_missing.is_empty() {
             m.push_str("; missing: ");
-            m.push_str(&self.gt_missing.join(", "));
+            let shown: Vec<&str> = self
+                .gt_missing
+                .iter()
+                .take(SHOWN)
+                .map(String::as_str)
+                .collect();
+            m.push_str(&shown.join(", "));
+            if self.gt_missing.len() > SHOWN {
+                m.push_str(&format!(" and {} more", self.gt_missing.len() - SHOWN));
+            }
         }
         m
     }
