@@ -204,3 +204,26 @@ fn official_results_files_score_like_the_json_lines() {
         assert_eq!(a.platforms, c.platforms);
     }
 }
+
+#[test]
+fn a_document_of_another_kind_is_refused_with_its_keys_and_the_valid_forms() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/finestate/predictions.json"
+    ))
+    .unwrap();
+    let err = read_predictions("predictions.json", &bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("keys note, predictions"), "{err}");
+    assert!(err.contains("<model>_results.json"), "{err}");
+}
+
+#[test]
+fn a_file_with_no_readable_line_is_an_error_naming_the_first_problem() {
+    let err = read_predictions("bad.jsonl", b"garbage\n{\"x\": 1}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2 problems"), "{err}");
+    assert!(err.contains("bad.jsonl:1: not JSON"), "{err}");
+}

@@ -80,6 +80,22 @@ pub enum PredictionError {
         "`{name}` holds no predictions: expected a results list, a result object or JSON Lines"
     )]
     Empty { name: String },
+    #[error(
+        "`{name}` is one JSON object with keys {keys}, not a FineState results file: \
+         expected `<model>_results.json` (a list of result objects), a `result_<i>.json` \
+         object (with `interaction_prediction`), or JSON Lines of \
+         {{platform, image, locate, interact}} or {{platform, image, p0, p1}}"
+    )]
+    WrongShape { name: String, keys: String },
+    #[error(
+        "no line of `{name}` could be read ({count} problems); the first: {first}. \
+         Expected JSON Lines of {{platform, image, locate, interact}} or {{platform, image, p0, p1}}"
+    )]
+    NothingReadable {
+        name: String,
+        count: usize,
+        first: String,
+    },
 }
 
 fn reply_of(value: Option<&Value>) -> Option<Reply> {
@@ -233,6 +249,18 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
                 }),
             }
         }
+        // One object over several lines is a document of some other kind;
+        // reading it line by line would only list every line as a problem.
+        Ok(Value::Object(map)) if text.lines().filter(|l| !l.trim().is_empty()).count() > 1 => {
+            let mut keys: Vec<&str> = map.keys().map(String::as_str).take(8).collect();
+            if map.len() > keys.len() {
+                keys.push("…");
+            }
+            return Err(PredictionError::WrongShape {
+                name: name.to_string(),
+                keys: keys.join(", "),
+            });
+        }
         _ => {
             for (i, line) in text.lines().enumerate() {
                 let line = py_strip(line);
@@ -250,9 +278,16 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
             }
         }
     }
-    if set.predictions.is_empty() && set.problems.is_empty() {
-        return Err(PredictionError::Empty {
-            name: name.to_string(),
+    if set.predictions.is_empty() {
+        return Err(match set.problems.first() {
+            None => PredictionError::Empty {
+                name: name.to_string(),
+            },
+            Some(first) => PredictionError::NothingReadable {
+                name: name.to_string(),
+                count: set.problems.len(),
+                first: format!("{}: {}", first.source, first.message),
+            },
         });
     }
     Ok(set)
