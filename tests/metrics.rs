@@ -21,10 +21,7 @@ fn close(found: Option<f64>, expected: f64, what: &str) {
 
 fn play(task: &str, actions: &[&str]) -> Trajectory {
     let bundle = kettle();
-    let mut agent = ScriptAgent::new(
-        "script",
-        actions.iter().map(|a| a.to_string()).collect(),
-    );
+    let mut agent = ScriptAgent::new("script", actions.iter().map(|a| a.to_string()).collect());
     run_episode(&bundle, task, &mut agent, &Settings::default()).unwrap()
 }
 
@@ -320,7 +317,10 @@ fn an_unknown_bundle_is_a_clear_error() {
     let err = metrics::run(&[kettle_panel()], &[t]).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, MetricsError::UnknownBundle { .. }));
-    assert!(msg.contains("kettle-0001") && msg.contains("kettle-panel-0001"), "{msg}");
+    assert!(
+        msg.contains("kettle-0001") && msg.contains("kettle-panel-0001"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -330,8 +330,22 @@ fn json_has_the_spec_keys() {
     let r = metrics::run(&[kettle()], &[t]).unwrap();
     let v = serde_json::to_value(&r).unwrap();
     for key in [
-        "sr", "ssr", "spl", "state_f1", "eir", "tir", "eer", "psr", "vsps", "gvpe", "avg_dist",
-        "avg_w_dist", "episodes", "errors", "view_switches", "per_episode",
+        "sr",
+        "ssr",
+        "spl",
+        "state_f1",
+        "eir",
+        "tir",
+        "eer",
+        "psr",
+        "vsps",
+        "gvpe",
+        "avg_dist",
+        "avg_w_dist",
+        "episodes",
+        "errors",
+        "view_switches",
+        "per_episode",
     ] {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }

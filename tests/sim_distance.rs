@@ -28,7 +28,10 @@ fn distances_and_targets_on_the_kettle() {
     // nearer to Boiling, but a dangerous operation is never a target.
     let boiling = GoalDistance::new(&d, s("Boiling"));
     assert_eq!(boiling.of(s("LidOpen")), Some(2));
-    assert_eq!(boiling.targets(&d, s("LidOpen")), vec![c("lid_release_button")]);
+    assert_eq!(
+        boiling.targets(&d, s("LidOpen")),
+        vec![c("lid_release_button")]
+    );
     // Passing through the goal reaches it: Boiling -wait-> BoilingComplete -> Standby.
     let standby = GoalDistance::new(&d, s("Standby"));
     assert_eq!(standby.of(s("Boiling")), Some(1));

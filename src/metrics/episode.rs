@@ -45,11 +45,13 @@ pub fn episode_at(
     line: Option<usize>,
 ) -> Result<EpisodeMetrics, MetricsError> {
     let device = Device::new(bundle);
-    score(&device, trajectory, line)
+    score(&device, &bundle.logic_hash(), trajectory, line)
 }
 
+/// Scores an episode on a compiled device whose logic hash is `hash`.
 pub(crate) fn score(
     device: &Device<'_>,
+    hash: &str,
     t: &Trajectory,
     line: Option<usize>,
 ) -> Result<EpisodeMetrics, MetricsError> {
@@ -65,11 +67,10 @@ pub(crate) fn score(
             known: bundle.manifest.id.clone(),
         });
     }
-    let expected = bundle.logic_hash();
-    if expected != t.logic_hash {
+    if hash != t.logic_hash {
         return Err(MetricsError::ChangedLogic {
             episode: here,
-            expected,
+            expected: hash.to_string(),
             found: t.logic_hash.clone(),
         });
     }
@@ -126,9 +127,12 @@ pub(crate) fn score(
             view_before: view(&s.view_before)?,
             view_after: view(&s.view_after)?,
         };
-        let &goal = goals
-            .get(s.goal_index)
-            .ok_or_else(|| inconsistent(n, format!("the goal index {} is out of range", s.goal_index)))?;
+        let &goal = goals.get(s.goal_index).ok_or_else(|| {
+            inconsistent(
+                n,
+                format!("the goal index {} is out of range", s.goal_index),
+            )
+        })?;
         let gd = distances
             .entry(goal)
             .or_insert_with(|| GoalDistance::new(device, goal));
@@ -194,10 +198,7 @@ pub(crate) fn score(
     let ideal: BTreeSet<&str> = t.ideal_states.iter().map(String::as_str).collect();
     let common = visited.intersection(&ideal).count();
     let state_f1 = ratio(2.0 * common as f64, (visited.len() + ideal.len()) as f64).unwrap_or(0.0);
-    let vsps = ratio(
-        switches_before_last_goal as f64,
-        c.goals_reached as f64,
-    );
+    let vsps = ratio(switches_before_last_goal as f64, c.goals_reached as f64);
 
     let metrics = Metrics {
         sr: Some(if success { 1.0 } else { 0.0 }),

@@ -126,7 +126,11 @@ pub struct Counts {
     pub dist_actions: u64,
     pub dist_sum: f64,
     pub w_dist_sum: f64,
+    /// Shown once, as [`Metrics::errors`].
+    #[serde(skip)]
     pub errors: BTreeMap<ErrorClass, u64>,
+    /// Shown once, as [`Metrics::view_switches`].
+    #[serde(skip)]
     pub switch_classes: BTreeMap<SwitchClass, u64>,
 }
 
@@ -160,7 +164,12 @@ impl Counts {
     fn error_map(&self) -> BTreeMap<String, u64> {
         ErrorClass::ALL
             .iter()
-            .map(|c| (c.key().to_string(), self.errors.get(c).copied().unwrap_or(0)))
+            .map(|c| {
+                (
+                    c.key().to_string(),
+                    self.errors.get(c).copied().unwrap_or(0),
+                )
+            })
             .collect()
     }
 

@@ -45,10 +45,25 @@ pub fn run_numbered(
     bundles: &[Bundle],
     trajectories: &[(usize, &Trajectory)],
 ) -> Result<RunMetrics, MetricsError> {
-    let devices: Vec<Device<'_>> = bundles.iter().map(Device::new).collect();
+    // Each bundle compiled and hashed once for the whole run.
+    let devices: Vec<(Device<'_>, String)> = bundles
+        .iter()
+        .map(|b| (Device::new(b), b.logic_hash()))
+        .collect();
     let mut per_episode = Vec::with_capacity(trajectories.len());
     for &(line, t) in trajectories {
-        let Some(device) = devices.iter().find(|d| d.bundle.manifest.id == t.bundle_id) else {
+        // Several bundles may share an id (two versions of a device side by
+        // side): the one with the trajectory's logic is used; if none has
+        // it, the first is, and `score` refuses the trajectory.
+        let same_id = || {
+            devices
+                .iter()
+                .filter(|(d, _)| d.bundle.manifest.id == t.bundle_id)
+        };
+        let found = same_id()
+            .find(|(_, hash)| *hash == t.logic_hash)
+            .or_else(|| same_id().next());
+        let Some((device, hash)) = found else {
             let known: Vec<&str> = bundles.iter().map(|b| b.manifest.id.as_str()).collect();
             return Err(MetricsError::UnknownBundle {
                 episode: EpisodeRef {
@@ -63,7 +78,7 @@ pub fn run_numbered(
                 },
             });
         };
-        per_episode.push(score(device, t, Some(line))?);
+        per_episode.push(score(device, hash, t, Some(line))?);
     }
     Ok(aggregate(per_episode))
 }
@@ -74,9 +89,8 @@ fn aggregate(per_episode: Vec<EpisodeMetrics>) -> RunMetrics {
         c.add(&e.counts);
     }
     let n = per_episode.len() as f64;
-    let mean = |f: &dyn Fn(&EpisodeMetrics) -> f64| {
-        ratio(per_episode.iter().map(f).sum::<f64>(), n)
-    };
+    let mean =
+        |f: &dyn Fn(&EpisodeMetrics) -> f64| ratio(per_episode.iter().map(f).sum::<f64>(), n);
     let vsps: Vec<f64> = per_episode.iter().filter_map(|e| e.vsps).collect();
     let metrics = Metrics {
         sr: mean(&|e| e.metrics.sr.unwrap_or(0.0)),

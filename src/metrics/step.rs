@@ -220,7 +220,8 @@ pub fn facts(device: &Device<'_>, goal: &GoalDistance, at: &At, step: &StepRecor
     let (mut effective, mut on_target, mut nearest) = (false, false, None);
     if let Some(p) = coord {
         let hit = device.component_at(at.view_before, p);
-        let on_locked_region = !step.unlocked_before && device.in_dashboard_region(at.view_before, p);
+        let on_locked_region =
+            !step.unlocked_before && device.in_dashboard_region(at.view_before, p);
         effective = hit.is_some() || on_locked_region;
         on_target = hit.is_some_and(|c| targets.contains(&c));
         nearest = nearest_target(device, at.view_before, p, &targets);
