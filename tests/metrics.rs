@@ -177,6 +177,27 @@ fn switches_a_dangerous_step_and_a_goal_reached_by_pass_through() {
     assert_eq!(m.metrics.view_switches["PP"], 0);
 }
 
+/// Task `stop_heating` (Boiling → Standby): pushing the lid button while
+/// boiling is dangerous, and the reset lands on Standby, so the simulator
+/// counts the goal. The step still fails (Component Selection: a dangerous
+/// transition is never a target) and is invalid for EER; it took 1 step for
+/// C_opt 1, so PSR counts it.
+#[test]
+fn a_dangerous_step_whose_reset_reaches_the_goal_is_still_failed() {
+    let lid = lid_front();
+    let t = play("stop_heating", &[&format!("Push(coord={lid}, params=[1])")]);
+    assert_eq!(t.steps[0].outcome, Outcome::Dangerous);
+    assert_eq!(t.steps[0].goals_reached, vec![0]);
+    let m = score(&t);
+    close(m.metrics.sr, 1.0, "SR");
+    close(m.metrics.eer, 0.0, "EER");
+    close(m.metrics.psr, 1.0, "PSR");
+    // visited {Boiling, Error, Standby}, ideal {Boiling, Standby}: 2 · 2 / (3 + 2)
+    close(m.metrics.state_f1, 0.8, "State-F1");
+    assert_eq!(errors(&m, "component_selection"), 1);
+    assert_eq!(m.counts.failed_steps(), 1);
+}
+
 /// A refused switch and a switch between two views that both show the
 /// target; unreadable text is an Action Error, a coordinate off the scale
 /// an Invalid Coord.

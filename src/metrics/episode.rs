@@ -176,7 +176,7 @@ pub(crate) fn score(
         }
         for (j, _) in s.goals_reached.iter().enumerate() {
             let taken = if j == 0 { (n - goal_began) as u64 } else { 0 };
-            if j > 0 || goal_c_opt.is_some_and(|opt| taken <= u64::from(opt)) {
+            if j > 0 || goal_c_opt.is_some_and(|opt| taken == u64::from(opt)) {
                 c.goals_precise += 1;
             }
         }

@@ -77,8 +77,9 @@ pub struct Metrics {
     /// **EER**: valid operations / steps. Invalid: repeating the previous
     /// action exactly while nothing changed, a dangerous action (into
     /// `Error`), an action that changed neither state nor view nor
-    /// dashboard lock. **Decision (spec silent):** a step that reaches a
-    /// goal is valid even when it changes nothing (the planner's one-step
+    /// dashboard lock. **Decision (spec silent):** a dangerous step is
+    /// invalid even when its reset reaches the goal; any other step that
+    /// reaches a goal is valid even when it changes nothing (the planner's one-step
     /// C_opt for a goal already held is such a step); a step whose
     /// immediate chain came back to the state it left did change the
     /// state. Per run: the ratio of the run's totals.
@@ -88,7 +89,10 @@ pub struct Metrics {
     /// `first_goal_c_opt`, then each step's `next_goal_c_opt`).
     /// **Decision (spec silent):** a goal reached on the same step as the
     /// goal before it (one immediate chain passing both) took no step of
-    /// its own and counts as precise. Per run: the ratio of totals.
+    /// its own and counts as precise; otherwise "exactly" is exact: a goal
+    /// reached in fewer steps than C_opt (possible only through a dangerous
+    /// shortcut, which the planner never takes) is not precise. Per run:
+    /// the ratio of totals.
     pub psr: Option<f64>,
     /// **Avg Dist** (0–1000 scale): for each action with a coordinate, the
     /// distance to the nearest box of a target component in the current

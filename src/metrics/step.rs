@@ -12,6 +12,28 @@ use crate::sim::{GoalDistance, Outcome, StepRecord};
 
 /// The error taxonomy (`specs/devices.md` section 6): each failed step is
 /// in exactly one class.
+///
+/// **Decision (spec silent):** which steps fail. A step fails when it
+/// neither reaches a goal nor leaves the device strictly closer (in
+/// transitions) to the current goal, with two exceptions that succeed: a
+/// `Switch_view` that changed the view to an NP or PP class, and a passive
+/// unlock (a physical action on the locked dashboard region, which is
+/// aborted but reveals the panel; the planner counts it as a step of an
+/// optimal path). A dangerous step always fails. The class of a failed
+/// step:
+///
+/// - an action that could not be read: Action Error (an invalid verb),
+///   but Invalid Coord for a coordinate off the scale or not two numbers;
+/// - `Timed_wait()`: Invalid Waiting (whether nothing happened or the
+///   wait fired a transition that did not move closer);
+/// - a `Switch_view` that changed the view: its class, NN or PN; one that
+///   did not (refused, or to the view already shown): PN if a target is
+///   visible in the view the agent stays in, else NN;
+/// - a physical action refused in an axonometric view: Invalid Coord (no
+///   physical action can land there); on no component: Invalid Coord; on a
+///   component that is not a target (dangerous transitions are never
+///   targets): Component Selection; on a target with an action type that
+///   one of its closer transitions takes: Params Error; else Action Error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
@@ -152,9 +174,14 @@ pub fn facts(device: &Device<'_>, goal: &GoalDistance, at: &At, step: &StepRecor
             .is_some_and(|v| v.boxes.iter().any(|(c, _)| targets.contains(c)))
     };
     let reached = !step.goals_reached.is_empty();
-    let progress = reached
-        || (step.outcome != Outcome::Dangerous
-            && match (goal.of(at.state_before), goal.of(at.state_after)) {
+    // A step succeeds when it reaches a goal or leaves the device strictly
+    // closer to it. **Decision (spec silent):** a dangerous step never
+    // succeeds and is never valid, even when the reset that follows lands
+    // on (or passes) the goal state.
+    let dangerous = step.outcome == Outcome::Dangerous;
+    let progress = !dangerous
+        && (reached
+            || match (goal.of(at.state_before), goal.of(at.state_after)) {
                 (Some(before), Some(after)) => after < before,
                 _ => false,
             });
@@ -214,7 +241,7 @@ pub fn facts(device: &Device<'_>, goal: &GoalDistance, at: &At, step: &StepRecor
     // previous action exactly while nothing changed", is contained in the
     // third: the simulator is deterministic, so a repeat changes nothing
     // exactly when it is a no-op.
-    let valid = reached || !(step.outcome == Outcome::Dangerous || changed_nothing);
+    let valid = !dangerous && (reached || !changed_nothing);
 
     let coord = step.parsed.as_ref().and_then(|a| a.coord);
     let (mut effective, mut on_target, mut nearest) = (false, false, None);
