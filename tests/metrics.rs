@@ -373,3 +373,63 @@ fn json_has_the_spec_keys() {
     assert_eq!(v["per_episode"][0]["task_id"], "boil");
     assert_eq!(v["errors"].as_object().map(|o| o.len()), Some(7));
 }
+
+fn play_on(bundle: &knoblab::bundle::Bundle, task: &str, actions: &[&str]) -> Trajectory {
+    let mut agent = ScriptAgent::new("script", actions.iter().map(|a| a.to_string()).collect());
+    run_episode(bundle, task, &mut agent, &Settings::default()).unwrap()
+}
+
+/// `kettle-panel`, task `boil`. The dashboard region
+/// `[820, 930, 250, 130]` of the front view has its centre at
+/// (945, 995) px = [782, 727] on the scale, on the power button's box.
+#[test]
+fn active_unlock_is_a_view_switch_passive_unlock_is_no_failure() {
+    let bundle = kettle_panel();
+    // Active unlock, then the power button on the dashboard (its box
+    // [300, 150, 400, 200] of 1000 × 520: centre [500, 481]).
+    let t = play_on(
+        &bundle,
+        "boil",
+        &[
+            "Switch_view(coord=[782, 727])",
+            "Push(coord=[500, 481], params=[1])",
+        ],
+    );
+    assert!(t.terminated);
+    assert_eq!(t.steps[0].outcome, Outcome::Unlock);
+    let m = metrics::episode(&bundle, &t).unwrap();
+    let x = &m.metrics;
+    // the target is visible on the front and on the dashboard: PP
+    assert_eq!(x.view_switches["PP"], 1);
+    assert_eq!(m.counts.failed_steps(), 0);
+    // one switch before the goal, one goal
+    close(x.vsps, 1.0, "VSPS");
+    close(x.gvpe, 1.0, "GVPE");
+    // both coordinates on the power button (a target): 2 / 2
+    close(x.eir, 1.0, "EIR");
+    close(x.tir, 1.0, "TIR");
+    // the power button's front box lies inside the locked region, so
+    // C_opt = 2 (unlock, push): L_opt 2 = L_act 2, and the goal in C_opt steps
+    close(x.spl, 1.0, "SPL");
+    close(x.psr, 1.0, "PSR");
+    close(x.eer, 1.0, "EER");
+
+    // Passive unlock: a push on the locked region is aborted and unlocks
+    // the panel (no view change, no failure); the same push then fires.
+    let t = play_on(
+        &bundle,
+        "boil",
+        &[
+            "Push(coord=[782, 727], params=[1])",
+            "Push(coord=[782, 727], params=[1])",
+        ],
+    );
+    assert!(t.terminated);
+    assert_eq!(t.steps[0].outcome, Outcome::Unlock);
+    let m = metrics::episode(&bundle, &t).unwrap();
+    assert_eq!(m.counts.failed_steps(), 0);
+    assert_eq!(m.counts.view_switches, 0);
+    close(m.metrics.vsps, 0.0, "VSPS");
+    close(m.metrics.eer, 1.0, "EER");
+    close(m.metrics.avg_dist, 0.0, "Avg Dist");
+}
