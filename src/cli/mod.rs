@@ -75,8 +75,3 @@ pub fn main() -> ExitCode {
         }
     }
 }
-
-/// What a subcommand that is not built yet answers.
-fn not_built(what: &str) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`{what}` is not built yet")
-}

@@ -1,4 +1,251 @@
 //! VGEBench metrics computed from trajectories and bundles
-//! (`specs/devices.md` section 6): SR, SSR, SPL, State-F1, EIR, TIR, VSPS,
-//! GVPE, EER, PSR, Avg Dist, Avg W-Dist, the error taxonomy and the
-//! view-switch classes. Not built yet.
+//! (`specs/devices.md` section 6), for one episode ([`episode`]) and for a
+//! whole run ([`run`]): SR, SSR, SPL, State-F1, EIR, TIR, VSPS, GVPE, EER,
+//! PSR, Avg Dist, Avg W-Dist, the error taxonomy ([`ErrorClass`]) and the
+//! view-switch classes ([`SwitchClass`]).
+//!
+//! Pure: no file access, so the page calls it as the CLI does. Fractions
+//! are in [0, 1] (the tables show them as percentages); distances are on
+//! the 0–1000 scale. A metric with nothing to measure is `None` (shown as
+//! "–"), never 0.
+//!
+//! - [`step`]: what one step was (failed and how, switch class, hits).
+//! - [`episode`](mod@episode): one episode's metrics.
+//! - [`run`](mod@run): a run's metrics, and the checks that refuse a
+//!   trajectory recorded on another device.
+//!
+//! The metric definitions, one per field, are on [`Metrics`].
+
+pub mod episode;
+pub mod run;
+pub mod step;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use episode::{episode, episode_at, EpisodeMetrics};
+pub use run::{run, run_numbered, RunMetrics};
+pub use step::{ErrorClass, SwitchClass};
+
+/// The metrics of section 6, per episode or per run (the same keys).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// **SR**: episodes whose every goal was reached. Per episode 1 or 0;
+    /// per run averaged over episodes.
+    pub sr: Option<f64>,
+    /// **SSR**: per episode, goals reached / goals; averaged over episodes.
+    pub ssr: Option<f64>,
+    /// **SPL**: per episode S · L_opt / max(L_act, L_opt), with S = 1 if
+    /// every goal was reached, L_opt = Σ C_opt along the ideal path (the
+    /// trajectory's `ideal_c_opt`) and L_act the steps taken; averaged.
+    pub spl: Option<f64>,
+    /// **State-F1**: F1 between the set of states the episode visited and
+    /// the set on the ideal path (`ideal_states`); averaged.
+    /// **Decision (spec silent):** "visited" is the task's initial state,
+    /// every state a step entered (immediate ones included, so a dangerous
+    /// step visits `Error`) and every state a step ended in.
+    pub state_f1: Option<f64>,
+    /// **EIR**: of the actions that carry a coordinate (physical actions
+    /// and `Switch_view(coord=…)`), those inside the box of any component
+    /// of the current view, whatever the state. **Decision (spec silent):**
+    /// a point on the locked dashboard's region also counts as inside (it
+    /// is what such an action acts on); an action whose coordinate could
+    /// not be read carries none. Per run: the ratio of the run's totals.
+    /// `None` with no coordinate action.
+    pub eir: Option<f64>,
+    /// **TIR**: of the same actions, those on a target component: one that,
+    /// in the current state, has a transition to a state strictly closer
+    /// (in transitions) to the current goal ([`crate::sim::GoalDistance`]).
+    /// **Decision (spec silent):** the denominator is every action with a
+    /// coordinate, as for EIR, not only the effective ones.
+    pub tir: Option<f64>,
+    /// **VSPS** (lower is better): per episode with at least one goal
+    /// reached, the view switches made before goal-reaching actions divided
+    /// by goals reached; averaged over those episodes. `None` (shown "–",
+    /// never 0) when no goal was reached. **Decision (spec silent):** the
+    /// switches counted are those up to the last goal-reaching step;
+    /// switches after it, which reached nothing, are not.
+    pub vsps: Option<f64>,
+    /// **GVPE** (lower is better): all view switches / all goals reached
+    /// (of the episode, or of the run). `None` when no goal was reached.
+    /// A view switch is a `Switch_view` that changed the view (an active
+    /// unlock included); a refused one is a notification.
+    pub gvpe: Option<f64>,
+    /// **EER**: valid operations / steps. Invalid: repeating the previous
+    /// action exactly while nothing changed, a dangerous action (into
+    /// `Error`), an action that changed neither state nor view nor
+    /// dashboard lock. **Decision (spec silent):** a dangerous step is
+    /// invalid even when its reset reaches the goal; any other step that
+    /// reaches a goal is valid even when it changes nothing (the planner's one-step
+    /// C_opt for a goal already held is such a step); a step whose
+    /// immediate chain came back to the state it left did change the
+    /// state. Per run: the ratio of the run's totals.
+    pub eer: Option<f64>,
+    /// **PSR**: goals reached in exactly C_opt steps / all goals, with
+    /// C_opt from the state and view where the goal began (the trajectory's
+    /// `first_goal_c_opt`, then each step's `next_goal_c_opt`).
+    /// **Decision (spec silent):** a goal reached on the same step as the
+    /// goal before it (one immediate chain passing both) took no step of
+    /// its own and counts as precise; otherwise "exactly" is exact: a goal
+    /// reached in fewer steps than C_opt (possible only through a dangerous
+    /// shortcut, which the planner never takes) is not precise. Per run:
+    /// the ratio of totals.
+    pub psr: Option<f64>,
+    /// **Avg Dist** (0–1000 scale): for each action with a coordinate, the
+    /// distance to the nearest box of a target component in the current
+    /// view, 0 if inside; averaged over the actions where a target box is
+    /// visible (`None` when there is none).
+    pub avg_dist: Option<f64>,
+    /// **Avg W-Dist**: the same, the k-th consecutive failed attempt at the
+    /// same target weighted by k. **Decision (spec silent):** the target
+    /// of an attempt is its nearest target component; attempts are the
+    /// coordinate actions with a target visible, in order (steps without a
+    /// coordinate in between do not break a run of attempts); a successful
+    /// attempt, another target or another goal starts again at k = 1; the
+    /// weighted sum is divided by the number of attempts, like Avg Dist.
+    pub avg_w_dist: Option<f64>,
+    /// Failed steps by [`ErrorClass`] key (every class listed).
+    pub errors: BTreeMap<String, u64>,
+    /// View switches that changed the view, by [`SwitchClass`] key.
+    pub view_switches: BTreeMap<String, u64>,
+}
+
+/// The totals behind the metrics, summed over a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub steps: u64,
+    pub valid_steps: u64,
+    pub goals_total: u64,
+    pub goals_reached: u64,
+    /// Goals reached in C_opt steps (PSR).
+    pub goals_precise: u64,
+    pub coord_actions: u64,
+    pub effective_actions: u64,
+    pub target_actions: u64,
+    pub view_switches: u64,
+    /// Coordinate actions with a target box visible (Avg Dist's count).
+    pub dist_actions: u64,
+    pub dist_sum: f64,
+    pub w_dist_sum: f64,
+    /// Shown once, as [`Metrics::errors`].
+    #[serde(skip)]
+    pub errors: BTreeMap<ErrorClass, u64>,
+    /// Shown once, as [`Metrics::view_switches`].
+    #[serde(skip)]
+    pub switch_classes: BTreeMap<SwitchClass, u64>,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.steps += o.steps;
+        self.valid_steps += o.valid_steps;
+        self.goals_total += o.goals_total;
+        self.goals_reached += o.goals_reached;
+        self.goals_precise += o.goals_precise;
+        self.coord_actions += o.coord_actions;
+        self.effective_actions += o.effective_actions;
+        self.target_actions += o.target_actions;
+        self.view_switches += o.view_switches;
+        self.dist_actions += o.dist_actions;
+        self.dist_sum += o.dist_sum;
+        self.w_dist_sum += o.w_dist_sum;
+        for (k, v) in &o.errors {
+            *self.errors.entry(*k).or_default() += v;
+        }
+        for (k, v) in &o.switch_classes {
+            *self.switch_classes.entry(*k).or_default() += v;
+        }
+    }
+
+    /// The failed steps: the sum over the error classes.
+    pub fn failed_steps(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    fn error_map(&self) -> BTreeMap<String, u64> {
+        ErrorClass::ALL
+            .iter()
+            .map(|c| {
+                (
+                    c.key().to_string(),
+                    self.errors.get(c).copied().unwrap_or(0),
+                )
+            })
+            .collect()
+    }
+
+    fn switch_map(&self) -> BTreeMap<String, u64> {
+        SwitchClass::ALL
+            .iter()
+            .map(|c| {
+                (
+                    c.key().to_string(),
+                    self.switch_classes.get(c).copied().unwrap_or(0),
+                )
+            })
+            .collect()
+    }
+}
+
+/// `num / den`, `None` when `den` is 0.
+fn ratio(num: f64, den: f64) -> Option<f64> {
+    (den > 0.0).then(|| num / den)
+}
+
+/// Which episode: named in every error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpisodeRef {
+    pub bundle_id: String,
+    pub task_id: String,
+    /// The line of the trajectory file (1-based), when known.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for EpisodeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bundle {}, task {}", self.bundle_id, self.task_id)?;
+        if let Some(line) = self.line {
+            write!(f, ", line {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a trajectory cannot be scored.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum MetricsError {
+    /// No bundle given has the trajectory's bundle id.
+    #[error("episode ({episode}): no bundle with id {} was given (bundles: {known})", episode.bundle_id)]
+    UnknownBundle { episode: EpisodeRef, known: String },
+    /// The bundle's logic is not the one the trajectory was recorded on.
+    #[error("episode ({episode}): the trajectory was recorded on another version of the bundle (logic hash {found}, the bundle's is {expected}); it is not scored against a different device")]
+    ChangedLogic {
+        episode: EpisodeRef,
+        expected: String,
+        found: String,
+    },
+    /// The bundle has no task of the trajectory's id.
+    #[error("episode ({episode}): the bundle has no task {}", episode.task_id)]
+    UnknownTask { episode: EpisodeRef },
+    /// A step names a state, view or goal the bundle does not have.
+    #[error("episode ({episode}), step {step}: {what}")]
+    Inconsistent {
+        episode: EpisodeRef,
+        step: usize,
+        what: String,
+    },
+}
+
+/// One helper for showing a metric in a table: a percentage with one
+/// decimal for a fraction, "–" when undefined.
+pub fn percent(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_string(), |v| format!("{:.1}", v * 100.0))
+}
+
+/// A plain number with two decimals, "–" when undefined.
+pub fn number(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_string(), |v| format!("{v:.2}"))
+}

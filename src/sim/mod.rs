@@ -7,6 +7,7 @@
 //! - [`rules`]: the dynamics of one step, in the spec's order of rules.
 //! - [`outcome`]: what a step turned out to be, and the words for it.
 //! - [`planner`]: C_opt and optimal paths.
+//! - [`distance`]: transition distance to a goal, and its target components.
 //! - [`episode`]: `reset` / `step`, goals and budgets.
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`trajectory`]: the record, JSON Lines, and replay.
@@ -24,6 +25,7 @@
 pub mod action;
 pub mod boxes;
 pub mod device;
+pub mod distance;
 pub mod episode;
 pub mod matching;
 pub mod observation;
@@ -35,6 +37,7 @@ pub mod trajectory;
 pub use action::{parse_action, Action, ActionKind, ParseError};
 pub use boxes::{ComponentBox, ComponentBoxIndex};
 pub use device::Device;
+pub use distance::GoalDistance;
 pub use episode::{Episode, SimError};
 pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;

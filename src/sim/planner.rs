@@ -170,6 +170,18 @@ struct Edge {
     entered: Vec<usize>,
 }
 
+/// Whether a path may enter these states on the way to `goal`: never an
+/// error state (a dangerous operation), unless the goal is that state.
+/// The one rule for "an optimal path is a safe one", shared by the planner
+/// and [`super::distance`].
+pub fn is_safe(device: &Device<'_>, entered: &[usize], goal: usize) -> bool {
+    let goal_is_error = device.states.get(goal).is_some_and(|s| s.error);
+    goal_is_error
+        || !entered
+            .iter()
+            .any(|&s| device.states.get(s).is_some_and(|s| s.error))
+}
+
 /// The moves out of a node, in tie-breaking order.
 fn edges(device: &Device<'_>, at: Node, goal: usize) -> Vec<Edge> {
     let mut out = Vec::new();
@@ -179,9 +191,7 @@ fn edges(device: &Device<'_>, at: Node, goal: usize) -> Vec<Edge> {
     let Some(view) = device.views.get(at.view) else {
         return out;
     };
-    let goal_is_error = device.states.get(goal).is_some_and(|s| s.error);
-    let safe =
-        |entered: &[usize]| goal_is_error || !entered.iter().any(|&s| device.states[s].error);
+    let safe = |entered: &[usize]| is_safe(device, entered, goal);
 
     if view.kind != ViewKind::Axonometric {
         for &(component, transitions) in &state.physical {
