@@ -1,0 +1,160 @@
+//! The core, compiled to WebAssembly and run in headless Chromium: the same
+//! answers as natively, on the same fixtures. The page will call exactly
+//! these functions, so a difference between the two builds (a regex's
+//! Unicode tables, float formatting, a `std::fs` call) shows up here first.
+#![cfg(target_arch = "wasm32")]
+
+use base64::Engine as _;
+use knoblab::agents::{run_tasks, Oracle};
+use knoblab::score::epic::{render::to_json, score_text, MapSource, RunOptions};
+use knoblab::score::finestate::parser::{parse_reply, ParserBuild};
+use knoblab::sim::Settings;
+use serde_json::{json, Value};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A fixture of `../shared/fixtures/` (or of `tests/fixtures/`), compiled in.
+macro_rules! shared {
+    ($path:literal) => {
+        include_str!(concat!("../../shared/fixtures/", $path))
+    };
+}
+
+/// The kettle test bundle in its single-file form, as a page would receive
+/// it from a URL: the small files under their keys, each view a `data:` URL.
+fn kettle_single_json() -> Vec<u8> {
+    let png = |bytes: &[u8]| {
+        format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    };
+    let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let mut views = parse(include_str!("fixtures/kettle/views.json"));
+    let images: [(&str, &[u8]); 6] = [
+        ("back", include_bytes!("fixtures/kettle/views/back.png")),
+        ("bottom", include_bytes!("fixtures/kettle/views/bottom.png")),
+        ("front", include_bytes!("fixtures/kettle/views/front.png")),
+        ("right", include_bytes!("fixtures/kettle/views/right.png")),
+        ("top", include_bytes!("fixtures/kettle/views/top.png")),
+        (
+            "front_top",
+            include_bytes!("fixtures/kettle/views/front_top.png"),
+        ),
+    ];
+    for (view, bytes) in images {
+        views[view]["file"] = json!(png(bytes));
+    }
+    let bundle = json!({
+        "manifest": parse(include_str!("fixtures/kettle/manifest.json")),
+        "ssm": parse(include_str!("fixtures/kettle/ssm.json")),
+        "views": views,
+        "tasks": parse(include_str!("fixtures/kettle/tasks.json")),
+    });
+    serde_json::to_vec(&bundle).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn a_bundle_loads_and_the_oracle_solves_every_task_in_the_browser() {
+    let bundle = knoblab::bundle::load_bytes("kettle.json", &kettle_single_json()).unwrap();
+    assert_eq!(bundle.manifest.id, "kettle-0001");
+    assert_eq!(bundle.views["front"].image.width, 1209);
+    assert_eq!(bundle.views["front"].image.height, 1369);
+    let mut oracle = Oracle::new(&bundle);
+    let trajectories = run_tasks(&bundle, None, &mut oracle, &Settings::with_lambda(5)).unwrap();
+    assert_eq!(trajectories.len(), 3);
+    for t in &trajectories {
+        assert!(t.terminated && !t.truncated, "{}", t.task_id);
+        assert_eq!(t.goals_reached, t.goals_total);
+        assert_eq!(t.logic_hash, knoblab::bundle::logic_hash(&bundle));
+    }
+    // Metrics from the same trajectories: the oracle is perfect.
+    let run = knoblab::metrics::run(std::slice::from_ref(&bundle), &trajectories).unwrap();
+    let doc = serde_json::to_value(&run).unwrap();
+    for key in ["sr", "ssr", "spl", "psr", "state_f1"] {
+        assert_eq!(doc[key], json!(1.0), "{key}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_broken_bundle_gets_its_problems_listed_not_a_panic() {
+    let err =
+        knoblab::bundle::load_bytes("broken.json", b"{\"manifest\": {\"format\": 3}}").unwrap_err();
+    assert!(!err.diagnostics.is_empty());
+    let text = err.to_string();
+    assert!(text.contains("broken.json"), "{text}");
+}
+
+#[wasm_bindgen_test]
+fn epic_scores_equal_the_official_file_in_the_browser() {
+    let mut gt = MapSource::new();
+    let files: [(&str, &str); 11] = [
+        ("Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json")),
+        ("Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json")),
+        ("Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json")),
+        ("Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json")),
+        ("Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json")),
+        ("Navigation/GroundDetection/gd_003/gd_003_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json")),
+        ("Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json")),
+        ("TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json")),
+        ("TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json")),
+        ("TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json")),
+        ("TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json")),
+    ];
+    for (path, text) in files {
+        gt.insert(&format!("EPIC_Bench/{path}"), text.as_bytes().to_vec());
+    }
+    let options = RunOptions {
+        coord_mode: None,
+        family: Some("Qwen3-VL".into()),
+    };
+    let report = score_text(shared!("epic/raw/Qwen3-VL/probe-q3.jsonl"), &gt, &options).unwrap();
+    assert_eq!((report.gt_found, report.gt_expected), (13, 13));
+    let ours = to_json(&report, "probe-q3.jsonl");
+    let official: Value =
+        serde_json::from_str(shared!("epic/scores/Qwen3-VL/probe-q3_full.json")).unwrap();
+    assert_eq!(ours["summary"], official["summary"]);
+    let (ours, official) = (
+        ours["details"]["by_samples"].as_array().unwrap(),
+        official["details"]["by_samples"].as_array().unwrap(),
+    );
+    assert_eq!(ours.len(), 13);
+    for (a, b) in ours.iter().zip(official) {
+        for key in ["score", "score_details", "error", "invalid_response"] {
+            assert_eq!(a[key], b[key], "{key} of {}", b["sample_id"]);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn the_finestate_parser_matches_every_official_case_in_the_browser() {
+    let cases: Value = serde_json::from_str(shared!("finestate/parse_cases.json")).unwrap();
+    let mut mismatches = Vec::new();
+    let mut checked = 0;
+    for case in cases["cases"].as_array().unwrap() {
+        let response = case["response"].as_str().unwrap_or_default();
+        let model = case["model_name"].as_str();
+        for (key, build) in [("py", ParserBuild::Py), ("pyc", ParserBuild::Pyc)] {
+            let p = parse_reply(response, model, build);
+            let got = json!({
+                "coordinates": p.coordinates,
+                "success": p.success,
+                "error": p.error,
+                "description": p.description,
+                "reasoning": p.reasoning,
+            });
+            checked += 1;
+            if got != case[key] {
+                mismatches.push(format!("[{key}] {response:?} / {model:?}: got {got}"));
+            }
+        }
+    }
+    assert_eq!(checked, 2 * cases["cases"].as_array().unwrap().len());
+    assert!(
+        mismatches.is_empty(),
+        "{} of {checked}:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
