@@ -158,3 +158,43 @@ fn the_finestate_parser_matches_every_official_case_in_the_browser() {
         mismatches.join("\n")
     );
 }
+
+/// A file of the SWITCH fixture tree, under its path in the tree.
+macro_rules! switch_gt {
+    ($($path:literal),* $(,)?) => {
+        [$(($path, include_bytes!(concat!("fixtures/switch/gt/", $path)).as_slice())),*]
+    };
+}
+
+#[wasm_bindgen_test]
+fn switch_scores_the_hand_built_fixture_in_the_browser() {
+    let gt = switch_gt![
+        "dataset_manifest.json",
+        "form_matrix.json",
+        "action/img2txt/openqa.json",
+        "action/img2txt/vqa.json",
+        "final_state/img2txt/openqa.json",
+        "final_state/img2video/vqa.json",
+        "recovery/img2txt/openqa.json",
+        "recovery/video2img/vqa.json",
+        "ui_grounding/img2txt/vqa.json",
+        "verification_action/img2img/vqa.json",
+        "verification_action/img2txt/openqa.json",
+        "verification_state/video2video/vqa.json",
+        "vqa_state/video2txt/openqa.json",
+        "vqa_state/video2txt/vqa.json",
+        "vqa_task/img2txt/vqa.json",
+    ];
+    let report = knoblab::score::switch::score_files(
+        gt,
+        "pred.jsonl",
+        include_bytes!("fixtures/switch/pred.jsonl"),
+    )
+    .unwrap();
+    // The hand-computed figures of tests/switch_scoring.rs: 8 of 13 MCQ
+    // items right; Task Understanding 3 of 4.
+    assert_eq!((report.mcq.overall.correct, report.mcq.overall.n), (8, 13));
+    let tu = report.mcq.columns.get("Task Understanding").unwrap();
+    assert_eq!(tu.n, 4);
+    assert!((tu.accuracy.unwrap() - 0.75).abs() < 1e-12);
+}
