@@ -294,7 +294,10 @@ fn evaluate(
                 .push(Quirk::WrappedSentinelParsed { field: label });
         }
     };
-    let loc_notes = |res: &mut SampleResult, l: &LocOutcome| {
+    // What a localization part leaves on the sample, whichever task it is
+    // part of: the quirks it met, its details; returns the coordinate
+    // system it resolved to.
+    let finish_loc = |res: &mut SampleResult, l: LocOutcome| -> Option<String> {
         if l.gt_count_zero_with_pixels {
             res.quirks.push(Quirk::GtCountZeroWithPixels);
         }
@@ -308,8 +311,10 @@ fn evaluate(
         if l.error == Some(super::localization::ERR_GT_DECODE) {
             res.quirks.push(Quirk::DecodeFailureNotInvalid);
         }
-    };
-    let resolved_of = |l: &LocOutcome| -> Option<String> {
+        if !l.details.is_empty() {
+            res.metric_details
+                .insert("localization".into(), Value::Object(l.details));
+        }
         if l.mask_mode {
             Some("n/a".into())
         } else {
@@ -363,12 +368,7 @@ fn evaluate(
             errors.extend(cnt.error);
             note_wrapped(res, "formatted_response_localization", "localization");
             note_wrapped(res, "formatted_response_count", "count");
-            loc_notes(res, &loc);
-            resolved_name = resolved_of(&loc);
-            if !loc.details.is_empty() {
-                res.metric_details
-                    .insert("localization".into(), Value::Object(loc.details));
-            }
+            resolved_name = finish_loc(res, loc);
             if !cnt.details.is_empty() {
                 res.metric_details
                     .insert("count".into(), Value::Object(cnt.details));
@@ -388,12 +388,7 @@ fn evaluate(
             res.score_details = score_details((loc.score, 1.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
             errors.extend(loc.error);
             note_wrapped(res, "formatted_response_localization", "localization");
-            loc_notes(res, &loc);
-            resolved_name = resolved_of(&loc);
-            if !loc.details.is_empty() {
-                res.metric_details
-                    .insert("localization".into(), Value::Object(loc.details));
-            }
+            resolved_name = finish_loc(res, loc);
         }
         Task::Placement => {
             let loc = score_localization(&LocInput {
@@ -415,12 +410,7 @@ fn evaluate(
             errors.extend(bin.error);
             note_wrapped(res, "formatted_response_localization", "localization");
             note_wrapped(res, "formatted_response_binary", "binary");
-            loc_notes(res, &loc);
-            resolved_name = resolved_of(&loc);
-            if !loc.details.is_empty() {
-                res.metric_details
-                    .insert("localization".into(), Value::Object(loc.details));
-            }
+            resolved_name = finish_loc(res, loc);
             if !bin.details.is_empty() {
                 res.metric_details
                     .insert("binary".into(), Value::Object(bin.details));
