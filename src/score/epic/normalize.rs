@@ -21,6 +21,15 @@ fn numbers(items: &[PyValue], n: usize) -> Option<Vec<PyValue>> {
     items.iter().take(n).map(number).collect()
 }
 
+/// The first `n` numbers of a nested list that has at least `n` items.
+fn nested_numbers(item: &PyValue, n: usize) -> Option<Vec<PyValue>> {
+    let list = item.as_list()?;
+    if list.len() < n {
+        return None;
+    }
+    numbers(list, n)
+}
+
 /// Box normalisation (§4.3 step 6): a list of exactly 4 numbers;
 /// `[[x1,y1,…],[x2,y2,…]]`; or `[[x1,y1,x2,y2,…]]`. Anything else is dropped.
 pub fn normalize_boxes(v: &PyValue) -> Vec<PyValue> {
@@ -34,21 +43,11 @@ pub fn normalize_boxes(v: &PyValue) -> Vec<PyValue> {
             let flat = match it.len() {
                 4 => numbers(it, 4)?,
                 2 => {
-                    let (a, b) = (it[0].as_list()?, it[1].as_list()?);
-                    if a.len() < 2 || b.len() < 2 {
-                        return None;
-                    }
-                    let mut v = numbers(a, 2)?;
-                    v.extend(numbers(b, 2)?);
+                    let mut v = nested_numbers(&it[0], 2)?;
+                    v.extend(nested_numbers(&it[1], 2)?);
                     v
                 }
-                1 => {
-                    let a = it[0].as_list()?;
-                    if a.len() < 4 {
-                        return None;
-                    }
-                    numbers(a, 4)?
-                }
+                1 => nested_numbers(&it[0], 4)?,
                 _ => return None,
             };
             Some(PyValue::List(flat))
@@ -68,13 +67,7 @@ pub fn normalize_points(v: &PyValue) -> Vec<PyValue> {
             let it = item.as_list()?;
             let flat = match it.len() {
                 2 => numbers(it, 2)?,
-                1 => {
-                    let a = it[0].as_list()?;
-                    if a.len() < 2 {
-                        return None;
-                    }
-                    numbers(a, 2)?
-                }
+                1 => nested_numbers(&it[0], 2)?,
                 _ => return None,
             };
             Some(PyValue::List(flat))
