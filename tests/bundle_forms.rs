@@ -2,8 +2,11 @@
 //! bundle with the same logic hash; geometry the simulator asks for.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+mod support;
+
+use support::zip_of;
 
 use knoblab::bundle::{load_bytes, load_path, logic_hash, Bundle, StateMachine, ViewKind};
 use knoblab::geom::PixelBox;
@@ -12,42 +15,6 @@ fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(rel)
-}
-
-/// The files of a folder, relative paths with `/`, sorted.
-fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// A zip of the folder, its entries under `prefix` (`""` or `"kettle/"`).
-fn zip_of(dir: &Path, prefix: &str, method: zip::CompressionMethod) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut zip = zip::ZipWriter::new(&mut out);
-    let options = zip::write::SimpleFileOptions::default().compression_method(method);
-    for (rel, bytes) in files_of(dir) {
-        zip.start_file(format!("{prefix}{rel}"), options).unwrap();
-        zip.write_all(&bytes).unwrap();
-    }
-    zip.finish().unwrap();
-    out.into_inner()
 }
 
 /// The bundle with each view's `file` cleared: the one thing that differs

@@ -5,6 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod support;
+
+use support::zip_of;
+
 use knoblab::bundle::{check_path, Checked};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -155,34 +159,7 @@ fn a_path_that_is_no_bundle_is_a_diagnostic() {
 fn the_same_broken_bundle_as_a_zip_reports_the_same_problems() {
     // The rules do not depend on the form the bundle came in.
     let dir = fixture("broken/many_problems");
-    let zip = zip_folder(&dir);
+    let zip = zip_of(&dir, "", zip::CompressionMethod::Deflated);
     let from_zip = knoblab::bundle::check_bytes("many_problems.zip", &zip);
     assert_eq!(from_zip.diagnostics, check_path(&dir).diagnostics);
-}
-
-fn zip_folder(dir: &Path) -> Vec<u8> {
-    use std::io::Write;
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut zip = zip::ZipWriter::new(&mut out);
-    let options = zip::write::SimpleFileOptions::default();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                zip.start_file(rel, options).unwrap();
-                zip.write_all(&std::fs::read(&path).unwrap()).unwrap();
-            }
-        }
-    }
-    zip.finish().unwrap();
-
-    out.into_inner()
 }

@@ -241,3 +241,40 @@ pub fn lid_front() -> String {
 pub fn lid_top() -> String {
     centre([1005.0, 377.0, 126.0, 96.0], 1292, 760)
 }
+
+/// The files of a folder, relative paths with `/`, sorted.
+pub fn files_of(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A zip of the folder, its entries under `prefix` (`""` or `"kettle/"`).
+pub fn zip_of(dir: &std::path::Path, prefix: &str, method: zip::CompressionMethod) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default().compression_method(method);
+    for (rel, bytes) in files_of(dir) {
+        zip.start_file(format!("{prefix}{rel}"), options).unwrap();
+        zip.write_all(&bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
+}
