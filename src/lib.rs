@@ -21,6 +21,7 @@
 //!   types (pure; the transport lives at the edge).
 //! - [`score`]: benchmark scorers (`epic`, `finestate`, `switch`) and their
 //!   shared pieces.
+//! - [`display`]: how tables for people show numbers ("–" when undefined).
 //! - `ui` (wasm32 only): the Leptos app.
 //! - `cli` (native only): the `knoblab` command line.
 //!
@@ -29,6 +30,7 @@
 
 pub mod agents;
 pub mod bundle;
+pub mod display;
 pub mod geom;
 pub mod metrics;
 pub mod score;

@@ -239,13 +239,5 @@ pub enum MetricsError {
     },
 }
 
-/// One helper for showing a metric in a table: a percentage with one
-/// decimal for a fraction, "–" when undefined.
-pub fn percent(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".to_string(), |v| format!("{:.1}", v * 100.0))
-}
-
-/// A plain number with two decimals, "–" when undefined.
-pub fn number(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".to_string(), |v| format!("{v:.2}"))
-}
+/// How the tables show a metric (see [`crate::display`]).
+pub use crate::display::{number, percent};

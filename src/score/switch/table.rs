@@ -5,16 +5,8 @@ use std::fmt::Write;
 
 use super::dataset::Skill;
 use super::report::{Cell, SwitchReport};
-
-/// A percentage with one decimal, or "–" for an empty cell.
-///
-/// > An empty column shows "–", not 0.
-pub fn percent(value: Option<f64>) -> String {
-    match value {
-        Some(v) => format!("{:.1}", v * 100.0),
-        None => "–".to_string(),
-    }
-}
+// > An empty column shows "–", not 0.
+use crate::display::percent;
 
 fn row(out: &mut String, cells: &[String]) {
     let _ = writeln!(out, "| {} |", cells.join(" | "));
