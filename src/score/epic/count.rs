@@ -2,8 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::localization::ERR_NVR;
-use super::prediction::{parse_binary, parse_count, sentinel, Sentinel};
+use super::prediction::{parse_binary, parse_count, sentinel};
 use super::pyvalue::{PyError, PyValue};
 
 pub const ERR_COUNT_MISSING: &str = "Missing pred_count or gt_count";
@@ -34,13 +33,9 @@ pub fn score_count(
         error: None,
         details: Map::new(),
     };
-    match sentinel(pred, honour_wrapped) {
-        Some(Sentinel::NotRequired) => return Ok(c),
-        Some(Sentinel::NoValidResponse) => {
-            c.error = Some(ERR_NVR);
-            return Ok(c);
-        }
-        None => {}
+    if let Some(stop) = sentinel(pred, honour_wrapped) {
+        c.error = stop.error();
+        return Ok(c);
     }
     let exact = precise || in_description;
     let p = match pred {
@@ -84,13 +79,9 @@ pub fn score_binary(pred: Option<&PyValue>, gt: Option<bool>, honour_wrapped: bo
         error: None,
         details: Map::new(),
     };
-    match sentinel(pred, honour_wrapped) {
-        Some(Sentinel::NotRequired) => return c,
-        Some(Sentinel::NoValidResponse) => {
-            c.error = Some(ERR_NVR);
-            return c;
-        }
-        None => {}
+    if let Some(stop) = sentinel(pred, honour_wrapped) {
+        c.error = stop.error();
+        return c;
     }
     let p = pred.and_then(parse_binary);
     c.details.insert("gt_binary".into(), json!(gt));

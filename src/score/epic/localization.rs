@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::coords::{normalize_boxes, resolve, CoordMode, ModeRequest};
 use super::gt::mask_field_empty;
 use super::mask::Mask;
-use super::prediction::{parse_boxes, sentinel, Sentinel};
+use super::prediction::{parse_boxes, sentinel};
 use super::pyvalue::PyValue;
 use super::raster::union_iou;
 use super::rle::decode_union;
@@ -61,13 +61,9 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
         dropped_gt_instances: 0,
         flipped_to_1000: false,
     };
-    match sentinel(inp.pred, inp.honour_wrapped) {
-        Some(Sentinel::NotRequired) => return out,
-        Some(Sentinel::NoValidResponse) => {
-            out.error = Some(ERR_NVR);
-            return out;
-        }
-        None => {}
+    if let Some(stop) = sentinel(inp.pred, inp.honour_wrapped) {
+        out.error = stop.error();
+        return out;
     }
     let Some(pred) = inp.pred else {
         return out;

@@ -5,9 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::coords::{normalize_points, resolve, CoordMode, ModeRequest};
-use super::localization::ERR_NVR;
 use super::mask::Mask;
-use super::prediction::{parse_points, sentinel, Sentinel};
+use super::prediction::{parse_points, sentinel};
 use super::pyvalue::{float_to_json, PyValue};
 use super::rle::decode_union;
 
@@ -115,13 +114,9 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
         sampled_distance: false,
         collapsed: false,
     };
-    match sentinel(inp.pred, inp.honour_wrapped) {
-        Some(Sentinel::NotRequired) => return out,
-        Some(Sentinel::NoValidResponse) => {
-            out.error = Some(ERR_NVR);
-            return out;
-        }
-        None => {}
+    if let Some(stop) = sentinel(inp.pred, inp.honour_wrapped) {
+        out.error = stop.error();
+        return out;
     }
     let Some(pred) = inp.pred else {
         return out;
@@ -353,6 +348,7 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::epic::localization::ERR_NVR;
     use crate::score::epic::pyjson::loads;
     use crate::score::epic::rle::encode;
 

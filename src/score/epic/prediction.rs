@@ -13,6 +13,17 @@ pub enum Sentinel {
     NoValidResponse,
 }
 
+impl Sentinel {
+    /// The error a metric part records when it stops on this sentinel
+    /// (it scores 0 either way).
+    pub fn error(self) -> Option<&'static str> {
+        match self {
+            Sentinel::NotRequired => None,
+            Sentinel::NoValidResponse => Some(super::localization::ERR_NVR),
+        }
+    }
+}
+
 fn sentinel_of_str(s: &str) -> Option<Sentinel> {
     let t = py_strip(s).to_lowercase();
     if t == "not required" {
