@@ -470,3 +470,29 @@ fn the_kettle_extends_the_appendix_kettle() {
     }
     assert_no_problems("ElectricKettle.json against the appendix", &problems);
 }
+
+/// The library index lists every file of every device, and each device
+/// loads from exactly those files, as the page loads it.
+#[test]
+fn the_library_index_loads_every_device_from_its_listed_files() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let bytes = std::fs::read(data.join("library.json")).expect("data/library.json");
+    let index = knoblab::bundle::LibraryIndex::parse(&bytes).expect("a valid index");
+    assert!(!index.devices.is_empty());
+    for device in &index.devices {
+        let files = device
+            .files
+            .iter()
+            .map(|f| {
+                let bytes = std::fs::read(data.join(device.file_url(f))).expect(f);
+                (f.clone(), bytes)
+            })
+            .collect();
+        let bundle = knoblab::bundle::load_files(&device.id, files)
+            .unwrap_or_else(|e| panic!("{}: {e}", device.id));
+        assert_eq!(bundle.manifest.id, device.id);
+        assert_eq!(bundle.manifest.category, device.category);
+        assert_eq!(bundle.tasks.len(), device.tasks, "{}", device.id);
+        assert!(device.files.contains(&device.thumbnail), "{}", device.id);
+    }
+}

@@ -79,6 +79,40 @@ pub fn load_path(path: &std::path::Path) -> Result<Bundle, LoadError> {
     check_path(path).into_result()
 }
 
+/// Loads a bundle from its files held in memory, each with its path inside
+/// the bundle folder (`manifest.json`, `views/front.png`; one common top
+/// folder is allowed). This is how the page reads a dropped folder and a
+/// library device fetched file by file.
+///
+/// ```
+/// let err = knoblab::bundle::load_files("dropped", Vec::new()).unwrap_err();
+/// assert!(err.to_string().contains("manifest.json"));
+/// ```
+pub fn load_files(name: &str, files: Vec<(String, Vec<u8>)>) -> Result<Bundle, LoadError> {
+    check_files_in_memory(name, files).into_result()
+}
+
+/// Like [`load_files`], keeping the warnings.
+pub fn check_files_in_memory(name: &str, files: Vec<(String, Vec<u8>)>) -> Checked {
+    let total = files
+        .iter()
+        .fold(0usize, |sum, (_, b)| sum.saturating_add(b.len()));
+    if total > MAX_BUNDLE_BYTES {
+        return Checked::failed(
+            name,
+            Diagnostic::error(
+                Location::file(name),
+                format!(
+                    "the bundle's files take {}; at most {} is accepted",
+                    human_bytes(total as u64),
+                    human_bytes(MAX_BUNDLE_BYTES as u64)
+                ),
+            ),
+        );
+    }
+    check_files(name, &mut super::source::MapSource::new(files))
+}
+
 /// Like [`load_bytes`], keeping the warnings (for `knoblab validate`).
 ///
 /// A zip is recognised by its signature (`PK`); anything else is read as the

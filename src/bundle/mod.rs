@@ -8,6 +8,7 @@
 //! - [`diagnostics`]: problems with their locations.
 //! - [`derive`](mod@derive): UCSM → SSM derivation ([`derive()`], [`derive_device`]).
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
+//! - [`library`]: the index of the shipped device library (`data/library.json`).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`image`]: view image sizes from their headers, `data:` URLs.
 //!
@@ -48,6 +49,7 @@ pub mod diagnostics;
 pub mod geometry;
 pub mod hash;
 pub mod image;
+pub mod library;
 pub mod limits;
 pub mod load;
 pub mod model;
@@ -59,7 +61,8 @@ pub use derive::{
 };
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
-pub use load::{check_bytes, load_bytes, Checked};
+pub use library::{LibraryEntry, LibraryIndex, LIBRARY_FORMAT};
+pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Checked};
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
 pub use validate::validate_bundle;

@@ -126,6 +126,54 @@ pub(crate) fn read_capped(reader: impl Read, cap: usize, verb: &str) -> Result<V
     Ok(bytes)
 }
 
+/// A bundle's files already in memory, by their path inside the bundle: a
+/// folder dropped on the page, or the files of a library device fetched one
+/// by one. Paths are normalised as [`normalize_path`] does, and a common top
+/// folder (`kettle/manifest.json`) is looked through, as for a zip.
+pub(crate) struct MapSource {
+    files: std::collections::BTreeMap<String, Vec<u8>>,
+    prefix: String,
+}
+
+impl MapSource {
+    pub(crate) fn new(files: Vec<(String, Vec<u8>)>) -> Self {
+        let files: std::collections::BTreeMap<String, Vec<u8>> = files
+            .into_iter()
+            .filter_map(|(path, bytes)| normalize_path(&path).ok().map(|p| (p, bytes)))
+            .collect();
+        let prefix = if files.contains_key("manifest.json") {
+            String::new()
+        } else {
+            let tops: Vec<&str> = files
+                .keys()
+                .filter_map(|n| n.strip_suffix("/manifest.json"))
+                .filter(|top| !top.contains('/'))
+                .collect();
+            match tops.as_slice() {
+                [top] => format!("{top}/"),
+                _ => String::new(),
+            }
+        };
+        MapSource { files, prefix }
+    }
+}
+
+impl FileSource for MapSource {
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        let bytes = self.files.get(&format!("{}{path}", self.prefix)).cloned();
+        if let Some(bytes) = &bytes {
+            if bytes.len() > MAX_FILE_BYTES {
+                return Err(format!(
+                    "takes {}; at most {} is accepted per file",
+                    human_bytes(bytes.len() as u64),
+                    human_bytes(MAX_FILE_BYTES as u64)
+                ));
+            }
+        }
+        Ok(bytes)
+    }
+}
+
 /// A bundle folder on disk.
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) struct DirSource {

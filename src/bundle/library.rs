@@ -1,0 +1,106 @@
+//! The index of a device library (`data/library.json`, format
+//! `knoblab-library/1`): which bundles the page ships, where their files
+//! are, and what a library card shows. The generator writes it; the page
+//! reads it, fetches each device's listed files and loads them with
+//! [`super::load_files`]. Paths are relative to the index file.
+//!
+//! ```
+//! use knoblab::bundle::LibraryIndex;
+//! let index = LibraryIndex::parse(br#"{"format": "knoblab-library/1", "devices": [
+//!   {"id": "kettle-0001", "name": "Electric kettle", "category": "ElectricKettle",
+//!    "path": "devices/kettle-0001", "thumbnail": "views/front.png", "tasks": 10,
+//!    "files": ["manifest.json", "ssm.json", "views.json", "tasks.json", "views/front.png"]}]}"#)
+//!     .unwrap();
+//! assert_eq!(index.devices[0].file_url("views/front.png"), "devices/kettle-0001/views/front.png");
+//! assert!(LibraryIndex::parse(b"{}").unwrap_err().contains("format"));
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::source::normalize_path;
+
+/// The `format` value of a library index.
+pub const LIBRARY_FORMAT: &str = "knoblab-library/1";
+
+/// The whole library.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryIndex {
+    pub format: String,
+    pub devices: Vec<LibraryEntry>,
+}
+
+/// One device of the library, as its card and its loader need it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryEntry {
+    /// The bundle's manifest id.
+    pub id: String,
+    /// The bundle's display name.
+    pub name: String,
+    /// Its category (one of the 26 UCSM categories).
+    pub category: String,
+    /// The bundle folder, relative to the index (`devices/kettle-0001`).
+    pub path: String,
+    /// Every file of the bundle, relative to its folder.
+    pub files: Vec<String>,
+    /// The picture a card shows, relative to the bundle folder.
+    pub thumbnail: String,
+    /// How many tasks the bundle has.
+    pub tasks: usize,
+}
+
+impl LibraryIndex {
+    /// Reads an index, checking its format and that every path stays inside
+    /// the library (no absolute paths, no `..`).
+    pub fn parse(bytes: &[u8]) -> Result<LibraryIndex, String> {
+        let index: LibraryIndex = serde_json::from_slice(bytes).map_err(|e| {
+            format!(
+                "library index: {e}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}"
+            )
+        })?;
+        if index.format != LIBRARY_FORMAT {
+            return Err(format!(
+                "library index: format is {:?}; expected {LIBRARY_FORMAT:?}",
+                index.format
+            ));
+        }
+        for (i, device) in index.devices.iter().enumerate() {
+            let paths = std::iter::once(&device.path)
+                .chain(&device.files)
+                .chain(std::iter::once(&device.thumbnail));
+            for path in paths {
+                normalize_path(path).map_err(|e| {
+                    format!("library index: devices[{i}] ({}): {path:?}: {e}", device.id)
+                })?;
+            }
+        }
+        Ok(index)
+    }
+}
+
+impl LibraryEntry {
+    /// A file of this device, as a URL relative to the index.
+    pub fn file_url(&self, file: &str) -> String {
+        format!("{}/{}", self.path.trim_end_matches('/'), file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_leave_the_library_are_refused() {
+        let json = br#"{"format": "knoblab-library/1", "devices": [
+          {"id": "x", "name": "X", "category": "Lamp", "path": "../etc", "thumbnail": "a.png",
+           "tasks": 0, "files": []}]}"#;
+        let err = LibraryIndex::parse(json).unwrap_err();
+        assert!(err.contains("devices[0] (x)"), "{err}");
+        assert!(err.contains("leaves"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_format_is_named() {
+        let err = LibraryIndex::parse(br#"{"format": "other/2", "devices": []}"#).unwrap_err();
+        assert!(err.contains("knoblab-library/1"), "{err}");
+    }
+}
