@@ -17,6 +17,8 @@
 //!   budgets, planner (C_opt), trajectory recording.
 //! - [`metrics`]: VGEBench metrics from trajectories, error taxonomy.
 //! - [`agents`]: agents that need no model: oracle, random, scripted.
+//! - [`play`]: the player's core: an owning session, the action bar, the
+//!   optimal path, share links, human-baseline runs.
 //! - [`vlm`]: talking to models: prompts, reply parsing, request and response
 //!   types (pure; the transport lives at the edge).
 //! - [`score`]: benchmark scorers (`epic`, `finestate`, `switch`) and their
@@ -33,6 +35,7 @@ pub mod bundle;
 pub mod display;
 pub mod geom;
 pub mod metrics;
+pub mod play;
 pub mod score;
 pub mod sim;
 pub mod vlm;

@@ -1,0 +1,300 @@
+//! An episode that owns its bundle, so a page can hold it in a signal and a
+//! script can keep it between calls.
+//!
+//! [`Episode`] borrows its bundle. A session keeps the bundle behind an
+//! [`Arc`] and the actions played so far, and rebuilds the episode by
+//! replaying them (the simulator is deterministic, and a step costs about
+//! a microsecond and a half, so a replay of a whole episode is far below
+//! what a click can notice). Undo, for practice, is the same replay with
+//! one action fewer.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bundle::Bundle;
+use crate::metrics::{self, EpisodeMetrics, MetricsError};
+use crate::sim::{Episode, Info, Observation, Settings, SimError, Step, Trajectory};
+
+/// How a person plays, written into the trajectory's settings (`mode`) so
+/// that practice results are never mistaken for a baseline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Free play: no component boxes, no undo.
+    #[default]
+    Play,
+    /// Practice: the component boxes may be revealed and steps undone; the
+    /// results are marked "practice".
+    Practice,
+    /// A human-baseline run: no reveal, no undo, every episode recorded.
+    Baseline,
+}
+
+impl Mode {
+    /// The name written in settings and URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Play => "play",
+            Mode::Practice => "practice",
+            Mode::Baseline => "baseline",
+        }
+    }
+
+    /// Reads [`Mode::as_str`]'s names; anything else is free play.
+    pub fn parse(text: &str) -> Mode {
+        match text {
+            "practice" => Mode::Practice,
+            "baseline" => Mode::Baseline,
+            _ => Mode::Play,
+        }
+    }
+
+    /// Whether the component boxes may be shown and steps undone.
+    pub fn allows_help(self) -> bool {
+        self == Mode::Practice
+    }
+
+    /// The settings of a person's episode in this mode: agent `human`, the
+    /// mode under `mode`, and λ.
+    pub fn settings(self, lambda: u32) -> Settings {
+        let mut settings = Settings::with_lambda(lambda);
+        settings.agent = "human".to_string();
+        settings
+            .extra
+            .insert("mode".to_string(), self.as_str().into());
+        settings
+    }
+}
+
+/// One episode on a bundle it shares: the actions so far, and what the
+/// episode shows after them.
+#[derive(Debug, Clone)]
+pub struct Session {
+    bundle: Arc<Bundle>,
+    task_id: String,
+    settings: Settings,
+    actions: Vec<String>,
+    observation: Observation,
+    info: Info,
+    trajectory: Trajectory,
+    last: Option<Step>,
+}
+
+impl Session {
+    /// Starts a task of the bundle.
+    pub fn start(
+        bundle: Arc<Bundle>,
+        task_id: &str,
+        settings: Settings,
+    ) -> Result<Session, SimError> {
+        Session::replay(bundle, task_id, settings, &[])
+    }
+
+    /// Starts a task and plays these actions (a share link, a resumed
+    /// baseline episode). Fails if the episode ends before the last one.
+    pub fn replay(
+        bundle: Arc<Bundle>,
+        task_id: &str,
+        settings: Settings,
+        actions: &[String],
+    ) -> Result<Session, SimError> {
+        let (observation, info, trajectory, last) = play(&bundle, task_id, &settings, actions)?;
+        Ok(Session {
+            task_id: task_id.to_string(),
+            actions: actions.to_vec(),
+            bundle,
+            settings,
+            observation,
+            info,
+            trajectory,
+            last,
+        })
+    }
+
+    /// Plays one action (any text: a mistake is an outcome, not an error).
+    /// Errors only when the episode has already ended.
+    pub fn step(&mut self, action_text: &str) -> Result<Step, SimError> {
+        let mut actions = self.actions.clone();
+        actions.push(action_text.to_string());
+        let (observation, info, trajectory, last) =
+            play(&self.bundle, &self.task_id, &self.settings, &actions)?;
+        let step = last.clone().ok_or(SimError::NotReset)?;
+        self.actions = actions;
+        self.observation = observation;
+        self.info = info;
+        self.trajectory = trajectory;
+        self.last = last;
+        Ok(step)
+    }
+
+    /// Takes back the last action (practice). Returns whether there was one.
+    pub fn undo(&mut self) -> Result<bool, SimError> {
+        let Some((_, earlier)) = self.actions.split_last() else {
+            return Ok(false);
+        };
+        *self = Session::replay(
+            self.bundle.clone(),
+            &self.task_id,
+            self.settings.clone(),
+            earlier,
+        )?;
+        Ok(true)
+    }
+
+    /// The same task from the start.
+    pub fn restart(&self) -> Result<Session, SimError> {
+        Session::start(self.bundle.clone(), &self.task_id, self.settings.clone())
+    }
+
+    pub fn bundle(&self) -> &Arc<Bundle> {
+        &self.bundle
+    }
+
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The action texts played so far, in order.
+    pub fn actions(&self) -> &[String] {
+        &self.actions
+    }
+
+    /// What the agent sees now.
+    pub fn observation(&self) -> &Observation {
+        &self.observation
+    }
+
+    /// Diagnostics now (state, budgets, goal index).
+    pub fn info(&self) -> &Info {
+        &self.info
+    }
+
+    /// The record so far.
+    pub fn trajectory(&self) -> &Trajectory {
+        &self.trajectory
+    }
+
+    /// What the last step returned (none before the first).
+    pub fn last_step(&self) -> Option<&Step> {
+        self.last.as_ref()
+    }
+
+    /// Whether every goal was reached or a budget ran out.
+    pub fn is_done(&self) -> bool {
+        self.trajectory.terminated || self.trajectory.truncated
+    }
+
+    /// The episode's metrics, as a model's would be computed.
+    pub fn metrics(&self) -> Result<EpisodeMetrics, MetricsError> {
+        metrics::episode(&self.bundle, &self.trajectory)
+    }
+
+    /// The λ-scaled local budget's ceiling for the current goal, for a
+    /// meter: λ · C_opt of the goal from where it began, or the budget left
+    /// if that is larger (the budget carries over when a goal is reached).
+    pub fn local_budget_ceiling(&self) -> u32 {
+        let c_opt = self.info.c_opt.unwrap_or(0);
+        self.settings
+            .lambda
+            .saturating_mul(c_opt)
+            .max(self.info.budget_local)
+    }
+}
+
+type Played = (Observation, Info, Trajectory, Option<Step>);
+
+fn play(
+    bundle: &Bundle,
+    task_id: &str,
+    settings: &Settings,
+    actions: &[String],
+) -> Result<Played, SimError> {
+    let mut episode = Episode::new(bundle);
+    episode.reset(task_id, settings.clone())?;
+    let mut last = None;
+    for action in actions {
+        last = Some(episode.step(action)?);
+    }
+    let observation = episode.observation().ok_or(SimError::NotReset)?;
+    let info = episode.info().ok_or(SimError::NotReset)?;
+    let trajectory = episode.into_trajectory()?;
+    Ok((observation, info, trajectory, last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::load_path;
+
+    fn kettle() -> Arc<Bundle> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
+        Arc::new(load_path(std::path::Path::new(dir)).expect("the fixture loads"))
+    }
+
+    #[test]
+    fn a_session_records_the_same_trajectory_as_an_episode() {
+        let bundle = kettle();
+        let actions = ["Switch_view(params=[top])", "Press(coord=[1, 1])"];
+        let mut session = Session::start(bundle.clone(), "boil", Mode::Play.settings(5)).unwrap();
+        let mut episode = Episode::new(&bundle);
+        episode.reset("boil", Mode::Play.settings(5)).unwrap();
+        for a in actions {
+            let mine = session.step(a).unwrap();
+            assert_eq!(mine, episode.step(a).unwrap());
+        }
+        assert_eq!(session.trajectory(), episode.trajectory().unwrap());
+        assert_eq!(session.actions(), actions);
+        assert_eq!(session.trajectory().settings.extra["mode"], "play");
+    }
+
+    #[test]
+    fn undo_takes_back_one_action_and_stops_at_the_start() {
+        let mut session = Session::start(kettle(), "boil", Mode::Practice.settings(5)).unwrap();
+        let fresh = session.clone();
+        session.step("Switch_view(params=[top])").unwrap();
+        assert_eq!(session.observation().view, "top");
+        assert!(session.undo().unwrap());
+        assert_eq!(session.observation(), fresh.observation());
+        assert_eq!(session.trajectory(), fresh.trajectory());
+        assert!(!session.undo().unwrap());
+    }
+
+    #[test]
+    fn stepping_a_finished_session_is_an_error_and_changes_nothing() {
+        let bundle = kettle();
+        let mut session = Session::start(bundle, "boil", Mode::Play.settings(1)).unwrap();
+        while !session.is_done() {
+            session.step("Timed_wait()").unwrap();
+        }
+        let before = session.actions().len();
+        assert!(matches!(
+            session.step("Timed_wait()"),
+            Err(SimError::Finished { .. })
+        ));
+        assert_eq!(session.actions().len(), before);
+        assert!(session.trajectory().truncated);
+    }
+
+    #[test]
+    fn the_local_meter_ceiling_is_lambda_times_c_opt() {
+        let session = Session::start(kettle(), "boil", Mode::Play.settings(5)).unwrap();
+        let c_opt = session.info().c_opt.unwrap();
+        assert_eq!(session.local_budget_ceiling(), 5 * c_opt);
+        assert_eq!(session.info().budget_local, 5 * c_opt);
+    }
+
+    #[test]
+    fn modes_read_back_and_only_practice_helps() {
+        for mode in [Mode::Play, Mode::Practice, Mode::Baseline] {
+            assert_eq!(Mode::parse(mode.as_str()), mode);
+        }
+        assert!(Mode::Practice.allows_help());
+        assert!(!Mode::Baseline.allows_help());
+        assert_eq!(Mode::parse("anything"), Mode::Play);
+    }
+}
