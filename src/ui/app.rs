@@ -4,11 +4,13 @@ use leptos::prelude::*;
 
 use super::pages::about::AboutPage;
 use super::pages::agent::AgentPage;
+use super::pages::embed::EmbedPage;
 use super::pages::library::LibraryPage;
 use super::pages::not_found::NotFoundPage;
 use super::pages::panic_test::PanicTestPage;
 use super::pages::play::PlayPage;
 use super::pages::score::ScorePage;
+use super::player::Player;
 use super::route::{Location, Page};
 
 /// The current location, provided once as a context value.
@@ -28,10 +30,16 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || listener.remove());
     provide_context::<LocationSignal>(location);
+    // One player for the play and embed pages and for `window.knoblab`.
+    let player = Player::default();
+    provide_context(player);
+    super::api::install(player);
 
     let page = Memo::new(move |_| location.with(|l| l.page));
+    // The embed page is the player alone, for an iframe: no header, no footer.
+    let framed = move || page.get() != Page::Embed;
     view! {
-        <Header page=page />
+        {move || framed().then(|| view! { <Header page=page /> })}
         <main id="main" data-testid="main">
             {move || match page.get() {
                 Page::Library => view! { <LibraryPage /> }.into_any(),
@@ -40,15 +48,18 @@ pub fn App() -> impl IntoView {
                 Page::Score => view! { <ScorePage /> }.into_any(),
                 Page::About => view! { <AboutPage /> }.into_any(),
                 Page::PanicTest => view! { <PanicTestPage /> }.into_any(),
+                Page::Embed => view! { <EmbedPage /> }.into_any(),
                 Page::NotFound => {
                     let path = location.with_untracked(|l| l.path.clone());
                     view! { <NotFoundPage path=path /> }.into_any()
                 }
             }}
         </main>
-        <footer class="site-footer">
-            "KnobLab runs entirely in your browser: devices, models you call with your own key, and scoring. Nothing is uploaded."
-        </footer>
+        {move || framed().then(|| view! {
+            <footer class="site-footer">
+                "KnobLab runs entirely in your browser: devices, models you call with your own key, and scoring. Nothing is uploaded."
+            </footer>
+        })}
     }
 }
 

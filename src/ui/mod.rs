@@ -5,10 +5,16 @@
 //! - [`panic`]: the panic hook that shows an error banner instead of a blank page.
 //! - [`app`]: the shell (header, navigation) and the route switch.
 //! - [`pages`]: one file per page.
+//! - [`player`]: the player's state and components (play and embed pages).
+//! - [`net`]: fetching URLs and the library, reading picked and dropped files.
+//! - [`api`]: `window.knoblab`, the page API for scripts and tests.
 
+pub mod api;
 pub mod app;
+pub mod net;
 pub mod pages;
 pub mod panic;
+pub mod player;
 pub mod route;
 
 pub use app::App;

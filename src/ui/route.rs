@@ -12,6 +12,8 @@ pub enum Page {
     /// Provokes a panic, so tests can see the error banner.
     PanicTest,
     NotFound,
+    /// The player alone, for an iframe (`#/embed?bundle=…&task=…`).
+    Embed,
 }
 
 impl Page {
@@ -34,6 +36,7 @@ impl Page {
             Page::About => "#/about",
             Page::PanicTest => "#/__panic",
             Page::NotFound => "#/",
+            Page::Embed => "#/embed",
         }
     }
 }
@@ -61,6 +64,7 @@ impl Location {
             "/score" => Page::Score,
             "/about" => Page::About,
             "/__panic" => Page::PanicTest,
+            "/embed" => Page::Embed,
             _ => Page::NotFound,
         };
         let query = query

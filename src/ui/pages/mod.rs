@@ -2,6 +2,7 @@
 
 pub mod about;
 pub mod agent;
+pub mod embed;
 pub mod library;
 pub mod not_found;
 pub mod panic_test;
