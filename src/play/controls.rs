@@ -155,9 +155,11 @@ pub struct Draft {
     pub point: Option<ScaledPoint>,
 }
 
-/// How far one arrow key moves the point on the 0–1000 scale, and with Shift.
+/// How far one arrow key moves the point on the 0–1000 scale, with Shift,
+/// and with Alt (to reach any point exactly).
 pub const NUDGE: u32 = 10;
 pub const NUDGE_FAR: u32 = 50;
+pub const NUDGE_FINE: u32 = 1;
 
 impl Default for Draft {
     fn default() -> Self {
@@ -248,7 +250,7 @@ pub enum KeyCommand {
     View(usize),
     /// `p`: next choice of the first parameter; `d`: of the second.
     Cycle(usize),
-    /// Arrow keys: move the point (Shift: farther).
+    /// Arrow keys: move the point (Shift: farther, Alt: by one).
     Nudge(i64, i64),
     /// Enter: act.
     Act,
@@ -268,7 +270,10 @@ pub const KEY_HELP: [(&str, &str); 9] = [
         "Timed wait; Look closer (switch into the panel at the point)",
     ),
     ("Shift + 1–9", "switch to the view of that tab"),
-    ("arrow keys", "move the point by 10 (with Shift by 50)"),
+    (
+        "arrow keys",
+        "move the point by 10 (with Shift by 50, with Alt by 1)",
+    ),
     ("p, d", "next parameter choice (direction or kind; detents)"),
     ("Enter", "act"),
     ("u", "undo the last step (practice)"),
@@ -278,10 +283,11 @@ pub const KEY_HELP: [(&str, &str); 9] = [
 
 impl KeyCommand {
     /// The command of a key event: `key` and `code` as the browser gives
-    /// them (`KeyboardEvent.key`, `.code`), and whether Shift was held.
+    /// them (`KeyboardEvent.key`, `.code`), and whether Shift and Alt were
+    /// held (Alt only changes the arrow keys).
     /// View keys are read from `code` (`Digit2`), because Shift changes
     /// `key` with the keyboard layout.
-    pub fn from_key(key: &str, code: &str, shift: bool) -> Option<KeyCommand> {
+    pub fn from_key(key: &str, code: &str, shift: bool, alt: bool) -> Option<KeyCommand> {
         if shift {
             if let Some(n) = code
                 .strip_prefix("Digit")
@@ -291,7 +297,14 @@ impl KeyCommand {
                 return Some(KeyCommand::View(n - 1));
             }
         }
-        let step = i64::from(if shift { NUDGE_FAR } else { NUDGE });
+        let step = i64::from(match (alt, shift) {
+            (true, _) => NUDGE_FINE,
+            (false, true) => NUDGE_FAR,
+            (false, false) => NUDGE,
+        });
+        if alt && !key.starts_with("Arrow") {
+            return None;
+        }
         Some(match key {
             "ArrowLeft" => KeyCommand::Nudge(-step, 0),
             "ArrowRight" => KeyCommand::Nudge(step, 0),
@@ -380,7 +393,7 @@ mod tests {
 
     #[test]
     fn keys_map_to_commands() {
-        let k = |key: &str, code: &str, shift| KeyCommand::from_key(key, code, shift);
+        let k = |key: &str, code: &str, shift| KeyCommand::from_key(key, code, shift, false);
         assert_eq!(
             k("1", "Digit1", false),
             Some(KeyCommand::Tool(Tool::Physical(ActionKind::Press)))
@@ -404,5 +417,8 @@ mod tests {
         assert_eq!(k("?", "Slash", true), Some(KeyCommand::Help));
         assert_eq!(k("d", "KeyD", false), Some(KeyCommand::Cycle(1)));
         assert_eq!(k("x", "KeyX", false), None);
+        let alt = |key: &str| KeyCommand::from_key(key, key, false, true);
+        assert_eq!(alt("ArrowRight"), Some(KeyCommand::Nudge(1, 0)));
+        assert_eq!(alt("Enter"), None);
     }
 }

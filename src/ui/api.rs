@@ -12,6 +12,7 @@
 //! - `image()` → the current view's picture as a `data:` URL
 //! - `trajectory()` → the episode's record (a trajectory line as an object)
 //! - `metrics()` → the episode's metrics (the keys of `knoblab metrics --json`)
+//! - `optimal(taskId)` → the task's optimal path: `[{view, action, point, feedback, goal_index}]`
 
 use leptos::prelude::*;
 use leptos::wasm_bindgen::closure::Closure;
@@ -19,7 +20,7 @@ use leptos::wasm_bindgen::{JsCast, JsValue};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::play::Session;
+use crate::play::{optimal_path, Session};
 use crate::ui::player::Player;
 
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsValue> {
@@ -148,6 +149,30 @@ pub fn install(player: Player) {
     });
     set(&api, "metrics", metrics.as_ref());
     metrics.forget();
+
+    let optimal =
+        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(move |task: JsValue| {
+            let task = text_arg(&task, "the task id")?;
+            let path = player
+                .device
+                .with_untracked(|d| {
+                    d.as_ref().map(|d| {
+                        optimal_path(
+                            &d.bundle,
+                            &task,
+                            player
+                                .mode
+                                .get_untracked()
+                                .settings(player.lambda.get_untracked()),
+                        )
+                    })
+                })
+                .ok_or_else(|| error("no device: call load(...) first"))?
+                .map_err(|e| error(&e.to_string()))?;
+            to_js(&path.steps)
+        });
+    set(&api, "optimal", optimal.as_ref());
+    optimal.forget();
 
     if let Some(window) = web_sys::window() {
         let _ = js_sys::Reflect::set(window.unchecked_ref(), &JsValue::from_str("knoblab"), &api);

@@ -35,10 +35,11 @@ fn typing(ev: &KeyboardEvent) -> bool {
 }
 
 fn on_key(player: Player, ev: &KeyboardEvent, help: RwSignal<bool>, reveal: RwSignal<bool>) {
-    if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(ev) {
+    if ev.ctrl_key() || ev.meta_key() || typing(ev) {
         return;
     }
-    let Some(command) = KeyCommand::from_key(&ev.key(), &ev.code(), ev.shift_key()) else {
+    let Some(command) = KeyCommand::from_key(&ev.key(), &ev.code(), ev.shift_key(), ev.alt_key())
+    else {
         return;
     };
     if player.session.with_untracked(Option::is_none) && command != KeyCommand::Help {
