@@ -208,7 +208,7 @@ pub fn OptimalPathViewer(path: OptimalPath) -> impl IntoView {
             <div class="optimal-stepper">
                 <button data-testid="optimal-prev" disabled=move || at.get() == 0 on:click=move |_| set_at.update(|a| *a = a.saturating_sub(1))>"Previous"</button>
                 <span data-testid="optimal-position">{move || format!("Step {} of {count}", at.get() + 1)}</span>
-                <button data-testid="optimal-next" disabled=move || at.get() + 1 >= count on:click=move |_| set_at.update(|a| *a = (*a + 1).min(count.saturating_sub(1)))>"Next"</button>
+                <button data-testid="optimal-next" disabled=move || { at.get() + 1 >= count } on:click=move |_| set_at.update(|a| *a = (*a + 1).min(count.saturating_sub(1)))>"Next"</button>
             </div>
             <p class="optimal-action">
                 <code data-testid="optimal-action">{move || current().map(|s| s.action).unwrap_or_default()}</code>
