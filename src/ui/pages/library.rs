@@ -251,12 +251,12 @@ pub fn LibraryPage() -> impl IntoView {
         <section class="page library" data-testid="library">
             <h1>"Device library"</h1>
             <p class="lead">"Pick a device, read the instruction, and make it work within the budget: click on its pictures to press, pull, push, rotate or grasp its parts."</p>
+            <OpenBundle />
             {move || match index.get() {
                 None => view! { <p class="loading">"Loading the library…"</p> }.into_any(),
                 Some(Ok(index)) => view! { <Catalogue index=index /> }.into_any(),
                 Some(Err(e)) => view! { <p class="error" data-testid="library-error">{e}</p> }.into_any(),
             }}
-            <OpenBundle />
         </section>
     }
 }

@@ -126,9 +126,10 @@ pub fn ActionBar() -> impl IntoView {
             <p class="tool-help" data-testid="tool-help">{move || tool.get().explanation()}</p>
             <div class="params">{params}</div>
             <div class="act-row">
-                <code class="action-text" data-testid="action-text">
-                    {move || text.get().unwrap_or_else(|e| e.to_string())}
-                </code>
+                {move || match text.get() {
+                    Ok(t) => view! { <code class="action-text" data-testid="action-text">{t}</code> }.into_any(),
+                    Err(e) => view! { <span class="action-text hint" data-testid="action-text">{e.to_string()}</span> }.into_any(),
+                }}
                 <button
                     class="act primary"
                     data-testid="act"

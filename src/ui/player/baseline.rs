@@ -244,7 +244,7 @@ pub fn RunTable(run: BaselineRun) -> impl IntoView {
                     <tbody>{rows}</tbody>
                     <tfoot><tr>
                         <th>{format!("Run ({} episodes)", scored.episodes)}</th>
-                        <td>{percent(all.ssr)}" SSR"</td><td></td>
+                        <td>{format!("SSR {}", percent(all.ssr))}</td><td></td>
                         <td>{percent(all.sr)}</td><td>{percent(all.spl)}</td><td>{percent(all.eer)}</td><td>{number(all.avg_dist)}</td>
                     </tr></tfoot>
                 </table>

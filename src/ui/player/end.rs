@@ -204,7 +204,7 @@ pub fn OptimalPathViewer(path: OptimalPath) -> impl IntoView {
     });
     view! {
         <section class="optimal-path" data-testid="optimal-path">
-            <h3>{format!("The optimal path: {count} steps")}</h3>
+            <h3>{format!("The optimal path: {count} step{}", if count == 1 { "" } else { "s" })}</h3>
             <div class="optimal-stepper">
                 <button data-testid="optimal-prev" disabled=move || at.get() == 0 on:click=move |_| set_at.update(|a| *a = a.saturating_sub(1))>"Previous"</button>
                 <span data-testid="optimal-position">{move || format!("Step {} of {count}", at.get() + 1)}</span>

@@ -15,7 +15,9 @@ pub fn Instruction() -> impl IntoView {
             s.as_ref().map(|s| {
                 let info = s.info();
                 let t = s.trajectory();
-                let heading = if t.terminated {
+                let heading = if t.terminated && info.goals_total == 1 {
+                    "Goal reached".to_string()
+                } else if t.terminated {
                     format!("All {} goals reached", info.goals_total)
                 } else if t.truncated {
                     format!(
