@@ -212,6 +212,22 @@ test('a broken bundle shows its problems as a list, and the page keeps working',
   assert.deepEqual(errors, []);
 });
 
+test('a bundle folder chosen with the folder picker opens and plays', async () => {
+  const { page, errors } = await openPage(browser);
+  await gotoRoute(page, '#/library');
+  const folder = new URL(`../data/${kettle.entry.path}`, import.meta.url).pathname;
+  await page.getByTestId('folder-input').setInputFiles(folder);
+  await page.getByTestId('player').waitFor();
+  assert.equal(await page.getByTestId('device-name').textContent(), kettle.entry.name);
+  assert.equal(await page.getByTestId('instruction-text').textContent(), kettle.tasks[0].goals[0].instruction);
+  // Opened from a file, the device cannot be named by a link: the end panel says so.
+  await page.evaluate((t) => window.knoblab.optimal(t).forEach((s) => window.knoblab.step(s.action)), kettle.tasks[0].id);
+  await page.getByTestId('end-panel').waitFor();
+  assert.equal(await page.getByTestId('share-link').count(), 0);
+  assert.match(await page.getByTestId('share').textContent(), /opened from a file/);
+  assert.deepEqual(errors, []);
+});
+
 test('window.knoblab drives an episode: load, tasks, reset, step, image, trajectory', async () => {
   const { page, errors } = await openPage(browser);
   await gotoRoute(page, '#/play');
