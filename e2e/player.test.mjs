@@ -201,6 +201,15 @@ test('a broken bundle shows its problems as a list, and the page keeps working',
   assert.match(await page.getByTestId('problems').textContent(), /broken\.json was not opened/);
   await page.screenshot({ path: `${SHOTS}player-problems-desktop.png`, fullPage: true });
 
+  // Dropped on the drop zone, the same file gets the same list.
+  await page.evaluate((text) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
+    document.querySelector('[data-testid="drop-zone"]').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, JSON.stringify(bundle));
+  await page.waitForFunction(() => /dropped\.json was not opened/.test(document.querySelector('[data-testid="problems"]')?.textContent ?? ''));
+  assert.equal(await page.getByTestId('problem').count(), problems.length);
+
   // Not a bundle at all: a readable message, no crash.
   await page.getByTestId('file-input').setInputFiles({ name: 'junk.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\x03\x04 not really a zip') });
   await page.waitForFunction(() => /junk\.zip/.test(document.querySelector('[data-testid="problems"]')?.textContent ?? ''));
