@@ -55,9 +55,12 @@ fn on_message(player: Player, ev: &MessageEvent) {
                 events::error(&e);
             }
         }
-        // The player's own messages reach this window too when it is not framed.
-        Some("ready" | "step" | "end" | "error") => {}
-        _ => events::error("unknown message: send {type: \"act\", action: …} or {type: \"reset\", task: …}"),
+        // The player's own messages reach this window too when it is not
+        // framed; messages without a type are some other script's.
+        Some("ready" | "step" | "end" | "error") | None => {}
+        Some(other) => events::error(&format!(
+            "unknown message type {other:?}: send {{type: \"act\", action: …}} or {{type: \"reset\", task: …}}"
+        )),
     }
 }
 

@@ -91,7 +91,7 @@ pub fn Budgets() -> impl IntoView {
                         view! {
                             {meter("Global budget", "budget-global", global, global_total)}
                             {meter("This goal", "budget-local", local, local_max)}
-                            <p class="steps-taken" data-testid="steps-taken">{format!("{steps} steps taken")}</p>
+                            <p class="steps-taken" data-testid="steps-taken">{format!("{steps} step{} taken", if steps == 1 { "" } else { "s" })}</p>
                         }
                     })
             }}
