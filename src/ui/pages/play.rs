@@ -112,12 +112,19 @@ pub fn LoadStatus() -> impl IntoView {
     }
 }
 
-/// A refused bundle's problems as a readable list.
+/// A refused bundle's problems as a readable list, scrolled into view (on
+/// a phone the opener may sit below the cards).
 #[component]
 pub fn ProblemList(problem: LoadProblem) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        if let Some(element) = node.get() {
+            element.scroll_into_view();
+        }
+    });
     match problem {
         LoadProblem::Message(message) => view! {
-            <div class="problems" data-testid="problems" role="alert">
+            <div class="problems" data-testid="problems" role="alert" node_ref=node>
                 <p><strong>"The device could not be opened. "</strong>{message}</p>
             </div>
         }
@@ -141,7 +148,7 @@ pub fn ProblemList(problem: LoadProblem) -> impl IntoView {
                 })
                 .collect_view();
             view! {
-                <div class="problems" data-testid="problems" role="alert">
+                <div class="problems" data-testid="problems" role="alert" node_ref=node>
                     <p><strong>{format!("{source} was not opened: {errors} error(s) found.")}</strong></p>
                     <ul>{items}</ul>
                 </div>
