@@ -3,7 +3,7 @@
 // window.knoblab, and a share link that replays an episode.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
+import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import {
   libraryIndex, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
   clickPicture, shownPoint, logLength,
@@ -235,6 +235,27 @@ test('a bundle folder chosen with the folder picker opens and plays', async () =
   assert.equal(await page.getByTestId('share-link').count(), 0);
   assert.match(await page.getByTestId('share').textContent(), /opened from a file/);
   assert.deepEqual(errors, []);
+});
+
+test('a bundle URL typed in the library opens on the play page; a missing one says why', async () => {
+  const { page, errors } = await openPage(browser);
+  const good = await singleJson(kettle.entry);
+  const url = new URL('test-bundles/typed.json', BASE_URL).href;
+  const missing = new URL('test-bundles/missing.json', BASE_URL).href;
+  await page.route(url, (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(good) }));
+  await gotoRoute(page, '#/library');
+  await page.getByTestId('url-input').fill(missing);
+  await page.getByTestId('url-open').click();
+  await page.getByTestId('problems').waitFor();
+  assert.match(await page.getByTestId('problems').textContent(), /missing\.json: the server answered 404/);
+  await gotoRoute(page, '#/library');
+  await page.getByTestId('url-input').fill(url);
+  await page.getByTestId('url-open').click();
+  await page.getByTestId('player').waitFor();
+  assert.equal(await page.getByTestId('device-name').textContent(), good.manifest.name);
+  assert.match(page.url(), /#\/play\?bundle=http/);
+  // The 404 of the missing bundle is the console error the browser logs for it; nothing else.
+  assert.ok(errors.every((e) => /404/.test(e)), errors.join('\n'));
 });
 
 test('window.knoblab drives an episode: load, tasks, reset, step, image, trajectory', async () => {
