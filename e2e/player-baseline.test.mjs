@@ -75,6 +75,12 @@ test('a baseline run survives closing the tab, and records each episode exactly 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('baseline-export').click()]);
   const text = Buffer.concat(await (await download.createReadStream()).toArray()).toString();
   assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l).task_id), chosen);
+
+  // Starting over forgets the run: nothing left to resume.
+  await page.getByTestId('baseline-forget').click();
+  await page.getByTestId('baseline-setup').waitFor();
+  assert.equal(await page.getByTestId('baseline-resume').count(), 0);
+  assert.equal(await saved(page), null);
   assert.deepEqual(errors, []);
   await context.close();
 });

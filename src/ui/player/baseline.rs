@@ -84,7 +84,14 @@ pub async fn resume_run(player: Player) -> Result<(), String> {
 #[component]
 pub fn BaselinePanel() -> impl IntoView {
     let player = use_player();
-    let saved = RwSignal::new(storage::load_baseline());
+    // What the browser holds, read again whenever the run changes here or
+    // is discarded.
+    let discarded = RwSignal::new(0u32);
+    let saved = Memo::new(move |_| {
+        player.baseline.track();
+        discarded.track();
+        storage::load_baseline()
+    });
     let error = RwSignal::new(None::<String>);
     let fail = move |r: Result<(), String>| error.set(r.err());
 
@@ -130,7 +137,6 @@ pub fn BaselinePanel() -> impl IntoView {
                 <button class="primary" data-testid="baseline-start" on:click=move |_| {
                     let picked: Vec<String> = order.iter().filter(|t| chosen.with(|c| c.contains(t))).cloned().collect();
                     fail(start_run(player, picked));
-                    saved.set(storage::load_baseline());
                 }>"Start baseline run"</button>
             </div>
         })
@@ -153,7 +159,7 @@ pub fn BaselinePanel() -> impl IntoView {
                     }>"Resume it"</button>
                     <button data-testid="baseline-discard" on:click=move |_| {
                         storage::clear_baseline();
-                        saved.set(None);
+                        discarded.update(|n| *n += 1);
                     }>"Discard it"</button>
                 </div>
             }.into_any(),
