@@ -2,7 +2,7 @@
 // resume: every finished episode is still there exactly once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, gotoRoute, SHOTS, DESKTOP } from './support.mjs';
+import { launch, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import { deviceWithDashboard, optimal } from './player-support.mjs';
 
 let browser;
@@ -64,6 +64,9 @@ test('a baseline run survives closing the tab, and records each episode exactly 
   assert.deepEqual(
     await page.getByTestId('run-row').evaluateAll((rows) => rows.map((r) => r.cells[0].textContent)), chosen);
   await page.screenshot({ path: `${SHOTS}player-baseline-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.getByTestId('baseline').screenshot({ path: `${SHOTS}player-baseline-phone.png` });
+  await page.setViewportSize(DESKTOP);
 
   // A reload after the end shows the same run, still two episodes.
   await page.reload();

@@ -200,6 +200,9 @@ test('a broken bundle shows its problems as a list, and the page keeps working',
   assert.ok(problems.some((p) => /lick/.test(p)), problems.join('\n'));
   assert.match(await page.getByTestId('problems').textContent(), /broken\.json was not opened/);
   await page.screenshot({ path: `${SHOTS}player-problems-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: `${SHOTS}player-problems-phone.png`, fullPage: true });
+  await page.setViewportSize(DESKTOP);
 
   // Dropped on the drop zone, the same file gets the same list.
   await page.evaluate((text) => {
