@@ -6,9 +6,11 @@
 //! is not dangerous and does not move on by itself (`immediate`). Single-
 //! turn goals are taken from the initial state first, nearest first; when
 //! a small device has too few, tasks also start in other states reached
-//! from the initial one. Multi-turn goals are the goal states met, in
-//! order, along a path from the initial state that never visits a state
-//! twice (no loops).
+//! from the initial one. A multi-turn task starts in the initial state and
+//! chains two to four distinct goals, each reached from the one before by
+//! a path that visits no state twice (a breadth-first search, so the path
+//! has no loop); the initial state may be a later goal ("…and switch it
+//! off again"), never the first.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -19,10 +21,8 @@ use crate::bundle::{Goal, StateMachine, Task};
 pub const TASKS_PER_KIND: usize = 6;
 /// Fewer than this of either kind is refused (issue 5).
 pub const MIN_TASKS_PER_KIND: usize = 5;
-/// Longest path searched for multi-turn tasks, in states.
-const MAX_PATH: usize = 9;
-/// At most this many paths are looked at, so search stays quick.
-const MAX_PATHS: usize = 5000;
+/// At most this many goal chains are looked at, so search stays quick.
+const MAX_CHAINS: usize = 20_000;
 
 /// Single-turn then multi-turn tasks for `ssm`, all starting in view
 /// `view`; an error when there are too few of either kind.
@@ -156,70 +156,66 @@ fn single_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
 fn multi_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
     let goals = goal_states(ssm);
     let initial = ssm.initial_state.as_str();
-    let mut sequences: BTreeSet<Vec<&str>> = BTreeSet::new();
-    let mut paths = 0usize;
-    // Depth-first over simple paths; each path's goal states, in order.
-    let mut stack: Vec<Vec<&str>> = vec![vec![initial]];
-    while let Some(path) = stack.pop() {
-        paths += 1;
-        if paths > MAX_PATHS {
+    let reach: BTreeMap<&str, BTreeSet<&str>> = goals
+        .iter()
+        .chain(std::iter::once(&initial))
+        .map(|g| {
+            (
+                *g,
+                by_distance(ssm, g).into_iter().map(|(s, _)| s).collect(),
+            )
+        })
+        .collect();
+    // Every chain of 2 to 4 distinct goals, each reachable from the one
+    // before (the first from the initial state, which is never the first goal).
+    let mut chains: Vec<Vec<&str>> = Vec::new();
+    let mut stack: Vec<Vec<&str>> = vec![Vec::new()];
+    while let Some(chain) = stack.pop() {
+        if chains.len() >= MAX_CHAINS {
             break;
         }
-        let met: Vec<&str> = path[1..]
-            .iter()
-            .copied()
-            .filter(|s| goals.contains(s))
-            .collect();
-        if met.len() >= 2 {
-            sequences.insert(spread(&met, 4));
+        if chain.len() >= 2 {
+            chains.push(chain.clone());
         }
-        if path.len() >= MAX_PATH {
+        if chain.len() == 4 {
             continue;
         }
-        let last = path.last().copied().unwrap_or(initial);
-        for next in successors(ssm, last).into_iter().rev() {
-            if !path.contains(&next) {
-                let mut longer = path.clone();
+        let from = chain.last().copied().unwrap_or(initial);
+        for next in goals.iter().rev() {
+            let fresh =
+                *next != from && !chain.contains(next) && !(chain.is_empty() && *next == initial);
+            if fresh && reach.get(from).is_some_and(|r| r.contains(next)) {
+                let mut longer = chain.clone();
                 longer.push(next);
                 stack.push(longer);
             }
         }
     }
-    // Prefer more goals, then variety: a new final goal before a repeated one.
-    let mut ranked: Vec<Vec<&str>> = sequences.into_iter().collect();
-    ranked.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    // Lengths in turn (2, 3, 4, 2, 3, 4), each time the first chain whose
+    // first and last goals are both new, else any chain not yet chosen.
     let mut chosen: Vec<Vec<&str>> = Vec::new();
-    let mut finals: BTreeSet<&str> = BTreeSet::new();
-    for pass in 0..2 {
-        for seq in &ranked {
-            if chosen.len() == TASKS_PER_KIND {
-                break;
-            }
-            let last = seq.last().copied().unwrap_or(initial);
-            let fresh = !finals.contains(last)
-                && !chosen
-                    .iter()
-                    .any(|c| c.len() == seq.len() && c[0] == seq[0]);
-            if (pass == 0 && fresh || pass == 1) && !chosen.contains(seq) {
-                finals.insert(last);
-                chosen.push(seq.clone());
-            }
+    for len in [2, 3, 4, 2, 3, 4, 2, 3, 4] {
+        if chosen.len() == TASKS_PER_KIND {
+            break;
+        }
+        let of_len = || {
+            chains
+                .iter()
+                .filter(|c| c.len() == len && !chosen.contains(c))
+        };
+        let fresh = of_len().find(|c| {
+            !chosen
+                .iter()
+                .any(|o| o.first() == c.first() || o.last() == c.last())
+        });
+        if let Some(c) = fresh.or_else(|| of_len().next()).cloned() {
+            chosen.push(c);
         }
     }
     chosen
         .iter()
         .enumerate()
         .map(|(i, seq)| task(ssm, format!("multi-{}", i + 1), initial, seq, view))
-        .collect()
-}
-
-/// At most `n` of `items`, evenly spread and always keeping the last.
-fn spread<'a>(items: &[&'a str], n: usize) -> Vec<&'a str> {
-    if items.len() <= n {
-        return items.to_vec();
-    }
-    (0..n)
-        .map(|i| items[(i + 1) * items.len() / n - 1])
         .collect()
 }
 
@@ -245,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn goals_follow_paths_without_loops_and_carry_requests() {
+    fn goals_are_distinct_reachable_and_carry_requests() {
         let found = tasks(&ring(8), "front").unwrap();
         let single: Vec<_> = found.iter().filter(|t| t.goals.len() == 1).collect();
         let multi: Vec<_> = found.iter().filter(|t| t.goals.len() > 1).collect();
@@ -254,7 +250,10 @@ mod tests {
             assert!(t.goals.len() <= 4, "{t:?}");
             let states: BTreeSet<_> = t.goals.iter().map(|g| &g.state).collect();
             assert_eq!(states.len(), t.goals.len(), "a goal repeats: {t:?}");
-            assert!(!states.contains(&"S0".to_string()), "{t:?}");
+            assert_ne!(
+                t.goals[0].state, "S0",
+                "the first goal is where the task starts: {t:?}"
+            );
         }
         assert_eq!(single[0].goals[0].instruction, "Go to 1.");
     }
