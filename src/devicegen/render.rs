@@ -70,18 +70,20 @@ pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// The box `[x, y, w, h]` (whole pixels, rounded outward, cut to the
-/// canvas) of the element `id` as the tree draws it, stroke included; `None`
-/// when the element is absent or falls outside the canvas.
+/// The box `[x, y, w, h]` (whole pixels, rounded outward) of the element
+/// `id` as the tree draws it, stroke included; `None` when the element is
+/// absent or not wholly inside the canvas (a part cut by a close-up's edge
+/// is not offered there: its box would promise pixels that are not shown).
 pub fn measured_box(tree: &Tree, id: &str) -> Option<[f64; 4]> {
     let node = tree.node_by_id(id)?;
     let r = node.abs_stroke_bounding_box();
     let (cw, ch) = CANVAS;
-    let x0 = f64::from(r.left()).floor().max(0.0);
-    let y0 = f64::from(r.top()).floor().max(0.0);
-    let x1 = f64::from(r.right()).ceil().min(cw);
-    let y1 = f64::from(r.bottom()).ceil().min(ch);
-    (x1 - x0 >= 1.0 && y1 - y0 >= 1.0).then_some([x0, y0, x1 - x0, y1 - y0])
+    let x0 = f64::from(r.left()).floor();
+    let y0 = f64::from(r.top()).floor();
+    let x1 = f64::from(r.right()).ceil();
+    let y1 = f64::from(r.bottom()).ceil();
+    let inside = x0 >= 0.0 && y0 >= 0.0 && x1 <= cw && y1 <= ch;
+    (inside && x1 - x0 >= 1.0 && y1 - y0 >= 1.0).then_some([x0, y0, x1 - x0, y1 - y0])
 }
 
 /// The smallest box `[x, y, w, h]` holding every pixel with some opacity.
