@@ -238,4 +238,6 @@ pub enum Look {
     Plate,
     /// A lens.
     Lens,
+    /// An analogue clock face with hands.
+    Clock,
 }
