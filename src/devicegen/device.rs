@@ -9,8 +9,8 @@ use resvg::usvg::Tree;
 
 use crate::bundle::model::FORMAT;
 use crate::bundle::{
-    check_files_in_memory, derive_device, ComponentParts, Manifest, StateMachine, TaskFile,
-    ViewBox, ViewSpec,
+    check_files_in_memory, derive_device, template_components, ComponentParts, Manifest,
+    StateMachine, TaskFile, ViewBox, ViewSpec,
 };
 
 use super::desc::{CategoryFile, DeviceDesc};
@@ -144,7 +144,15 @@ pub fn generate(
     let at = |e: String| format!("{} ({}): {e}", desc.id, category.category);
     let drawing = draw(desc).map_err(at)?;
     let mut parts: BTreeMap<String, ComponentParts> = BTreeMap::new();
+    let known = template_components(ucsm);
     for component in desc.parts.iter().filter_map(|p| p.component.as_ref()) {
+        if !known.contains(component) {
+            return Err(at(format!(
+                "component \"{component}\" is not a part of the {} template; its parts are: {}",
+                category.category,
+                known.iter().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
         let op = operation_of(component, &category.operations).map_err(at)?;
         let operated = operate(ucsm, component, &op).map_err(at)?;
         let bbox = drawing.boxes.get(component).cloned().unwrap_or_default();

@@ -125,29 +125,33 @@ fn single_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
         .filter(|s| goals.contains(s))
         .collect();
     let mut out = Vec::new();
+    let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
     let mut reached: BTreeSet<&str> = BTreeSet::new();
-    for start in starts {
-        for (target, _) in by_distance(ssm, start) {
-            if out.len() == TASKS_PER_KIND {
-                return out;
+    // First every goal once (from the initial state when it can), then
+    // other starting points for goals already asked for.
+    for any_goal in [false, true] {
+        for &start in &starts {
+            for (target, _) in by_distance(ssm, start) {
+                if out.len() == TASKS_PER_KIND {
+                    return out;
+                }
+                let new_goal = !reached.contains(target);
+                if target == start
+                    || !goals.contains(target)
+                    || pairs.contains(&(start, target))
+                    || !(new_goal || any_goal)
+                {
+                    continue;
+                }
+                let id = if start == initial {
+                    format!("single-{}", kebab(target))
+                } else {
+                    format!("single-{}-from-{}", kebab(target), kebab(start))
+                };
+                out.push(task(ssm, id, start, &[target], view));
+                pairs.insert((start, target));
+                reached.insert(target);
             }
-            // From a later start, only goals not yet asked for.
-            if target == start
-                || !goals.contains(target)
-                || reached.contains(target) && start != initial
-            {
-                continue;
-            }
-            let id = if start == initial {
-                format!("single-{}", kebab(target))
-            } else {
-                format!("single-{}-from-{}", kebab(target), kebab(start))
-            };
-            out.push(task(ssm, id, start, &[target], view));
-            reached.insert(target);
-        }
-        if reached.len() + 1 >= goals.len() && out.len() >= MIN_TASKS_PER_KIND {
-            break;
         }
     }
     out
