@@ -208,6 +208,8 @@ pub enum Look {
     Port,
     /// A hinged door or cover: a panel with a seam and a grip.
     Door,
+    /// A round door with a glass window (a washing machine's).
+    Porthole,
     /// A drawer, tray or basket front with a handle slot.
     Drawer,
     /// A handle bar.
