@@ -95,19 +95,23 @@ pub fn icon(name: &str, cx: f64, cy: f64, size: f64, color: &str) -> Option<Stri
             };
             [0.0, 120.0, 240.0].iter().map(|a| blade(*a)).collect()
         }
-        "flame" => path(
-            format!(
-                "M{} C{} {} {} C{} {} {} Z",
-                p(0.0, -0.9),
-                p(0.7, -0.2),
-                p(0.6, 0.8),
-                p(0.0, 0.8),
-                p(-0.6, 0.8),
-                p(-0.7, -0.2),
-                p(0.0, -0.9)
+        // A flame with a tongue to one side and a hollow core, so it does
+        // not read as a drop.
+        "flame" => {
+            path(
+                format!(
+                "M{} C{} {} {} C{} {} {} C{} {} {} C{} {} {} C{} {} {} Z M{} C{} {} {} C{} {} {} Z",
+                p(0.05, -0.95), p(0.2, -0.45), p(0.75, -0.3), p(0.62, 0.35),
+                p(0.55, 0.78), p(0.25, 0.92), p(0.0, 0.92),
+                p(-0.35, 0.92), p(-0.68, 0.65), p(-0.62, 0.22),
+                p(-0.58, -0.12), p(-0.35, -0.2), p(-0.3, -0.5),
+                p(-0.12, -0.3), p(-0.05, -0.55), p(0.05, -0.95),
+                p(0.0, 0.1), p(0.25, 0.35), p(0.25, 0.7), p(0.0, 0.72),
+                p(-0.25, 0.7), p(-0.25, 0.35), p(0.0, 0.1)
             ),
-            &fill,
-        ),
+                &format!(r#"{fill} fill-rule="evenodd""#),
+            )
+        }
         "snow" => path(
             format!(
                 "M{} L{} M{} L{} M{} L{}",
