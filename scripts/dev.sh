@@ -109,6 +109,13 @@ e2e() {
   BASE_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 e2e/
 }
 
+# Regenerates the device library (data/devices, data/library.json,
+# data/library-sheet.png) from data/gen and data/ucsm.
+library() {
+  step "device library (knoblab library build)"
+  cargo run --quiet --bin knoblab -- library build --out data
+}
+
 case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
@@ -117,6 +124,7 @@ case "${1:-}" in
   native) native ;;
   wasm-test) wasm_test ;;
   e2e) e2e ;;
+  library) library ;;
   test) setup && lint && native && wasm_test && e2e ;;
-  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e" >&2; exit 2 ;;
+  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e|library" >&2; exit 2 ;;
 esac

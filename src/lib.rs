@@ -26,6 +26,7 @@
 //! - [`display`]: how tables for people show numbers ("–" when undefined).
 //! - `ui` (wasm32 only): the Leptos app.
 //! - `cli` (native only): the `knoblab` command line.
+//! - `devicegen` (native only): the device library generator.
 //!
 //! The core has no web dependency. The UI and the CLI call it and present what
 //! it returns; no rule of a spec is written twice.
@@ -42,5 +43,7 @@ pub mod vlm;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod devicegen;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

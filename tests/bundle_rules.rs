@@ -94,6 +94,7 @@ warning_rule!(
     instruction_names_component,
     box_image_size_mismatch,
     ambiguous_transitions,
+    stuck_state,
 );
 
 /// Every rule listed above has a fixture, and every fixture a test here.

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod derive;
+mod library;
 mod metrics;
 mod run;
 mod score_epic;
@@ -34,6 +35,8 @@ enum Command {
     Derive(derive::Args),
     /// Score a benchmark's results file.
     Score(ScoreArgs),
+    /// Build the shipped device library from its descriptions.
+    Library(library::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
             Benchmark::Finestate(args) => score_finestate::run(args),
             Benchmark::Switch(args) => score_switch::run(args),
         },
+        Command::Library(args) => library::run(args),
     };
     match result {
         Ok(code) => code,

@@ -169,6 +169,36 @@ pub(super) fn check_ssm(
     check_immediate_cycles(ssm, out);
     if ssm.states.contains_key(&ssm.initial_state) {
         check_error_states(ssm, out);
+        check_stuck_states(ssm, out);
+    }
+}
+
+/// **Rule (warning):** every state reachable from the initial state can
+/// lead back to it. A state with no way back is where the device gets
+/// stuck: typically a device derived from its category template without
+/// the part that gets out of that state (a camera whose back opens but
+/// cannot close). Reported once per such state.
+fn check_stuck_states(ssm: &StateMachine, out: &mut Vec<Diagnostic>) {
+    let initial = ssm.initial_state.as_str();
+    for name in reachable_from(ssm, initial) {
+        // A dangerous state's way back has its own rule (error_state_without_reset).
+        let dangerous = ssm.states.get(&name).is_some_and(|s| s.is_error(&name));
+        if name != initial && !dangerous && !reachable_from(ssm, &name).contains(initial) {
+            let exits = ssm
+                .states
+                .get(&name)
+                .map(|s| s.on.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default();
+            out.push(Diagnostic::warning(
+                Location::file(SSM_FILE).state(name.as_str()),
+                format!(
+                    "the device can get stuck here: no sequence of actions leads back to the \
+                     initial state \"{initial}\" (ways out of this state: {}). Give it a \
+                     transition back, or keep the part that provides one",
+                    list(exits.iter())
+                ),
+            ));
+        }
     }
 }
 

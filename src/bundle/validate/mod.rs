@@ -12,7 +12,7 @@
 //!   `physical_transition_without_box`, `physical_transition_without_action`,
 //!   `unknown_action`, `box_outside_image`, `box_on_view_without_image` (E);
 //!   `unreachable_state`, `error_state_without_reset`,
-//!   `ambiguous_transitions`, `box_image_size_mismatch` (W);
+//!   `ambiguous_transitions`, `box_image_size_mismatch`, `stuck_state` (W);
 //! - views (`views.rs`): `dashboard_without_parent`,
 //!   `dashboard_parent_unknown`, `dashboard_region_outside_parent` (E);
 //!   images (read by the loader): `image_missing`, `image_not_image`,

@@ -1,0 +1,177 @@
+//! The device library generator (native only): from compact descriptions
+//! (`data/gen/<Category>.json`) and the category templates
+//! (`data/ucsm/<Category>.json`) to the shipped bundles
+//! (`data/devices/<id>/`), their index (`data/library.json`) and a contact
+//! sheet (`data/library-sheet.png`). `knoblab library build` runs it.
+//!
+//! ## Overview
+//!
+//! A device is described once: its body (a box or a cylinder, sizes,
+//! colours) and its parts, each placed on a face with a look (button, knob
+//! with pointer and scale, slide switch, door, display with text…). From
+//! that one description every view is drawn as SVG and rendered with
+//! resvg, and every component's box is measured on the same parsed
+//! drawing, so a box cannot disagree with its picture: no box is typed by
+//! hand. The SSM is derived from the category template with
+//! [`crate::bundle::derive_device`], each transition's action and
+//! parameters worked out from the component's operation; tasks are found
+//! by path search. A generated bundle must load with no diagnostic at all.
+//!
+//! ## Source code layout
+//!
+//! - [`desc`]: the description files.
+//! - [`mechanics`]: actions and parameters from a component's operation.
+//! - [`views`]: faces and projections of the eight (or nine) views.
+//! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts.
+//! - [`render`]: SVG to pixels, PNG and measured boxes (resvg).
+//! - [`device`]: one device's bundle.
+//! - [`tasks`]: single- and multi-turn tasks by path search.
+//! - [`sheet`]: the contact sheet.
+
+pub mod desc;
+pub mod device;
+pub mod draw;
+pub mod icons;
+pub mod mechanics;
+pub mod render;
+pub mod sheet;
+pub mod svg;
+pub mod tasks;
+pub mod views;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::bundle::{LibraryEntry, LibraryIndex, StateMachine, LIBRARY_FORMAT};
+
+pub use desc::{CategoryFile, DeviceDesc};
+pub use device::{draw, generate, Generated};
+
+/// Where things are, relative to the repository root.
+pub const GEN_DIR: &str = "data/gen";
+pub const UCSM_DIR: &str = "data/ucsm";
+/// The folder of bundles inside the output folder.
+pub const DEVICES_DIR: &str = "devices";
+pub const INDEX_FILE: &str = "library.json";
+pub const SHEET_FILE: &str = "library-sheet.png";
+
+/// Every description file of `gen_dir`, by file name, with its template
+/// from `ucsm_dir`.
+pub fn read_descriptions(
+    gen_dir: &Path,
+    ucsm_dir: &Path,
+) -> Result<Vec<(CategoryFile, StateMachine)>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(gen_dir)
+        .map_err(|e| format!("{}: {e}", gen_dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: CategoryFile = serde_json::from_str(&text).map_err(|e| {
+            format!("{}: {e}; expected {{\"category\", \"operations\", \"devices\"}} (see data/README.md)", path.display())
+        })?;
+        let ucsm_path = ucsm_dir.join(format!("{}.json", file.category));
+        let ucsm_text = std::fs::read_to_string(&ucsm_path).map_err(|e| {
+            format!(
+                "{}: category {:?}: no template at {}: {e}",
+                path.display(),
+                file.category,
+                ucsm_path.display()
+            )
+        })?;
+        let ucsm: StateMachine = serde_json::from_str(&ucsm_text)
+            .map_err(|e| format!("{}: {e}", ucsm_path.display()))?;
+        out.push((file, ucsm));
+    }
+    Ok(out)
+}
+
+/// What a build wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub devices: usize,
+    pub tasks: usize,
+    /// Bytes of every bundle file together.
+    pub bytes: u64,
+    pub categories: usize,
+}
+
+/// Generates the whole library into `out` (`devices/`, `library.json`,
+/// `library-sheet.png`), replacing `out/devices` entirely.
+pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summary, String> {
+    let categories = read_descriptions(gen_dir, ucsm_dir)?;
+    let mut generated: Vec<Generated> = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for (file, ucsm) in &categories {
+        for desc in &file.devices {
+            if let Some(other) = seen.insert(desc.id.clone(), file.category.clone()) {
+                return Err(format!(
+                    "device id {} is used twice ({other} and {})",
+                    desc.id, file.category
+                ));
+            }
+            generated.push(generate(file, desc, ucsm, true)?);
+        }
+    }
+    let devices_dir = out.join(DEVICES_DIR);
+    if devices_dir.exists() {
+        std::fs::remove_dir_all(&devices_dir)
+            .map_err(|e| format!("{}: {e}", devices_dir.display()))?;
+    }
+    let mut index = LibraryIndex {
+        format: LIBRARY_FORMAT.to_string(),
+        devices: Vec::new(),
+    };
+    let mut bytes = 0u64;
+    for device in &generated {
+        let folder = devices_dir.join(&device.manifest.id);
+        for (name, data) in &device.files {
+            let path = folder.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+            bytes += data.len() as u64;
+        }
+        index.devices.push(entry(device));
+    }
+    let index_json = serde_json::to_string_pretty(&index).map_err(|e| e.to_string())? + "\n";
+    let index_path = out.join(INDEX_FILE);
+    std::fs::write(&index_path, index_json)
+        .map_err(|e| format!("{}: {e}", index_path.display()))?;
+    let sheet_devices: Vec<(&str, &DeviceDesc)> = categories
+        .iter()
+        .flat_map(|(file, _)| {
+            file.devices
+                .iter()
+                .map(move |d| (file.category.as_str(), d))
+        })
+        .collect();
+    let sheet_path = out.join(SHEET_FILE);
+    std::fs::write(&sheet_path, sheet::contact_sheet(&sheet_devices)?)
+        .map_err(|e| format!("{}: {e}", sheet_path.display()))?;
+    Ok(Summary {
+        devices: generated.len(),
+        tasks: generated.iter().map(|g| g.tasks).sum(),
+        bytes,
+        categories: categories.len(),
+    })
+}
+
+/// The index entry of a generated device.
+pub fn entry(device: &Generated) -> LibraryEntry {
+    LibraryEntry {
+        id: device.manifest.id.clone(),
+        name: device.manifest.name.clone(),
+        category: device.manifest.category.clone(),
+        path: format!("{DEVICES_DIR}/{}", device.manifest.id),
+        files: device.files.keys().cloned().collect(),
+        thumbnail: "views/front.png".to_string(),
+        tasks: device.tasks,
+    }
+}

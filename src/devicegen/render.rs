@@ -1,0 +1,141 @@
+//! From SVG to pixels and boxes, with resvg: the same parsed tree gives
+//! the picture and every component's box, so the two cannot disagree.
+//!
+//! Text is set in the font vendored under `data/gen/fonts/` (DejaVu Sans
+//! Condensed Bold, with its licence), never a font of the machine, so the
+//! library renders the same everywhere.
+
+use std::sync::{Arc, OnceLock};
+
+use resvg::tiny_skia::{Pixmap, Transform};
+use resvg::usvg::{fontdb, Options, Tree};
+
+use super::views::CANVAS;
+
+/// The vendored font.
+const FONT: &[u8] = include_bytes!("../../data/gen/fonts/DejaVuSansCondensed-Bold.ttf");
+
+fn fonts() -> Arc<fontdb::Database> {
+    static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = fontdb::Database::new();
+            db.load_font_data(FONT.to_vec());
+            Arc::new(db)
+        })
+        .clone()
+}
+
+/// Parses an SVG document with the vendored font.
+pub fn parse(svg: &str) -> Result<Tree, String> {
+    let options = Options {
+        font_family: "DejaVu Sans".to_string(),
+        fontdb: fonts(),
+        ..Options::default()
+    };
+    Tree::from_str(svg, &options).map_err(|e| format!("the generated SVG does not parse: {e}"))
+}
+
+/// Draws a tree onto a transparent canvas of the tree's size.
+pub fn raster(tree: &Tree) -> Result<Pixmap, String> {
+    let size = tree.size().to_int_size();
+    let mut pixmap = Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| format!("cannot make a {}×{} canvas", size.width(), size.height()))?;
+    resvg::render(tree, Transform::identity(), &mut pixmap.as_mut());
+    Ok(pixmap)
+}
+
+/// A picture as PNG: opaque RGB, best compression (the library is
+/// downloaded by every page visitor).
+pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::ImageEncoder;
+    let rgb: Vec<u8> = pixmap
+        .pixels()
+        .iter()
+        .flat_map(|p| {
+            let c = p.demultiply();
+            [c.red(), c.green(), c.blue()]
+        })
+        .collect();
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
+        .write_image(
+            &rgb,
+            pixmap.width(),
+            pixmap.height(),
+            image::ExtendedColorType::Rgb8,
+        )
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    Ok(out)
+}
+
+/// The box `[x, y, w, h]` (whole pixels, rounded outward) of the element
+/// `id` as the tree draws it, stroke included; `None` when the element is
+/// absent or not wholly inside the canvas (a part cut by a close-up's edge
+/// is not offered there: its box would promise pixels that are not shown).
+pub fn measured_box(tree: &Tree, id: &str) -> Option<[f64; 4]> {
+    let node = tree.node_by_id(id)?;
+    let r = node.abs_stroke_bounding_box();
+    let (cw, ch) = CANVAS;
+    let x0 = f64::from(r.left()).floor();
+    let y0 = f64::from(r.top()).floor();
+    let x1 = f64::from(r.right()).ceil();
+    let y1 = f64::from(r.bottom()).ceil();
+    let inside = x0 >= 0.0 && y0 >= 0.0 && x1 <= cw && y1 <= ch;
+    (inside && x1 - x0 >= 1.0 && y1 - y0 >= 1.0).then_some([x0, y0, x1 - x0, y1 - y0])
+}
+
+/// The smallest box `[x, y, w, h]` holding every pixel with some opacity.
+pub fn drawn_bounds(pixmap: &Pixmap) -> Option<[u32; 4]> {
+    let w = pixmap.width();
+    let mut bounds: Option<[u32; 4]> = None;
+    for (i, p) in pixmap.pixels().iter().enumerate() {
+        if p.alpha() == 0 {
+            continue;
+        }
+        let (x, y) = (i as u32 % w, i as u32 / w);
+        let b = bounds.get_or_insert([x, y, x, y]);
+        b[0] = b[0].min(x);
+        b[1] = b[1].min(y);
+        b[2] = b[2].max(x);
+        b[3] = b[3].max(y);
+    }
+    bounds.map(|[x0, y0, x1, y1]| [x0, y0, x1 - x0 + 1, y1 - y0 + 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480">
+        <g id="knob"><circle cx="100" cy="100" r="20" fill="#000"/></g>
+        <text x="10" y="300" font-size="20">ON</text></svg>"##;
+
+    #[test]
+    fn the_measured_box_is_where_the_pixels_are() {
+        let tree = parse(SVG).unwrap();
+        assert_eq!(measured_box(&tree, "knob"), Some([80.0, 80.0, 40.0, 40.0]));
+        let only =
+            parse(&SVG.replace(r#"<text x="10" y="300" font-size="20">ON</text>"#, "")).unwrap();
+        assert_eq!(
+            drawn_bounds(&raster(&only).unwrap()),
+            Some([80, 80, 40, 40])
+        );
+        assert_eq!(measured_box(&tree, "dial"), None);
+    }
+
+    #[test]
+    fn text_is_drawn_with_the_vendored_font() {
+        let tree = parse(SVG).unwrap();
+        let pixmap = raster(&tree).unwrap();
+        let text_pixels = pixmap
+            .pixels()
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i as u32 / 640 > 250 && p.alpha() > 0)
+            .count();
+        assert!(text_pixels > 50, "{text_pixels} pixels of text");
+        assert!(png(&pixmap).unwrap().starts_with(b"\x89PNG"));
+    }
+}
