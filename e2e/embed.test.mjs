@@ -4,14 +4,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
-import { deviceWithDashboard, singleJson } from './player-support.mjs';
+import { deviceOf, singleJson } from './player-support.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 test('an embedded player reports every step and the end to its host, and takes actions from it', async () => {
-  const { entry, tasks } = await deviceWithDashboard('ElectricKettle');
+  const { entry, tasks } = await deviceOf('ElectricKettle');
   const bundle = await singleJson(entry);
   const bundleUrl = new URL('test-bundles/kettle.json', BASE_URL).href;
   const task = tasks[0].id;

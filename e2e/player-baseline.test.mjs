@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
-import { deviceWithDashboard, optimal } from './player-support.mjs';
+import { deviceOf, optimal } from './player-support.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -13,7 +13,7 @@ const saved = (page) => page.evaluate(() => JSON.parse(localStorage.getItem('kno
 const solve = (page, actions) => page.evaluate((list) => list.map((a) => window.knoblab.step(a)), actions);
 
 test('a baseline run survives closing the tab, and records each episode exactly once', async () => {
-  const { entry, tasks } = await deviceWithDashboard('ElectricKettle');
+  const { entry, tasks } = await deviceOf('ElectricKettle');
   assert.ok(tasks.length >= 2, 'the test needs a device with two tasks');
   const chosen = tasks.slice(0, 2).map((t) => t.id);
   const context = await browser.newContext({ viewport: DESKTOP });

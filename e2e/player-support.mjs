@@ -15,17 +15,27 @@ export async function fetchJson(path) {
 /** The library index the page ships. */
 export const libraryIndex = () => fetchJson('library.json');
 
-/** The first device of a category that has a dashboard view, with its views and tasks. */
-export async function deviceWithDashboard(category = 'ElectricKettle') {
-  const index = await libraryIndex();
-  for (const entry of index.devices.filter((d) => d.category === category)) {
-    const views = await fetchJson(`${entry.path}/views.json`);
-    if (Object.values(views).some((v) => v.kind === 'dashboard')) {
-      const { tasks } = await fetchJson(`${entry.path}/tasks.json`);
-      return { entry, views, tasks };
-    }
+/** A library device with its views and tasks. */
+async function withFiles(entry) {
+  const views = await fetchJson(`${entry.path}/views.json`);
+  const { tasks } = await fetchJson(`${entry.path}/tasks.json`);
+  return { entry, views, tasks };
+}
+
+/** The first device of a category, with its views and tasks. */
+export async function deviceOf(category) {
+  const entry = (await libraryIndex()).devices.find((d) => d.category === category);
+  if (!entry) throw new Error(`no ${category} device in the library`);
+  return withFiles(entry);
+}
+
+/** The first device of the library that has a dashboard view, with its views and tasks. */
+export async function deviceWithDashboard() {
+  for (const entry of (await libraryIndex()).devices) {
+    const device = await withFiles(entry);
+    if (Object.values(device.views).some((v) => v.kind === 'dashboard')) return device;
   }
-  throw new Error(`no ${category} device with a dashboard in the library`);
+  throw new Error('no device with a dashboard in the library');
 }
 
 /** The device as one JSON object (the single-file bundle form, images as data: URLs). */

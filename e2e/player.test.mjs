@@ -5,19 +5,21 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import {
-  libraryIndex, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
+  libraryIndex, deviceOf, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
   clickPicture, shownPoint, logLength,
 } from './player-support.mjs';
 
 let browser;
 let kettle;
+let panel;
 before(async () => {
   browser = await launch();
-  kettle = await deviceWithDashboard('ElectricKettle');
+  kettle = await deviceOf('ElectricKettle');
+  panel = await deviceWithDashboard();
 });
 after(async () => { await browser?.close(); });
 
-/** A task of the kettle whose optimal path starts on the dashboard's parent view while it is locked. */
+/** The kettle's first task. */
 const firstTask = () => kettle.tasks[0].id;
 
 test('the library shows every device as a card, filters by category and searches by name', async () => {
@@ -128,9 +130,9 @@ test('a kettle task is solved with the keyboard only', async () => {
 
 test('the dashboard is shown locked, and looking closer at its panel unlocks it', async () => {
   const { page, errors } = await openPage(browser);
-  const [name, dashboard] = Object.entries(kettle.views).find(([, v]) => v.kind === 'dashboard');
-  const task = kettle.tasks.find((t) => (t.initial_view ?? 'front') === dashboard.parent) ?? kettle.tasks[0];
-  await openPlay(page, kettle.entry.id, task.id);
+  const [name, dashboard] = Object.entries(panel.views).find(([, v]) => v.kind === 'dashboard');
+  const task = panel.tasks.find((t) => (t.initial_view ?? 'front') === dashboard.parent) ?? panel.tasks[0];
+  await openPlay(page, panel.entry.id, task.id);
   if ((await page.locator('[data-testid^="view-"][aria-current="true"]').getAttribute('data-testid')) !== `view-${dashboard.parent}`) {
     await actByClicking(page, `Switch_view(params=[${dashboard.parent}])`);
   }
