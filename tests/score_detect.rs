@@ -34,9 +34,10 @@ fn epic_raw_std_and_score_files_with_their_sample_counts() {
 #[test]
 fn finestate_results_result_files_lines_and_annotations() {
     // The official result file's content, as result_0.json and as a list.
-    let example: serde_json::Value =
-        serde_json::from_slice(&read(&format!("{SHARED}/finestate/example_official_result_file.json")))
-            .unwrap_or_default();
+    let example: serde_json::Value = serde_json::from_slice(&read(&format!(
+        "{SHARED}/finestate/example_official_result_file.json"
+    )))
+    .unwrap_or_default();
     let one = serde_json::to_vec(&example["content"]).unwrap_or_default();
     let d = detect("result_0.json", &one).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((d.format, d.items), (Format::FineStateResultFile, 1));
@@ -44,11 +45,16 @@ fn finestate_results_result_files_lines_and_annotations() {
     let d = detect("gemini_results.json", &list).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((d.format, d.items), (Format::FineStateResults, 3));
 
-    let lines = read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/samples/finestate/predictions.jsonl"));
+    let lines = read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/samples/finestate/predictions.jsonl"
+    ));
     let d = detect("predictions.jsonl", &lines).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((d.format, d.items), (Format::FineStateLines, 100));
 
-    let (f, n, _) = detected(&format!("{SHARED}/finestate/dataset/web_en/web_cases.jsonl"));
+    let (f, n, _) = detected(&format!(
+        "{SHARED}/finestate/dataset/web_en/web_cases.jsonl"
+    ));
     assert_eq!((f, n), (Format::FineStateAnnotations, 32));
 }
 
@@ -75,8 +81,14 @@ fn knoblab_trajectories() {
 
 #[test]
 fn zips_and_images_by_their_bytes() {
-    assert_eq!(detect("gt.zip", b"PK\x03\x04rest").map(|d| d.format), Ok(Format::Zip));
-    assert_eq!(detect("a.bin", b"\x89PNG\r\n").map(|d| d.format), Ok(Format::Image));
+    assert_eq!(
+        detect("gt.zip", b"PK\x03\x04rest").map(|d| d.format),
+        Ok(Format::Zip)
+    );
+    assert_eq!(
+        detect("a.bin", b"\x89PNG\r\n").map(|d| d.format),
+        Ok(Format::Image)
+    );
 }
 
 #[test]

@@ -10,5 +10,8 @@
 
 pub mod detect;
 pub mod epic;
+pub mod export;
 pub mod finestate;
+pub mod session;
 pub mod switch;
+pub mod view;
