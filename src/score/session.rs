@@ -89,7 +89,7 @@ pub struct Job {
 }
 
 /// How far a job is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,
@@ -97,7 +97,7 @@ pub struct Progress {
 }
 
 /// What a dropped file was taken to be.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileEntry {
     pub path: String,
     /// The format's key, when known.
@@ -109,21 +109,21 @@ pub struct FileEntry {
 }
 
 /// A results file that could not be scored, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
     pub file: String,
     pub message: String,
 }
 
 /// The leaderboard of one benchmark: a row per scored file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Leaderboard {
     pub benchmark: String,
     pub rows: Vec<LeaderRow>,
 }
 
 /// The outcome of a job.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub files: Vec<FileEntry>,
     pub reports: Vec<ReportView>,

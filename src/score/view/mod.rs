@@ -7,7 +7,7 @@
 //! therefore shows the CLI's very numbers, and a test can check each
 //! displayed cell against the CLI's output by its pointer.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::display::percent;
@@ -18,7 +18,7 @@ pub mod switch;
 pub mod trajectories;
 
 /// One scored file, ready to draw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportView {
     /// "EPIC-Bench", "FineState-Bench", …
     pub benchmark: String,
@@ -36,7 +36,7 @@ pub struct ReportView {
 }
 
 /// A table: a header and rows of cells.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableView {
     /// A stable id (`epic-table2`), for tests and anchors.
     pub id: String,
@@ -48,7 +48,7 @@ pub struct TableView {
 
 /// One cell: its text, and for an aggregate the number and where it is in
 /// the CLI's JSON document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellView {
     pub text: String,
     pub value: Option<f64>,
@@ -89,7 +89,7 @@ impl CellView {
 }
 
 /// A bar chart: bars of values in 0–1, in one or more series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChartView {
     pub title: String,
     /// The series names ("official", "corrected"); one colour each.
@@ -98,14 +98,14 @@ pub struct ChartView {
 }
 
 /// The bars of one label, one per series (`None` where it has no value).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BarGroup {
     pub label: String,
     pub values: Vec<Option<f64>>,
 }
 
 /// The per-item table and what its filters offer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ItemsView {
     /// The task (or platform, or skill) names in the filter menu.
     pub tasks: Vec<String>,
@@ -113,7 +113,7 @@ pub struct ItemsView {
 }
 
 /// One item: enough for the table row and its drill-down.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemView {
     pub id: String,
     pub task: String,
@@ -129,7 +129,7 @@ pub struct ItemView {
 }
 
 /// Shapes over an image, in the image's pixels.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overlay {
     /// The image's path as the results file names it.
     pub image: Option<String>,
@@ -139,7 +139,7 @@ pub struct Overlay {
 }
 
 /// One shape of an overlay.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Shape {
     /// `[x0, y0, x1, y1]`; `gt` tells ground truth from prediction.
@@ -158,7 +158,7 @@ pub enum Shape {
 }
 
 /// A file's row of the leaderboard: its columns' values in 0–1.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaderRow {
     pub benchmark: String,
     pub file: String,
