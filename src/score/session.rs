@@ -58,8 +58,9 @@ mod serde_bytes_as_vec {
     }
 }
 
-/// The user's choices that change the numbers.
+/// The user's choices that change the numbers. Every field may be left out.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct JobOptions {
     /// EPIC: the model family (forced coordinate mode); by default the
     /// results file's folder name, as the official runner takes it.

@@ -267,9 +267,8 @@ fn FileList(
     on_override: Callback<(String, String)>,
 ) -> impl IntoView {
     let total = entries.len();
-    let (results, others): (Vec<_>, Vec<_>) = entries
-        .into_iter()
-        .partition(|e| e.results || e.format.is_none());
+    let (results, others): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.results);
+    let (unknown, ground): (Vec<_>, Vec<_>) = others.into_iter().partition(|e| e.format.is_none());
     view! {
         <div class="file-list card" data-testid="file-list">
             <h2>"Files"</h2>
@@ -291,8 +290,14 @@ fn FileList(
                     }
                 }).collect_view()}
             </ul>
-            {(!others.is_empty()).then(|| view! {
-                <p class="table-note" data-testid="ground-truth-files">{format!("{} of {total} files are taken as ground truth or images.", others.len())}</p>
+            {(!ground.is_empty()).then(|| view! {
+                <p class="table-note" data-testid="ground-truth-files">{format!("{} of {total} files are taken as ground truth or images.", ground.len())}</p>
+            })}
+            {(!unknown.is_empty()).then(|| view! {
+                <details class="unknown-files" data-testid="unknown-files">
+                    <summary>{format!("{} of {total} files are not recognised (kept as ground truth)", unknown.len())}</summary>
+                    <ul>{unknown.into_iter().map(|e| view! { <li>{e.label}</li> }).collect_view()}</ul>
+                </details>
             })}
         </div>
     }
