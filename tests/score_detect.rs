@@ -129,3 +129,28 @@ proptest! {
         let _ = detect("x.jsonl", text.as_bytes());
     }
 }
+
+#[test]
+fn the_cli_refuses_a_results_file_over_the_limit_by_its_size() {
+    // A sparse file: its length is over the limit, its disk use is nil.
+    let path =
+        std::env::temp_dir().join(format!("knoblab-detect-{}-big.jsonl", std::process::id()));
+    let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+    file.set_len(MAX_RESULTS_BYTES + 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_knoblab"))
+        .args([
+            "score",
+            "switch",
+            "--gt",
+            &format!("{LOCAL}/switch/gt"),
+            "--pred",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("larger than the 128 MiB"), "{stderr}");
+}

@@ -279,9 +279,7 @@ fn unknown(path: &str, found: &str) -> String {
 ///
 /// Errors name the file and list the formats that would be valid.
 pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
-    if bytes.len() as u64 > MAX_RESULTS_BYTES {
-        return Err(too_large(path, bytes.len() as u64));
-    }
+    check_size(path, bytes.len() as u64)?;
     if let Some(format) = by_name(path, bytes) {
         let items = match format {
             Format::SwitchGroundTruth => count_switch_items(bytes),
@@ -304,6 +302,16 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
         return detect_document(path, &doc);
     }
     detect_lines(path, text)
+}
+
+/// Refuses a file over [`MAX_RESULTS_BYTES`] by its size alone, before it
+/// is read (the page passes `File.size`, the CLI the file's metadata).
+pub fn check_size(path: &str, size: u64) -> Result<(), String> {
+    if size > MAX_RESULTS_BYTES {
+        Err(too_large(path, size))
+    } else {
+        Ok(())
+    }
 }
 
 /// The message for a file over [`MAX_RESULTS_BYTES`].

@@ -15,7 +15,7 @@ pub mod worker;
 
 use leptos::prelude::*;
 
-use crate::score::detect::{too_large, Format, MAX_RESULTS_BYTES};
+use crate::score::detect::{check_size, Format};
 use crate::score::session::{JobOptions, Outcome, Progress};
 use files::{fetch_library, fetch_samples, take_handoff, SampleSet};
 use leaderboard::LeaderboardView;
@@ -96,10 +96,9 @@ pub fn ScorePage() -> impl IntoView {
         let mut problems = Vec::new();
         let mut kept = Vec::new();
         for (f, size) in new {
-            if size > MAX_RESULTS_BYTES as f64 {
-                problems.push(too_large(&f.path, size as u64));
-            } else {
-                kept.push(f);
+            match check_size(&f.path, size as u64) {
+                Ok(()) => kept.push(f),
+                Err(message) => problems.push(message),
             }
         }
         refused.set(problems);
