@@ -548,9 +548,10 @@ fn score_switch(
     ground: &mut Ground,
 ) -> Result<ReportView, String> {
     let report = if format == Format::SwitchVideoJudge {
-        let mut r = switch::SwitchReport::default();
-        r.video = Some(switch::score_videos(&file.path, &file.bytes).map_err(|e| e.to_string())?);
-        r
+        switch::SwitchReport {
+            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(|e| e.to_string())?),
+            ..Default::default()
+        }
     } else {
         let gt = ground.switch().map_err(|e| {
             format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root (or its zip, or its vqa.json/openqa.json files)", file.path)
