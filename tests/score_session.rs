@@ -7,7 +7,7 @@ use std::path::Path;
 
 use knoblab::score::detect::Format;
 use knoblab::score::session::{run, InputFile, Job, JobOptions};
-use knoblab::score::view::ReportView;
+use knoblab::score::view::{ReportView, Shape};
 use serde_json::Value;
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
@@ -127,6 +127,22 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
         q3.notes
     );
     assert_eq!(q3.items.rows.len(), 13);
+    // Every sample's drill-down draws its GT mask; path samples their path.
+    let has = |r: &knoblab::score::view::ItemView, f: fn(&Shape) -> bool| {
+        r.overlay.as_ref().is_some_and(|o| o.shapes.iter().any(f))
+    };
+    assert!(q3
+        .items
+        .rows
+        .iter()
+        .all(|r| has(r, |s| matches!(s, Shape::Mask { .. }))));
+    let paths = q3
+        .items
+        .rows
+        .iter()
+        .filter(|r| has(r, |s| matches!(s, Shape::Path { .. })))
+        .count();
+    assert_eq!(paths, 2, "FeasiblePath Ego and Exo");
     // The missing mask of tl_cat_003 is named.
     assert!(
         out.reports[1].notes[0].contains("tl_cat_003"),

@@ -498,7 +498,7 @@ pub fn score_epic(
         ));
     }
     let doc = epic::render::to_json(&report, &file.path);
-    Ok(view::epic::view(&file.path, label, &report, &doc))
+    Ok(view::epic::view(&file.path, label, &report, &doc, gt))
 }
 
 /// Scores FineState-Bench predictions as `knoblab score finestate` does.

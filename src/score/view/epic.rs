@@ -4,12 +4,14 @@
 
 use serde_json::Value;
 
+use super::epic_overlay::{self, MAX_OVERLAY_SAMPLES};
 use super::{
     number, pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView,
     TableView,
 };
 use crate::display::percent;
 use crate::score::epic::aggregate::count_accuracy_by_target_count;
+use crate::score::epic::gt::{GroundTruthSource, GtCache};
 use crate::score::epic::report::{InputKind, Report};
 use crate::score::epic::scorer::SampleResult;
 use crate::score::epic::taxonomy::{GROUPS, LEAVES};
@@ -160,13 +162,10 @@ fn sample_id(s: &SampleResult) -> String {
         .map_or_else(|| format!("#{}", s.index), str::to_string)
 }
 
-fn item(report: &Report, i: usize, s: &SampleResult) -> ItemView {
+fn item(report: &Report, i: usize, s: &SampleResult, cache: Option<&mut GtCache>) -> ItemView {
     let corrected = report.corrected.samples.get(i);
-    let reply = report
-        .formatted
-        .as_ref()
-        .and_then(|f| f.records.get(i))
-        .map(|r| r.response.clone());
+    let formatted = report.formatted.as_ref().and_then(|f| f.records.get(i));
+    let reply = formatted.map(|r| r.response.clone());
     let mut details = Vec::new();
     if let Some(r) = reply {
         details.push(("reply".into(), r));
@@ -203,12 +202,19 @@ fn item(report: &Report, i: usize, s: &SampleResult) -> ItemView {
         invalid: s.invalid_response,
         summary,
         details,
-        overlay: None,
+        overlay: cache.and_then(|c| epic_overlay::overlay(s, formatted.map(|f| &f.record), c)),
     }
 }
 
-/// The view of one EPIC-Bench report; `doc` is its CLI JSON document.
-pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportView {
+/// The view of one EPIC-Bench report; `doc` is its CLI JSON document and
+/// `gt` its ground truth (for the drill-down's masks).
+pub fn view(
+    file: &str,
+    detected: &str,
+    report: &Report,
+    doc: &Value,
+    gt: &dyn GroundTruthSource,
+) -> ReportView {
     let mut notes = vec![format!("Ground truth: {}.", report.gt_coverage_message())];
     if let Some(mode) = &report.coord_override {
         notes.push(format!(
@@ -238,10 +244,18 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
     }
     let samples = &report.official.samples;
     let mut tasks_seen: Vec<String> = Vec::new();
+    let mut cache = GtCache::new(gt);
+    let draw = samples.len() <= MAX_OVERLAY_SAMPLES;
+    if !draw {
+        notes.push(format!(
+            "The drill-down draws masks and predictions for runs of up to {MAX_OVERLAY_SAMPLES} samples; this one has {}.",
+            samples.len()
+        ));
+    }
     let rows: Vec<ItemView> = samples
         .iter()
         .enumerate()
-        .map(|(i, s)| item(report, i, s))
+        .map(|(i, s)| item(report, i, s, draw.then_some(&mut cache)))
         .collect();
     for r in &rows {
         if !tasks_seen.contains(&r.task) {

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::display::percent;
 
 pub mod epic;
+pub mod epic_overlay;
 pub mod finestate;
 pub mod switch;
 pub mod trajectories;
@@ -154,6 +155,10 @@ pub enum Shape {
     },
     Path {
         points: Vec<[f64; 2]>,
+    },
+    /// A ground-truth mask as its vertical runs `[x, y0, y1)`.
+    Mask {
+        runs: Vec<[u32; 3]>,
     },
 }
 

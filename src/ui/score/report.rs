@@ -291,6 +291,10 @@ fn OverlayView(overlay: Overlay, image_url: Callback<String, Option<String>>) ->
                 </g>
             }
             .into_any(),
+            Shape::Mask { runs } => {
+                let d: String = runs.iter().map(|[x, y0, y1]| format!("M{x} {y0}h1v{}h-1z", y1 - y0)).collect();
+                view! { <path d=d fill="#1d7a4f" fill-opacity="0.45" /> }.into_any()
+            }
             Shape::Path { points } => {
                 let d = points.iter().map(|[x, y]| format!("{x},{y}")).collect::<Vec<_>>().join(" ");
                 view! { <polyline points=d fill="none" stroke="#e5533d" stroke-width=stroke /> }.into_any()
@@ -304,7 +308,7 @@ fn OverlayView(overlay: Overlay, image_url: Callback<String, Option<String>>) ->
                 {(!has_image).then(|| view! { <rect x="0" y="0" width=w height=h fill="#eef1f4" /> })}
                 {shapes}
             </svg>
-            <figcaption>{if has_image { "Ground-truth boxes dashed green, predictions red." } else { "The image is not among the dropped files: shapes only. Ground-truth boxes dashed green, predictions red." }}</figcaption>
+            <figcaption>{if has_image { "Ground truth green, predictions red." } else { "The image is not among the dropped files: shapes only. Ground truth green, predictions red." }}</figcaption>
         </figure>
     }
 }
