@@ -159,6 +159,10 @@ test('garbage, a truncated file and mismatched ground truth each get a clear mes
   await dropFiles(page, [{ name: 'garbage.bin', bytes: Buffer.from([0, 255, 1, 2, 3, 200, 13, 10]) }]);
   await page.getByTestId('failure').first().waitFor();
   assert.match(await page.getByTestId('failures').textContent(), /garbage\.bin: not a results file KnobLab knows/);
+  // Choosing a format is honoured, and the scorer says why it still fails.
+  await page.getByTestId('format-override').selectOption('epic_raw');
+  await page.waitForFunction(() => /\(chosen\)/.test(document.querySelector('[data-testid=file-list]')?.textContent ?? ''));
+  await page.waitForFunction(() => /garbage\.bin: not UTF-8 text/.test(document.querySelector('[data-testid=failures]')?.textContent ?? ''));
   await page.getByTestId('clear').click();
 
   // Truncated raw outputs, and SWITCH ground truth instead of EPIC's.

@@ -343,10 +343,11 @@ fn no_results_message(entries: &[FileEntry]) -> String {
     }
 }
 
-/// The rows of each benchmark, in the order the reports came.
+/// The rows of each benchmark, in the order the reports came (a report
+/// with no columns, such as video judgements alone, has no row).
 pub fn leaderboards(reports: &[ReportView]) -> Vec<Leaderboard> {
     let mut out: Vec<Leaderboard> = Vec::new();
-    for r in reports {
+    for r in reports.iter().filter(|r| !r.row.columns.is_empty()) {
         match out.iter_mut().find(|b| b.benchmark == r.row.benchmark) {
             Some(b) => b.rows.push(r.row.clone()),
             None => out.push(Leaderboard {

@@ -8,6 +8,7 @@ use super::{
     number, pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView,
     TableView,
 };
+use crate::score::switch::dataset::Skill;
 use crate::score::switch::report::{ItemResult, SwitchReport};
 
 /// A one-row table of accuracy cells under `base`: Overall first (when
@@ -150,6 +151,15 @@ fn video(doc: &Value, report: &SwitchReport) -> Option<TableView> {
     })
 }
 
+/// The short header of a skill column (the text tables' abbreviation).
+fn short_name(column: &str) -> String {
+    Skill::ALL
+        .iter()
+        .find(|s| s.column_name() == column)
+        .map_or(column, |s| s.short_name())
+        .to_string()
+}
+
 fn item(r: &ItemResult) -> ItemView {
     let mut details = Vec::new();
     if let Some(w) = &r.written {
@@ -249,6 +259,17 @@ pub fn view(file: &str, detected: &str, report: &SwitchReport, doc: &Value) -> R
             report.parse_failures.len()
         ));
     }
+    // A file of video judgements alone has only the video table.
+    let has_items = !report.per_item.is_empty();
+    let row = if has_items {
+        row
+    } else {
+        LeaderRow {
+            columns: Vec::new(),
+            values: Vec::new(),
+            ..row
+        }
+    };
     let mut tables = vec![
         main,
         one_row_table(
@@ -265,6 +286,9 @@ pub fn view(file: &str, detected: &str, report: &SwitchReport, doc: &Value) -> R
         ),
         openqa(doc, report),
     ];
+    if !has_items {
+        tables.clear();
+    }
     tables.extend(judge(doc, report));
     tables.extend(video(doc, report));
     let chart = ChartView {
@@ -273,7 +297,7 @@ pub fn view(file: &str, detected: &str, report: &SwitchReport, doc: &Value) -> R
         groups: columns
             .iter()
             .map(|c| BarGroup {
-                label: c.clone(),
+                label: short_name(c),
                 values: vec![number(doc, &["mcq", c, "accuracy"])],
             })
             .collect(),
@@ -291,7 +315,7 @@ pub fn view(file: &str, detected: &str, report: &SwitchReport, doc: &Value) -> R
         detected: detected.into(),
         notes,
         tables,
-        charts: vec![chart],
+        charts: if has_items { vec![chart] } else { Vec::new() },
         items: ItemsView {
             tasks: skills,
             rows: report.per_item.iter().map(item).collect(),

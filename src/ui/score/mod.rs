@@ -266,7 +266,12 @@ fn FileList(
     on_override: Callback<(String, String)>,
 ) -> impl IntoView {
     let total = entries.len();
-    let (results, others): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| e.results);
+    // Results, and unrecognised files dropped on their own (whose format the
+    // user may choose), are listed; the contents of dropped folders are
+    // summed up.
+    let (results, others): (Vec<_>, Vec<_>) = entries
+        .into_iter()
+        .partition(|e| e.results || (e.format.is_none() && !e.path.contains('/')));
     let (unknown, ground): (Vec<_>, Vec<_>) = others.into_iter().partition(|e| e.format.is_none());
     view! {
         <div class="file-list card" data-testid="file-list">
@@ -294,7 +299,7 @@ fn FileList(
             })}
             {(!unknown.is_empty()).then(|| view! {
                 <details class="unknown-files" data-testid="unknown-files">
-                    <summary>{format!("{} of {total} files are not recognised (kept as ground truth)", unknown.len())}</summary>
+                    <summary>{format!("{} of {total} files in dropped folders are not recognised (kept as ground truth)", unknown.len())}</summary>
                     <ul>{unknown.into_iter().map(|e| view! { <li>{e.label}</li> }).collect_view()}</ul>
                 </details>
             })}

@@ -34,7 +34,7 @@ pub fn Report(
             <ul class="notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
             <div class="report-charts">{charts.into_iter().map(|c| view! { <BarChart chart=c /> }).collect_view()}</div>
             {tables.into_iter().map(|t| view! { <Table table=t /> }).collect_view()}
-            <Items items=items image_url=image_url />
+            {(!items.rows.is_empty()).then(|| view! { <Items items=items image_url=image_url /> })}
         </section>
     }
 }
@@ -144,7 +144,8 @@ pub fn BarChart(chart: ChartView) -> impl IntoView {
     view! {
         <figure class="bar-chart" data-testid="bar-chart">
             <figcaption>{title}" "{legend}</figcaption>
-            <svg viewBox=format!("0 0 {width} {total_h}") role="img" preserveAspectRatio="xMinYMin meet">
+            // Never drawn larger than 1.5× its own units, so few bars stay slim.
+            <svg viewBox=format!("0 0 {width} {total_h}") style=format!("max-width:{}px", width * 1.5) role="img" preserveAspectRatio="xMinYMin meet">
                 {grid}
                 {bars}
             </svg>
