@@ -113,7 +113,8 @@ test('FineState JSON Lines with the dataset folder show the CLI numbers, officia
   await gotoRoute(page, '#/score');
   await page.getByTestId('options').locator('summary').click();
   await page.getByTestId('opt-finestate-model').fill('google/gemini-2.5-flash');
-  await page.getByTestId('opt-finestate-model').dispatchEvent('change');
+  // Enter commits the value (a change event), so leaving the field later re-scores nothing.
+  await page.getByTestId('opt-finestate-model').press('Enter');
   await page.getByTestId('folder-input').setInputFiles(join(SHARED, 'finestate/dataset'));
   await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
   await scored(page, 1);
