@@ -204,6 +204,16 @@ test('trajectories handed over by the agent page are scored with the library bun
   const n = await assertCellsMatch(page.getByTestId('score-report'), doc, 'trajectories');
   console.log(`Trajectories: ${n} displayed aggregates equal the CLI's`);
   assert.equal(await page.evaluate(() => sessionStorage.getItem('knoblab.score.handoff')), null);
+  // A second run beside it: the leaderboard compares the two agents.
+  const random = join(dir, 'random.jsonl');
+  knoblab(['run', join(ROOT, 'data/devices/kettle-panel-0001'), '--agent', 'random:7', '--out', random]);
+  await page.getByTestId('file-input').setInputFiles(random);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=score-report]').length === 2);
+  await page.getByTestId('score-time').waitFor();
+  const rows = page.getByTestId('leaderboard').getByTestId('leader-row');
+  assert.equal(await rows.count(), 2);
+  assert.match(await page.getByTestId('leaderboard').textContent(), /oracle.*random|random.*oracle/s);
+  await assertCellsMatch(page.locator('[data-file="random.jsonl"]'), cliJson(['metrics', random, '--bundles', join(ROOT, 'data/devices')]), 'random');
   await page.screenshot({ path: `${SHOTS}score-trajectories-desktop.png`, fullPage: true });
   assert.deepEqual(errors, []);
 });

@@ -1,6 +1,6 @@
 //! Exports of a leaderboard (one row per scored file of one benchmark):
-//! CSV and JSON with the full-precision fractions, a Markdown table and
-//! LaTeX table rows with percentages as the page shows them. The page's
+//! CSV and JSON with the full-precision values, a Markdown table and
+//! LaTeX table rows as the page shows them (fractions as percentages). The page's
 //! download buttons call these; no other code formats an export.
 //!
 //! ```
@@ -9,7 +9,7 @@
 //! let row = LeaderRow {
 //!     benchmark: "SWITCH".into(), file: "run_a.jsonl".into(), model: None,
 //!     columns: vec!["Overall".into(), "Recovery Reasoning".into()],
-//!     values: vec![Some(0.6154), None],
+//!     values: vec![Some(0.6154), None], plain: vec![],
 //! };
 //! assert_eq!(latex_rows(&[row.clone()]), "run\\_a.jsonl & 61.5 & -- \\\\\n");
 //! assert!(markdown(&[row]).contains("| run_a.jsonl | 61.5 | – |"));
@@ -18,7 +18,6 @@
 use serde_json::{json, Map, Value};
 
 use super::view::LeaderRow;
-use crate::display::percent;
 
 /// The columns of the first row (rows of one benchmark share them).
 fn columns(rows: &[LeaderRow]) -> &[String] {
@@ -88,7 +87,7 @@ fn md_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-/// A Markdown table, percentages with one decimal, "–" where empty.
+/// A Markdown table, each cell as [`LeaderRow::text`] shows it.
 pub fn markdown(rows: &[LeaderRow]) -> String {
     let cols = columns(rows);
     let mut out = format!(
@@ -100,7 +99,7 @@ pub fn markdown(rows: &[LeaderRow]) -> String {
         "---:|".repeat(cols.len())
     );
     for r in rows {
-        let cells: Vec<String> = r.values.iter().map(|v| percent(*v)).collect();
+        let cells: Vec<String> = (0..r.values.len()).map(|i| r.text(i)).collect();
         out.push_str(&format!(
             "| {} | {} |\n",
             md_cell(name(r)),
@@ -128,14 +127,20 @@ fn latex_escape(text: &str) -> String {
 }
 
 /// LaTeX table rows, one a line: `name & 61.5 & -- \\`, ready to paste
-/// under a paper's header.
+/// under a paper's header (fractions as percentages, plain numbers with
+/// two decimals).
 pub fn latex_rows(rows: &[LeaderRow]) -> String {
     rows.iter()
         .map(|r| {
             let cells: Vec<String> = r
                 .values
                 .iter()
-                .map(|v| v.map_or("--".to_string(), |v| format!("{:.1}", v * 100.0)))
+                .enumerate()
+                .map(|(i, v)| match v {
+                    None => "--".to_string(),
+                    Some(v) if r.plain.contains(&i) => format!("{v:.2}"),
+                    Some(v) => format!("{:.1}", v * 100.0),
+                })
                 .collect();
             format!("{} & {} \\\\\n", latex_escape(name(r)), cells.join(" & "))
         })
@@ -153,6 +158,7 @@ mod tests {
             model: model.map(str::to_string),
             columns: vec!["Average".into(), "BA".into()],
             values,
+            plain: Vec::new(),
         }
     }
 
@@ -187,6 +193,14 @@ mod tests {
     fn latex_escapes_special_characters() {
         let tex = latex_rows(&[row("x", Some("q_3 & 50%"), vec![Some(0.25), None])]);
         assert_eq!(tex, "q\\_3 \\& 50\\% & 25.0 & -- \\\\\n");
+    }
+
+    #[test]
+    fn plain_columns_keep_their_value_in_markdown_and_latex() {
+        let mut r = row("run", None, vec![Some(0.5), Some(507.371)]);
+        r.plain = vec![1];
+        assert!(markdown(std::slice::from_ref(&r)).ends_with("| run | 50.0 | 507.37 |\n"));
+        assert_eq!(latex_rows(&[r]), "run & 50.0 & 507.37 \\\\\n");
     }
 
     #[test]

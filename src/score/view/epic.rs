@@ -273,6 +273,7 @@ pub fn view(
             .first()
             .map(|r| r[1..].iter().map(|c| c.value).collect())
             .unwrap_or_default(),
+        plain: Vec::new(),
     };
     ReportView {
         benchmark: "EPIC-Bench".into(),

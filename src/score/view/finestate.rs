@@ -307,6 +307,7 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
             model: report.options.official.model.clone(),
             columns,
             values,
+            plain: Vec::new(),
         },
     }
 }

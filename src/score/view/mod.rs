@@ -162,7 +162,8 @@ pub enum Shape {
     },
 }
 
-/// A file's row of the leaderboard: its columns' values in 0–1.
+/// A file's row of the leaderboard: its columns' values, fractions in 0–1
+/// except the columns listed in `plain`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaderRow {
     pub benchmark: String,
@@ -171,6 +172,21 @@ pub struct LeaderRow {
     pub model: Option<String>,
     pub columns: Vec<String>,
     pub values: Vec<Option<f64>>,
+    /// Columns that are plain numbers (VSPS, distances), not fractions.
+    pub plain: Vec<usize>,
+}
+
+impl LeaderRow {
+    /// Column `i` as tables show it: a fraction as [`percent`], a plain
+    /// number with two decimals, "–" when empty.
+    pub fn text(&self, i: usize) -> String {
+        let v = self.values.get(i).copied().flatten();
+        if self.plain.contains(&i) {
+            crate::display::number(v)
+        } else {
+            percent(v)
+        }
+    }
 }
 
 /// A JSON pointer from its parts, escaped (`~` → `~0`, `/` → `~1`).

@@ -232,6 +232,7 @@ pub fn view(file: &str, detected: &str, report: &SwitchReport, doc: &Value) -> R
             .first()
             .map(|r| r.iter().map(|c| c.value).collect())
             .unwrap_or_default(),
+        plain: Vec::new(),
     };
     let mut notes = Vec::new();
     if !report.missing.is_empty() {

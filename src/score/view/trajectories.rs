@@ -101,6 +101,7 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
             model: Some(agent.to_string()),
             columns: COLUMNS.iter().map(|(_, l, _)| l.to_string()).collect(),
             values: COLUMNS.iter().map(|(k, _, _)| doc.get(k).and_then(Value::as_f64)).collect(),
+            plain: (0..COLUMNS.len()).filter(|i| !COLUMNS[*i].2).collect(),
         },
     }
 }

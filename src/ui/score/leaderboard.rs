@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::display::percent;
 use crate::score::export;
 use crate::score::session::Leaderboard;
 use crate::score::view::LeaderRow;
@@ -132,7 +131,7 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
                             view! {
                                 <tr data-testid="leader-row">
                                     <td>{name}</td>
-                                    {r.values.iter().map(|v| view! { <td data-value=v.map(|v| v.to_string())>{percent(*v)}</td> }).collect_view()}
+                                    {r.values.iter().enumerate().map(|(i, v)| view! { <td data-value=v.map(|v| v.to_string())>{r.text(i)}</td> }).collect_view()}
                                 </tr>
                             }
                         }).collect_view()}
