@@ -37,6 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             MODES.join(", ")
         );
     }
+    check_size(&args.pred)?;
     let text = std::fs::read_to_string(&args.pred)
         .with_context(|| format!("reading predictions {}", args.pred.display()))?;
     // "The lookup is an exact match on the name of the std file's parent
@@ -82,4 +83,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Refuses a results file over the size limit before reading it.
+fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

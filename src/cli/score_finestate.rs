@@ -139,6 +139,7 @@ fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
         }
         bail!("{} holds no result_<i>.json files", path.display());
     }
+    check_size(path)?;
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(read_predictions(&path.to_string_lossy(), &bytes)?)
 }
@@ -201,4 +202,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", table::render(&report, delta.as_ref()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a results file over the size limit before reading it.
+fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

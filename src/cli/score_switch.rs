@@ -28,6 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut report = match (&args.gt, &args.pred) {
         (Some(gt), Some(pred)) => {
             let gt = GroundTruth::load_path(gt)?;
+            check_size(pred)?;
             let bytes =
                 std::fs::read(pred).with_context(|| format!("cannot read {}", pred.display()))?;
             let name = pred.display().to_string();
@@ -37,6 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => SwitchReport::default(),
     };
     if let Some(video) = &args.video {
+        check_size(video)?;
         let bytes =
             std::fs::read(video).with_context(|| format!("cannot read {}", video.display()))?;
         report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
@@ -47,4 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", switch::render_text(&report));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a results file over the size limit before reading it.
+fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

@@ -167,7 +167,7 @@ mod tests {
     fn each_episode_is_recorded_exactly_once_and_survives_a_save() {
         let bundle = kettle();
         let tasks = vec!["boil".to_string(), "open_lid".to_string()];
-        let mut run = BaselineRun::new("kettle-panel", "kettle-panel-0001", tasks, 1).unwrap();
+        let mut run = BaselineRun::new("kettle-panel", "kettle-0001", tasks, 1).unwrap();
         run.record_action("Timed_wait()");
         let first = exhaust(&run, &bundle);
         assert_eq!(run.finish(first.trajectory()), Ok(true));
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn a_wrong_or_unfinished_episode_is_refused() {
         let bundle = kettle();
-        let mut run = BaselineRun::new("k", "kettle-panel-0001", vec!["boil".into()], 5).unwrap();
+        let mut run = BaselineRun::new("k", "kettle-0001", vec!["boil".into()], 5).unwrap();
         let other = Session::start(bundle.clone(), "open_lid", run.settings()).unwrap();
         assert!(matches!(
             run.finish(other.trajectory()),

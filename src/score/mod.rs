@@ -2,11 +2,16 @@
 //! benchmark publishes them and returns a report value that the page draws
 //! and the CLI prints.
 //!
+//! - [`detect`]: what a dropped file is, and the size limit of a results file.
 //! - [`epic`]: EPIC-Bench (`specs/epic.md`, `specs/epic-official.md`).
 //! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
 //!   `specs/finestate-official.md`).
 //! - [`switch`]: SWITCH (`specs/switch.md`).
 
+pub mod detect;
 pub mod epic;
+pub mod export;
 pub mod finestate;
+pub mod session;
 pub mod switch;
+pub mod view;

@@ -8,6 +8,7 @@
 //! - [`player`]: the player's state and components (play and embed pages).
 //! - [`net`]: fetching URLs and the library, reading picked and dropped files.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
+//! - [`score`]: the scoring page and its Web Worker.
 
 pub mod api;
 pub mod app;
@@ -16,11 +17,17 @@ pub mod pages;
 pub mod panic;
 pub mod player;
 pub mod route;
+pub mod score;
 
 pub use app::App;
 
-/// The web entry: install the panic hook, then mount the app on `<body>`.
+/// The web entry: install the panic hook, then mount the app on `<body>`
+/// (in a worker, nothing).
 pub fn start() {
+    // The scoring worker loads this same module: there is no page to mount.
+    if web_sys::window().is_none() {
+        return;
+    }
     panic::install_hook();
     leptos::mount::mount_to_body(App);
 }

@@ -45,6 +45,11 @@ impl MapSource {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+
+    /// Every file, by key (for writing a generated set to disk).
+    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
 }
 
 impl GroundTruthSource for MapSource {

@@ -1,15 +1,3 @@
-//! The Score page.
+//! The Score page: see [`crate::ui::score`].
 
-use leptos::prelude::*;
-
-use super::NotBuiltYet;
-
-#[component]
-pub fn ScorePage() -> impl IntoView {
-    view! {
-        <NotBuiltYet
-            title="Score"
-            plans="Drop a results file of EPIC-Bench, FineState-Bench or SWITCH, or KnobLab trajectories, and get the paper's tables, computed in your browser."
-        />
-    }
-}
+pub use crate::ui::score::ScorePage;

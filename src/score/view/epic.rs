@@ -1,0 +1,291 @@
+//! The EPIC-Bench report view: the paper's Table 2 row (official and
+//! corrected side by side), the 23 tasks, the count breakdown of the
+//! paper's figure 4, a chart per subcategory, and every sample.
+
+use serde_json::Value;
+
+use super::epic_overlay::{self, MAX_OVERLAY_SAMPLES};
+use super::{
+    number, pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView,
+    TableView,
+};
+use crate::display::percent;
+use crate::score::epic::aggregate::count_accuracy_by_target_count;
+use crate::score::epic::gt::{GroundTruthSource, GtCache};
+use crate::score::epic::report::{InputKind, Report};
+use crate::score::epic::scorer::SampleResult;
+use crate::score::epic::taxonomy::{GROUPS, LEAVES};
+
+/// The two modes and where each keeps its summary in the CLI document.
+const MODES: [(&str, &[&str]); 2] = [
+    ("official", &["summary"]),
+    ("corrected", &["corrected", "summary"]),
+];
+
+fn at(base: &[&str], rest: &[&str]) -> String {
+    let parts: Vec<&str> = base.iter().chain(rest).copied().collect();
+    pointer(&parts)
+}
+
+/// "Average" and the nine subcategories, in the paper's order.
+fn table2(doc: &Value) -> TableView {
+    let mut header = vec!["mode".to_string(), "Average".to_string()];
+    header.extend(GROUPS.iter().map(|(abbr, _)| abbr.to_string()));
+    let rows =
+        MODES
+            .iter()
+            .map(|(mode, base)| {
+                let mut row = vec![
+                    CellView::text(*mode),
+                    CellView::rate(doc, at(base, &["overall", "average_score"])),
+                ];
+                row.extend(GROUPS.iter().map(|(_, key)| {
+                    CellView::rate(doc, at(base, &["by_group", key, "mean_score"]))
+                }));
+                row
+            })
+            .collect();
+    TableView {
+        id: "epic-table2".into(),
+        title: "Table 2 row".into(),
+        note: Some(
+            "Average is the sample mean over all samples (overall.average_score), as in the paper; \
+             a subcategory with no sample shows –."
+                .into(),
+        ),
+        header,
+        rows,
+    }
+}
+
+/// The 23 tasks: samples, invalid replies, official and corrected means.
+fn tasks(doc: &Value) -> TableView {
+    let header = [
+        "task",
+        "subcategory",
+        "n",
+        "invalid",
+        "official",
+        "corrected",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = LEAVES
+        .iter()
+        .filter(|l| number(doc, &["summary", "by_type", l.type_key, "total_processed"]).is_some())
+        .map(|l| {
+            let official = ["summary", "by_type", l.type_key];
+            vec![
+                CellView::text(l.leaf),
+                CellView::text(l.abbr),
+                CellView::count(doc, at(&official, &["total_processed"])),
+                CellView::count(doc, at(&official, &["num_invalid_response"])),
+                CellView::rate(doc, at(&official, &["mean_score"])),
+                CellView::rate(
+                    doc,
+                    at(
+                        &["corrected", "summary", "by_type", l.type_key],
+                        &["mean_score"],
+                    ),
+                ),
+            ]
+        })
+        .collect();
+    TableView {
+        id: "epic-tasks".into(),
+        title: "Tasks".into(),
+        note: None,
+        header,
+        rows,
+    }
+}
+
+/// Count accuracy by the number of targets (KnobLab's own breakdown, after
+/// the paper's figure 4; not in the official output).
+fn counts(samples: &[SampleResult]) -> TableView {
+    let rows = count_accuracy_by_target_count(samples)
+        .into_iter()
+        .map(|r| {
+            let label = if r.gt_count >= 5 {
+                "≥ 5".to_string()
+            } else {
+                r.gt_count.to_string()
+            };
+            vec![
+                CellView::text(label),
+                CellView::text(r.samples.to_string()),
+                CellView::text(percent(Some(r.exact_accuracy))),
+                CellView::text(percent(Some(r.mean_count_score))),
+            ]
+        })
+        .collect();
+    TableView {
+        id: "epic-counts".into(),
+        title: "Count accuracy by number of targets".into(),
+        note: Some("Samples that score a count (TL, VM, CR) with both counts known.".into()),
+        header: ["targets", "samples", "exact count", "mean count score"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}
+
+fn chart(doc: &Value) -> ChartView {
+    ChartView {
+        title: "Score per subcategory".into(),
+        series: MODES.iter().map(|(m, _)| m.to_string()).collect(),
+        groups: GROUPS
+            .iter()
+            .map(|(abbr, key)| BarGroup {
+                label: abbr.to_string(),
+                values: MODES
+                    .iter()
+                    .map(|(_, base)| {
+                        let parts: Vec<&str> = base
+                            .iter()
+                            .copied()
+                            .chain(["by_group", key, "mean_score"])
+                            .collect();
+                        number(doc, &parts)
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The sample's id: its GT file's folder name, or its position.
+fn sample_id(s: &SampleResult) -> String {
+    s.gt_path
+        .as_deref()
+        .and_then(|p| p.rsplit('/').nth(1))
+        .map_or_else(|| format!("#{}", s.index), str::to_string)
+}
+
+fn item(report: &Report, i: usize, s: &SampleResult, cache: Option<&mut GtCache>) -> ItemView {
+    let corrected = report.corrected.samples.get(i);
+    let formatted = report.formatted.as_ref().and_then(|f| f.records.get(i));
+    let reply = formatted.map(|r| r.response.clone());
+    let mut details = Vec::new();
+    if let Some(r) = reply {
+        details.push(("reply".into(), r));
+    }
+    details.push((
+        "parsed".into(),
+        Value::Object(s.response_details.clone()).to_string(),
+    ));
+    details.push((
+        "score details".into(),
+        Value::Object(s.score_details.clone()).to_string(),
+    ));
+    if let Some(c) = corrected {
+        details.push(("corrected score".into(), format!("{}", c.score)));
+    }
+    for q in &s.quirks {
+        details.push(("quirk".into(), q.describe()));
+    }
+    if let Some(p) = &s.gt_path {
+        let found = if s.gt_found { "found" } else { "missing" };
+        details.push(("ground truth".into(), format!("{p} ({found})")));
+    }
+    let summary = match (&s.error, s.invalid_response) {
+        (Some(e), _) => e.clone(),
+        (None, true) => "invalid response".into(),
+        (None, false) => s.quirks.first().map(|q| q.describe()).unwrap_or_default(),
+    };
+    ItemView {
+        id: sample_id(s),
+        task: s
+            .leaf
+            .map_or_else(|| s.task_type.clone(), |l| l.leaf.to_string()),
+        score: Some(s.score),
+        invalid: s.invalid_response,
+        summary,
+        details,
+        overlay: cache.and_then(|c| epic_overlay::overlay(s, formatted.map(|f| &f.record), c)),
+    }
+}
+
+/// The view of one EPIC-Bench report; `doc` is its CLI JSON document and
+/// `gt` its ground truth (for the drill-down's masks).
+pub fn view(
+    file: &str,
+    detected: &str,
+    report: &Report,
+    doc: &Value,
+    gt: &dyn GroundTruthSource,
+) -> ReportView {
+    let mut notes = vec![format!("Ground truth: {}.", report.gt_coverage_message())];
+    if let Some(mode) = &report.coord_override {
+        notes.push(format!(
+            "Coordinates forced to {mode} (the model family's mode)."
+        ));
+    }
+    notes.push(
+        "Corrected mode: list-wrapped failure markers honoured, exact start-goal distance for Exo paths, \
+         trailing commas and any fence tag parsed."
+            .into(),
+    );
+    if let Some(c) = &report.comparison {
+        notes.push(match c.len() {
+            0 => "Re-scored: every number equals the official file's.".into(),
+            n => format!("Re-scored: {n} numbers differ from the official file's (see the items)."),
+        });
+    }
+    if report.kind == InputKind::Raw {
+        if let Some(f) = &report.formatted {
+            if !f.skipped_lines.is_empty() {
+                notes.push(format!(
+                    "{} lines are not JSON and were skipped.",
+                    f.skipped_lines.len()
+                ));
+            }
+        }
+    }
+    let samples = &report.official.samples;
+    let mut tasks_seen: Vec<String> = Vec::new();
+    let mut cache = GtCache::new(gt);
+    let draw = samples.len() <= MAX_OVERLAY_SAMPLES;
+    if !draw {
+        notes.push(format!(
+            "The drill-down draws masks and predictions for runs of up to {MAX_OVERLAY_SAMPLES} samples; this one has {}.",
+            samples.len()
+        ));
+    }
+    let rows: Vec<ItemView> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| item(report, i, s, draw.then_some(&mut cache)))
+        .collect();
+    for r in &rows {
+        if !tasks_seen.contains(&r.task) {
+            tasks_seen.push(r.task.clone());
+        }
+    }
+    let table2 = table2(doc);
+    let row = LeaderRow {
+        benchmark: "EPIC-Bench".into(),
+        file: file.into(),
+        model: None,
+        columns: table2.header[1..].to_vec(),
+        values: table2
+            .rows
+            .first()
+            .map(|r| r[1..].iter().map(|c| c.value).collect())
+            .unwrap_or_default(),
+        plain: Vec::new(),
+    };
+    ReportView {
+        benchmark: "EPIC-Bench".into(),
+        file: file.into(),
+        detected: detected.into(),
+        notes,
+        tables: vec![table2, tasks(doc), counts(samples)],
+        charts: vec![chart(doc)],
+        items: ItemsView {
+            tasks: tasks_seen,
+            rows,
+        },
+        row,
+    }
+}

@@ -1,0 +1,150 @@
+//! Several scored files of one benchmark as a sortable leaderboard, with
+//! the exports of [`crate::score::export`] (shown as text and offered as a
+//! download).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::score::export;
+use crate::score::session::Leaderboard;
+use crate::score::view::LeaderRow;
+
+/// The export kinds: (label, file extension, MIME type).
+const KINDS: [(&str, &str, &str); 4] = [
+    ("CSV", "csv", "text/csv"),
+    ("JSON", "json", "application/json"),
+    ("Markdown", "md", "text/markdown"),
+    ("LaTeX row", "tex", "application/x-tex"),
+];
+
+fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
+    match kind {
+        "CSV" => export::csv(rows),
+        "JSON" => serde_json::to_string_pretty(&export::json(rows)).unwrap_or_default(),
+        "Markdown" => export::markdown(rows),
+        _ => export::latex_rows(rows),
+    }
+}
+
+/// Offers `text` as a file download.
+fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Ok(a) = document().create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(&url);
+            a.set_download(name);
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Sorts rows by a column (`None`: by name), empty values last.
+fn sorted(rows: &[LeaderRow], column: Option<usize>, descending: bool) -> Vec<LeaderRow> {
+    let mut rows = rows.to_vec();
+    rows.sort_by(|a, b| {
+        let order = match column {
+            None => a.file.cmp(&b.file),
+            Some(c) => {
+                let (x, y) = (
+                    a.values.get(c).copied().flatten(),
+                    b.values.get(c).copied().flatten(),
+                );
+                match (x, y) {
+                    (Some(x), Some(y)) => x.total_cmp(&y),
+                    (Some(_), None) => return std::cmp::Ordering::Less,
+                    (None, Some(_)) => return std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                }
+            }
+        };
+        if descending {
+            order.reverse()
+        } else {
+            order
+        }
+    });
+    rows
+}
+
+#[component]
+pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
+    let Leaderboard { benchmark, rows } = board;
+    let columns = rows.first().map(|r| r.columns.clone()).unwrap_or_default();
+    let rows = StoredValue::new(rows);
+    let sort = RwSignal::new((None::<usize>, false));
+    let shown = Memo::new(move |_| {
+        let (c, d) = sort.get();
+        rows.with_value(|r| sorted(r, c, d))
+    });
+    let text = RwSignal::new(None::<(String, String)>);
+    let slug = benchmark.to_lowercase().replace(' ', "-");
+    let header = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let arrow = move || match sort.get() {
+                (Some(k), true) if k == i => " ▼",
+                (Some(k), false) if k == i => " ▲",
+                _ => "",
+            };
+            view! {
+                <th>
+                    <button class="sort" data-testid="sort" on:click=move |_| sort.update(|(c, d)| {
+                        *d = if *c == Some(i) { !*d } else { true };
+                        *c = Some(i);
+                    })>{c.clone()}{arrow}</button>
+                </th>
+            }
+        })
+        .collect_view();
+    let buttons = KINDS
+        .into_iter()
+        .map(|(label, ext, mime)| {
+            let name = format!("knoblab-{slug}.{ext}");
+            view! {
+                <button data-testid=format!("export-{ext}") on:click=move |_| {
+                    let t = export_text(label, &shown.get_untracked());
+                    download(&name, mime, &t);
+                    text.set(Some((label.to_string(), t)));
+                }>{label}</button>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="leaderboard card" data-testid="leaderboard" data-benchmark=benchmark.clone()>
+            <h2>{format!("{benchmark}: leaderboard")}</h2>
+            <div class="scroll-x">
+                <table class="score-table">
+                    <thead><tr><th>"run"</th>{header}</tr></thead>
+                    <tbody>
+                        {move || shown.get().into_iter().map(|r| {
+                            let name = r.model.clone().map_or(r.file.clone(), |m| format!("{m} ({})", r.file));
+                            view! {
+                                <tr data-testid="leader-row">
+                                    <td>{name}</td>
+                                    {r.values.iter().enumerate().map(|(i, v)| view! { <td data-value=v.map(|v| v.to_string())>{r.text(i)}</td> }).collect_view()}
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            <div class="exports">"Export: "{buttons}</div>
+            {move || text.get().map(|(label, t)| view! {
+                <details open class="export-text">
+                    <summary>{label}</summary>
+                    <pre data-testid="export-text">{t}</pre>
+                </details>
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,308 @@
+//! The scoring page (`#/score`): drop results files (and ground truth),
+//! score them in a Web Worker with the core's scorers, and show each
+//! benchmark's tables, charts, items and a leaderboard.
+//!
+//! - [`worker`]: the worker, its wasm entry points and the page's handle.
+//! - [`report`]: one report view (tables, charts, items, drill-down).
+//! - [`leaderboard`]: the sortable leaderboard and its exports.
+//! - `files`: dropped files and folders, samples, the library and the
+//!   agent page's hand-off.
+
+pub mod files;
+pub mod leaderboard;
+pub mod report;
+pub mod worker;
+
+use leptos::prelude::*;
+
+use crate::score::detect::{check_size, Format};
+use crate::score::session::{JobOptions, Outcome, Progress};
+use files::{fetch_library, fetch_samples, take_handoff, SampleSet};
+use leaderboard::LeaderboardView;
+use report::Report;
+use worker::{JobFile, Message, ScoreWorker};
+
+/// Where a job is.
+#[derive(Debug, Clone, PartialEq)]
+enum Status {
+    Idle,
+    Running(Progress),
+    /// Scored, in this many seconds (from the click to the last table).
+    Done(f64),
+    Cancelled,
+    Failed(String),
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+#[component]
+pub fn ScorePage() -> impl IntoView {
+    let files = RwSignal::new_local(Vec::<JobFile>::new());
+    let options = RwSignal::new(JobOptions::default());
+    let status = RwSignal::new(Status::Idle);
+    let outcome = RwSignal::new(None::<Outcome>);
+    let refused = RwSignal::new(Vec::<String>::new());
+    let samples = RwSignal::new(Vec::<SampleSet>::new());
+    let library = RwSignal::new_local(Vec::<JobFile>::new());
+    let running = StoredValue::new_local(None::<ScoreWorker>);
+
+    let cancel = move || {
+        running.update_value(|w| {
+            if let Some(w) = w.take() {
+                w.cancel();
+            }
+        });
+    };
+    let run = move || {
+        cancel();
+        let list = files.get_untracked();
+        if list.is_empty() {
+            status.set(Status::Idle);
+            outcome.set(None);
+            return;
+        }
+        let started = now_ms();
+        status.set(Status::Running(Progress {
+            done: 0,
+            total: 1,
+            stage: "starting the worker".into(),
+        }));
+        let on_message = move |m: Message| match m {
+            Message::Progress(p) => status.set(Status::Running(p)),
+            Message::Done(text) => {
+                running.set_value(None);
+                match serde_json::from_str::<Outcome>(&text) {
+                    Ok(o) => {
+                        outcome.set(Some(o));
+                        status.set(Status::Done((now_ms() - started) / 1000.0));
+                    }
+                    Err(_) => status.set(Status::Failed(error_of(&text))),
+                }
+            }
+            Message::Error(e) => {
+                running.set_value(None);
+                status.set(Status::Failed(e));
+            }
+        };
+        let bundles = library.get_untracked();
+        match ScoreWorker::start(list, bundles, &options.get_untracked(), on_message) {
+            Ok(w) => running.set_value(Some(w)),
+            Err(e) => status.set(Status::Failed(e)),
+        }
+    };
+    let add = move |new: Vec<(JobFile, f64)>| {
+        let mut problems = Vec::new();
+        let mut kept = Vec::new();
+        for (f, size) in new {
+            match check_size(&f.path, size as u64) {
+                Ok(()) => kept.push(f),
+                Err(message) => problems.push(message),
+            }
+        }
+        refused.set(problems);
+        if kept.is_empty() {
+            return;
+        }
+        files.update(|list| {
+            for f in kept {
+                list.retain(|old| old.path != f.path);
+                list.push(f);
+            }
+        });
+        run();
+    };
+    let clear = move || {
+        cancel();
+        files.set(Vec::new());
+        options.set(JobOptions::default());
+        outcome.set(None);
+        refused.set(Vec::new());
+        status.set(Status::Idle);
+    };
+    let load_sample = move |set: SampleSet| {
+        cancel();
+        files.set(set.job_files());
+        options.set(set.options.clone());
+        run();
+    };
+
+    // The samples, the library's bundles and a hand-off from the agent page.
+    leptos::task::spawn_local(async move {
+        samples.set(fetch_samples().await);
+        library.set(fetch_library().await);
+        if let Some(f) = take_handoff() {
+            add(vec![f]);
+        }
+    });
+    on_cleanup(cancel);
+
+    let override_format = move |path: String, key: String| {
+        options.update(|o| {
+            match Format::from_key(&key) {
+                Some(f) => o.overrides.insert(path, f),
+                None => o.overrides.remove(&path),
+            };
+        });
+        run();
+    };
+
+    view! {
+        <section class="page score-page" data-testid="score-page">
+            <h1>"Score"</h1>
+            <p class="lede">
+                "Drop a results file of EPIC-Bench, FineState-Bench or SWITCH, or KnobLab trajectories, with the benchmark's ground truth (a folder or zip), and get the paper's tables. Everything is computed in your browser; nothing is uploaded."
+            </p>
+            <files::DropZone on_files=Callback::new(add) />
+            <div class="sample-bar">
+                <span>"Or try a shipped sample: "</span>
+                {move || samples.get().into_iter().map(|s| {
+                    let label = s.name.clone();
+                    let id = s.id.clone();
+                    view! { <button data-testid=format!("sample-{id}") title=label.clone() on:click=move |_| load_sample(s.clone())>{id.clone()}</button> }
+                }).collect_view()}
+                <button class="quiet" data-testid="clear" on:click=move |_| clear()>"Clear"</button>
+            </div>
+            <Options options=options on_change=Callback::new(move |()| run()) />
+            <ul class="refused" data-testid="refused">
+                {move || refused.get().into_iter().map(|r| view! { <li class="error">{r}</li> }).collect_view()}
+            </ul>
+            <StatusView status=status on_cancel=Callback::new(move |()| { cancel(); status.set(Status::Cancelled); }) />
+            {move || outcome.get().map(|o| {
+                let image_url = Callback::new(move |path: String| files.with_untracked(|list| files::image_url(list, &path)));
+                view! {
+                    <FileList entries=o.files.clone() overrides=Signal::derive(move || options.with(|o| o.overrides.clone())) on_override=Callback::new(move |(p, k)| override_format(p, k)) />
+                    <ul class="failures" data-testid="failures">
+                        {o.failures.iter().map(|f| view! { <li class="error" data-testid="failure">{f.message.clone()}</li> }).collect_view()}
+                    </ul>
+                    {o.leaderboards.iter().filter(|b| b.rows.len() > 1).cloned().map(|b| view! { <LeaderboardView board=b /> }).collect_view()}
+                    {o.reports.iter().cloned().map(|v| view! { <Report view=v image_url=image_url /> }).collect_view()}
+                    {o.leaderboards.iter().filter(|b| b.rows.len() == 1).cloned().map(|b| view! { <LeaderboardView board=b /> }).collect_view()}
+                }
+            })}
+        </section>
+    }
+}
+
+/// The message of a worker reply that is not an outcome.
+fn error_of(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+        .unwrap_or_else(|| "the worker's reply could not be read".into())
+}
+
+/// The options that change the numbers.
+#[component]
+fn Options(options: RwSignal<JobOptions>, on_change: Callback<()>) -> impl IntoView {
+    let text = move |get: fn(&JobOptions) -> Option<String>,
+                     put: fn(&mut JobOptions, Option<String>),
+                     testid: &'static str,
+                     label: &'static str,
+                     hint: &'static str| {
+        view! {
+            <label>{label}" "
+                <input type="text" data-testid=testid placeholder=hint prop:value=move || options.with(|o| get(o).unwrap_or_default())
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        options.update(|o| put(o, (!v.trim().is_empty()).then(|| v.trim().to_string())));
+                        on_change.run(());
+                    } />
+            </label>
+        }
+    };
+    view! {
+        <details class="options card" data-testid="options">
+            <summary>"Options"</summary>
+            <div class="option-grid">
+                {text(|o| o.epic_family.clone(), |o, v| o.epic_family = v, "opt-epic-family", "EPIC model family", "the results file's folder name")}
+                {text(|o| o.finestate_model.clone(), |o, v| o.finestate_model = v, "opt-finestate-model", "FineState model name", "e.g. google/gemini-2.5-flash")}
+                <label>"FineState parser "
+                    <select data-testid="opt-finestate-parser" on:change=move |e| {
+                        let v = event_target_value(&e);
+                        options.update(|o| o.finestate_parser = Some(v));
+                        on_change.run(());
+                    }>
+                        <option value="py">"py (released source)"</option>
+                        <option value="pyc">"pyc (compiled copy)"</option>
+                    </select>
+                </label>
+            </div>
+        </details>
+    }
+}
+
+/// The progress bar and cancel button, or how the last job ended.
+#[component]
+fn StatusView(status: RwSignal<Status>, on_cancel: Callback<()>) -> impl IntoView {
+    move || {
+        match status.get() {
+        Status::Idle => ().into_any(),
+        Status::Running(p) => view! {
+            <div class="progress" data-testid="progress" role="status">
+                <progress max=p.total.max(1) value=p.done></progress>
+                <span>{p.stage}</span>
+                <button data-testid="cancel" on:click=move |_| on_cancel.run(())>"Cancel"</button>
+            </div>
+        }
+        .into_any(),
+        Status::Done(seconds) => view! {
+            <p class="done" data-testid="score-time" data-seconds=seconds.to_string()>{format!("Scored in {seconds:.2} s.")}</p>
+        }
+        .into_any(),
+        Status::Cancelled => view! { <p class="notice" data-testid="cancelled">"Cancelled."</p> }.into_any(),
+        Status::Failed(e) => view! { <p class="error" data-testid="job-error">{e}</p> }.into_any(),
+    }
+    }
+}
+
+/// What each dropped file was taken to be, with a menu to choose another
+/// format.
+#[component]
+fn FileList(
+    entries: Vec<crate::score::session::FileEntry>,
+    overrides: Signal<std::collections::BTreeMap<String, Format>>,
+    on_override: Callback<(String, String)>,
+) -> impl IntoView {
+    let total = entries.len();
+    // Results, and unrecognised files dropped on their own (whose format the
+    // user may choose), are listed; the contents of dropped folders are
+    // summed up.
+    let (results, others): (Vec<_>, Vec<_>) = entries
+        .into_iter()
+        .partition(|e| e.results || (e.format.is_none() && !e.path.contains('/')));
+    let (unknown, ground): (Vec<_>, Vec<_>) = others.into_iter().partition(|e| e.format.is_none());
+    view! {
+        <div class="file-list card" data-testid="file-list">
+            <h2>"Files"</h2>
+            <ul>
+                {results.into_iter().map(|e| {
+                    let path = e.path.clone();
+                    let chosen = move || overrides.with(|o| o.get(&path).map(|f| f.key().to_string()).unwrap_or_default());
+                    let path = e.path.clone();
+                    view! {
+                        <li data-testid="file-entry" class:error=e.format.is_none()>
+                            <code>{e.path.clone()}</code>
+                            <span class="detected" data-testid="detected">{if e.format.is_some() { format!("detected: {}", e.label) } else { e.label.clone() }}</span>
+                            <select data-testid="format-override" prop:value=chosen on:change=move |ev| on_override.run((path.clone(), event_target_value(&ev)))>
+                                <option value="">"as detected"</option>
+                                {Format::results().map(|f| view! { <option value=f.key()>{f.describe().0}</option> }).collect_view()}
+                            </select>
+                            {e.warnings.iter().map(|w| view! { <span class="warning">{w.clone()}</span> }).collect_view()}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            {(!ground.is_empty()).then(|| view! {
+                <p class="table-note" data-testid="ground-truth-files">{format!("{} of {total} files are taken as ground truth or images.", ground.len())}</p>
+            })}
+            {(!unknown.is_empty()).then(|| view! {
+                <details class="unknown-files" data-testid="unknown-files">
+                    <summary>{format!("{} of {total} files in dropped folders are not recognised (kept as ground truth)", unknown.len())}</summary>
+                    <ul>{unknown.into_iter().map(|e| view! { <li>{e.label}</li> }).collect_view()}</ul>
+                </details>
+            })}
+        </div>
+    }
+}
