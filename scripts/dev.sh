@@ -97,7 +97,9 @@ wasm_test() {
 
 e2e() {
   build
-  local port=18080
+  # A free port, so two checkouts can run their tests side by side.
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   step "end-to-end tests (playwright-core driving /usr/bin/chromium)"
   python3 -m http.server "$port" --bind 127.0.0.1 -d dist >/dev/null 2>&1 &
   local server=$!
