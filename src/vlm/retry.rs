@@ -1,0 +1,166 @@
+//! When to try a request again, and after how long: 429 and 5xx statuses,
+//! timeouts and network failures are retried; a `Retry-After` header (in
+//! seconds or as an HTTP date) is honoured, else the wait doubles from a
+//! base up to a cap. Pure: the caller passes the clock.
+
+use serde::{Deserialize, Serialize};
+
+/// How many times and how patiently to retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (0: never retry).
+    pub retries: u32,
+    /// The first backoff wait, in milliseconds.
+    pub base_ms: u64,
+    /// No wait is longer than this, `Retry-After` included.
+    pub cap_ms: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 3,
+            base_ms: 1_000,
+            cap_ms: 60_000,
+        }
+    }
+}
+
+/// Whether an HTTP status is worth retrying: rate limits and server errors.
+pub fn retryable_status(status: u16) -> bool {
+    status == 429 || (500..600).contains(&status)
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (1 for the first retry), or
+    /// `None` when the retries are used up. `retry_after_ms` is what the
+    /// server asked for ([`retry_after_ms`]); it wins over the backoff,
+    /// both capped.
+    ///
+    /// ```
+    /// use knoblab::vlm::retry::RetryPolicy;
+    /// let p = RetryPolicy { retries: 3, base_ms: 500, cap_ms: 3_000 };
+    /// assert_eq!(p.wait_ms(1, None), Some(500));
+    /// assert_eq!(p.wait_ms(3, None), Some(2_000));
+    /// assert_eq!(p.wait_ms(2, Some(10_000)), Some(3_000));
+    /// assert_eq!(p.wait_ms(4, None), None);
+    /// ```
+    pub fn wait_ms(&self, retry: u32, retry_after_ms: Option<u64>) -> Option<u64> {
+        if retry == 0 || retry > self.retries {
+            return None;
+        }
+        let backoff = self
+            .base_ms
+            .saturating_mul(1u64.checked_shl(retry - 1).unwrap_or(u64::MAX));
+        Some(retry_after_ms.unwrap_or(backoff).min(self.cap_ms))
+    }
+}
+
+/// A `Retry-After` value in milliseconds from now: a number of seconds, or
+/// an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`) compared with `now_ms`
+/// (milliseconds since 1970). A date in the past is 0; anything else
+/// unreadable is `None`.
+///
+/// ```
+/// use knoblab::vlm::retry::retry_after_ms;
+/// assert_eq!(retry_after_ms("7", 0), Some(7_000));
+/// let now = 1_445_412_470_000; // 2015-10-21 07:27:50 UTC
+/// assert_eq!(retry_after_ms("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(10_000));
+/// assert_eq!(retry_after_ms("soon", now), None);
+/// ```
+pub fn retry_after_ms(value: &str, now_ms: u64) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds.saturating_mul(1_000));
+    }
+    let at = http_date_ms(value)?;
+    Some(at.saturating_sub(now_ms))
+}
+
+/// An IMF-fixdate (RFC 9110), the form servers send:
+/// `Sun, 06 Nov 1994 08:49:37 GMT`.
+fn http_date_ms(value: &str) -> Option<u64> {
+    let rest = value.split_once(',').map_or(value, |(_, r)| r).trim();
+    let mut parts = rest.split_whitespace();
+    let day: u64 = parts.next()?.parse().ok()?;
+    let month = parts.next()?.to_ascii_lowercase();
+    let year: u64 = parts.next()?.parse().ok()?;
+    let mut clock = parts.next()?.split(':').map(|p| p.parse::<u64>().ok());
+    let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
+    if parts.next()? != "GMT" || h > 23 || m > 59 || s > 60 || !(1..=31).contains(&day) {
+        return None;
+    }
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month = MONTHS.iter().position(|n| *n == month)? as u64 + 1;
+    let days = days_from_civil(year, month, day)?;
+    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1_000)
+}
+
+/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar
+/// (the well-known era-based formula); `None` before 1970.
+fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
+    let y = if month <= 2 {
+        year.checked_sub(1)?
+    } else {
+        year
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe).checked_sub(719_468)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_worth_retrying() {
+        for s in [429, 500, 502, 503, 504] {
+            assert!(retryable_status(s), "{s}");
+        }
+        for s in [200, 400, 401, 403, 404, 413] {
+            assert!(!retryable_status(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn http_dates_read_as_unix_time() {
+        assert_eq!(http_date_ms("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        assert_eq!(
+            http_date_ms("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777_000)
+        );
+        assert_eq!(
+            http_date_ms("Tue, 29 Feb 2000 12:00:00 GMT"),
+            Some(951_825_600_000)
+        );
+        assert_eq!(http_date_ms("Sun, 06 Nov 1994 08:49:37 CET"), None);
+        assert_eq!(http_date_ms("Sun, 06 Foo 1994 08:49:37 GMT"), None);
+    }
+
+    #[test]
+    fn a_past_date_means_no_wait() {
+        assert_eq!(
+            retry_after_ms("Sun, 06 Nov 1994 08:49:37 GMT", 900_000_000_000),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_and_never_overflows() {
+        let p = RetryPolicy {
+            retries: 80,
+            base_ms: 1_000,
+            cap_ms: 60_000,
+        };
+        assert_eq!(p.wait_ms(2, None), Some(2_000));
+        assert_eq!(p.wait_ms(7, None), Some(60_000));
+        assert_eq!(p.wait_ms(80, None), Some(60_000));
+        assert_eq!(p.wait_ms(0, None), None);
+    }
+}
