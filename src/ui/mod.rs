@@ -5,7 +5,9 @@
 //! - [`panic`]: the panic hook that shows an error banner instead of a blank page.
 //! - [`app`]: the shell (header, navigation) and the route switch.
 //! - [`pages`]: one file per page.
+//! - [`agent`]: the model agent's browser side: transport, storage, batch runner.
 
+pub mod agent;
 pub mod app;
 pub mod pages;
 pub mod panic;

@@ -38,5 +38,5 @@ pub use prompt::{HistoryWindow, PROMPT_VERSION};
 pub use provider::{Endpoint, Flavor, HttpRequest, Reply, ReplyError, Usage};
 pub use record::{BatchReport, EpisodeRecord, EpisodeStatus};
 pub use replay::{Replay, ReplayAgent};
-pub use retry::RetryPolicy;
+pub use retry::{Failure, RetryPolicy};
 pub use settings::{AgentSettings, Prices};

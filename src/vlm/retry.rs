@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::provider::{Endpoint, ReplyError};
+
 /// How many times and how patiently to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetryPolicy {
@@ -114,6 +116,83 @@ fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
     (era * 146_097 + doe).checked_sub(719_468)
 }
 
+/// Why one attempt at a request failed, as the transport saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The server answered with an error status, or a body that is no reply.
+    Reply {
+        error: ReplyError,
+        /// The `Retry-After` header, in milliseconds from now.
+        retry_after_ms: Option<u64>,
+    },
+    /// No answer within the timeout.
+    Timeout { after_ms: u64 },
+    /// The browser got no response at all: the server is down, the URL is
+    /// wrong, or the server refused this page's origin (CORS). Browsers do
+    /// not say which.
+    Network { message: String },
+}
+
+impl Failure {
+    /// Whether trying again may help: 429 and 5xx, timeouts and network
+    /// failures; not other statuses or malformed replies.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Failure::Reply {
+                error: ReplyError::Status { status, .. },
+                ..
+            } => retryable_status(*status),
+            Failure::Reply { .. } => false,
+            Failure::Timeout { .. } | Failure::Network { .. } => true,
+        }
+    }
+
+    /// What happened, for the step's card and the record, with the fix
+    /// for common servers when the browser could not get through.
+    pub fn describe(&self, endpoint: &Endpoint) -> String {
+        match self {
+            Failure::Reply { error, .. } => error.to_string(),
+            Failure::Timeout { after_ms } => format!(
+                "no answer from {} within {} s (the timeout setting)",
+                endpoint.url(),
+                after_ms / 1_000
+            ),
+            Failure::Network { message } => {
+                let mut text = format!(
+                    "the browser could not reach {} ({message}). Either the server is down or \
+                     the address is wrong, or it refused this page's origin (CORS). Fixes: \
+                     Ollama: set OLLAMA_ORIGINS to this page's origin (or *) and restart it; \
+                     vLLM: --allowed-origins; llama.cpp server: --cors-origins; LM Studio: \
+                     enable CORS in the server settings; Anthropic: choose the Anthropic API.",
+                    endpoint.url()
+                );
+                if endpoint.is_local() {
+                    text.push_str(
+                        " This is a local address: Chrome asks permission for local network \
+                         access, which only a secure (https or localhost) page can get.",
+                    );
+                }
+                text
+            }
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` after `failure`, or `None` to
+    /// give up (not retryable, or retries used up).
+    pub fn after(&self, retry: u32, failure: &Failure) -> Option<u64> {
+        if !failure.retryable() {
+            return None;
+        }
+        let asked = match failure {
+            Failure::Reply { retry_after_ms, .. } => *retry_after_ms,
+            _ => None,
+        };
+        self.wait_ms(retry, asked)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +220,58 @@ mod tests {
         );
         assert_eq!(http_date_ms("Sun, 06 Nov 1994 08:49:37 CET"), None);
         assert_eq!(http_date_ms("Sun, 06 Foo 1994 08:49:37 GMT"), None);
+    }
+
+    fn endpoint(base_url: &str) -> Endpoint {
+        Endpoint {
+            flavor: crate::vlm::Flavor::OpenAi,
+            base_url: base_url.into(),
+            model: "m".into(),
+            temperature: 0.0,
+            max_tokens: 10,
+        }
+    }
+
+    #[test]
+    fn failures_say_whether_to_retry_and_what_to_fix() {
+        let p = RetryPolicy::default();
+        let limited = Failure::Reply {
+            error: ReplyError::Status {
+                status: 429,
+                message: "slow".into(),
+            },
+            retry_after_ms: Some(7_000),
+        };
+        assert_eq!(p.after(1, &limited), Some(7_000));
+        assert_eq!(p.after(4, &limited), None);
+        let denied = Failure::Reply {
+            error: ReplyError::Status {
+                status: 401,
+                message: "bad key".into(),
+            },
+            retry_after_ms: None,
+        };
+        assert_eq!(p.after(1, &denied), None);
+        let malformed = Failure::Reply {
+            error: ReplyError::Malformed {
+                message: "x".into(),
+            },
+            retry_after_ms: None,
+        };
+        assert_eq!(p.after(1, &malformed), None);
+        let timeout = Failure::Timeout { after_ms: 60_000 };
+        assert_eq!(p.after(2, &timeout), Some(2_000));
+        let cors = Failure::Network {
+            message: "Failed to fetch".into(),
+        };
+        let text = cors.describe(&endpoint("http://localhost:11434/v1"));
+        assert!(text.contains("OLLAMA_ORIGINS"), "{text}");
+        assert!(text.contains("local network"), "{text}");
+        let text = cors.describe(&endpoint("https://api.example.com/v1"));
+        assert!(!text.contains("local network"), "{text}");
+        assert!(timeout
+            .describe(&endpoint("https://x/v1"))
+            .contains("within 60 s"));
     }
 
     #[test]
