@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::provider::{Endpoint, ReplyError};
+use super::provider::{Endpoint, Flavor, ReplyError};
 
 /// How many times and how patiently to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,9 +163,16 @@ impl Failure {
                      the address is wrong, or it refused this page's origin (CORS). Fixes: \
                      Ollama: set OLLAMA_ORIGINS to this page's origin (or *) and restart it; \
                      vLLM: --allowed-origins; llama.cpp server: --cors-origins; LM Studio: \
-                     enable CORS in the server settings; Anthropic: choose the Anthropic API.",
+                     enable CORS in the server settings.",
                     endpoint.url()
                 );
+                if endpoint.flavor == Flavor::OpenAi && endpoint.base_url.contains("anthropic.com")
+                {
+                    text.push_str(
+                        " Anthropic's own API answers browsers only in its messages form: \
+                         choose the Anthropic API.",
+                    );
+                }
                 if endpoint.is_local() {
                     text.push_str(
                         " This is a local address: Chrome asks permission for local network \
@@ -224,7 +231,7 @@ mod tests {
 
     fn endpoint(base_url: &str) -> Endpoint {
         Endpoint {
-            flavor: crate::vlm::Flavor::OpenAi,
+            flavor: Flavor::OpenAi,
             base_url: base_url.into(),
             model: "m".into(),
             temperature: 0.0,
@@ -269,6 +276,9 @@ mod tests {
         assert!(text.contains("local network"), "{text}");
         let text = cors.describe(&endpoint("https://api.example.com/v1"));
         assert!(!text.contains("local network"), "{text}");
+        assert!(!text.contains("Anthropic"), "{text}");
+        let text = cors.describe(&endpoint("https://api.anthropic.com/v1"));
+        assert!(text.contains("choose the Anthropic API"), "{text}");
         assert!(timeout
             .describe(&endpoint("https://x/v1"))
             .contains("within 60 s"));

@@ -63,6 +63,10 @@ pub struct BatchMeta {
     pub settings: AgentSettings,
     pub items: Vec<BatchItem>,
     pub state: BatchState,
+    /// Whether a key was typed for it (the key itself is never stored), so
+    /// that resuming asks for one again.
+    #[serde(default)]
+    pub uses_key: bool,
     /// The replay file's text, for a replay batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,

@@ -296,6 +296,7 @@ fn start(run: Run, form: Form, one: bool) {
             settings,
             items: items.clone(),
             state: BatchState::Running,
+            uses_key: source == Source::Model && !key.trim().is_empty(),
             replay: replay_text.filter(|_| source == Source::Replay),
         };
         run.records.set(Vec::new());
@@ -311,7 +312,7 @@ fn resume(run: Run, form: Form, meta: BatchMeta) {
     run.problems.set(Vec::new());
     form.show(meta.source, &meta.settings);
     let key = form.key.get_untracked();
-    if meta.source == Source::Model && key.is_empty() && !meta.settings.endpoint.is_local() {
+    if meta.uses_key && key.trim().is_empty() {
         return run.problems.set(vec![
             "enter the API key to resume (it was not stored unless you asked to remember it)"
                 .into(),

@@ -85,15 +85,17 @@ pub fn StepCard(step: StepView) -> impl IntoView {
                 <h3>{format!("Step {} · {}", step.number, step.view)}</h3>
                 <dl>
                     {reasoning.map(|r| view! { <dt>"Reasoning"</dt><dd><pre class="reply">{r}</pre></dd> })}
-                    <dt>"Action"</dt>
-                    <dd><code data-testid="agent-step-action">{action}</code></dd>
+                    {(!action.is_empty()).then(|| view! {
+                        <dt>"Action"</dt>
+                        <dd><code data-testid="agent-step-action">{action}</code></dd>
+                    })}
                     {parse_error.map(|e| view! { <dt>"Parse error"</dt><dd class="bad">{e}</dd> })}
                     {api_error.map(|e| view! { <dt>"API error"</dt><dd class="bad" data-testid="agent-step-api-error">{e}</dd> })}
                     {record.as_ref().map(|r| view! {
                         <dt>"Feedback"</dt>
                         <dd data-testid="agent-step-feedback">{r.feedback.clone()}</dd>
                         <dt>"Outcome"</dt>
-                        <dd>{format!("{:?}", r.outcome).to_lowercase()}
+                        <dd>{r.outcome.as_str()}
                             {(!r.goals_reached.is_empty()).then_some(" · goal reached")}</dd>
                         <dt>"Budget left"</dt>
                         <dd>{format!("global {} · local {}", r.budget_global, r.budget_local)}</dd>
