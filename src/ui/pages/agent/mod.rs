@@ -445,8 +445,11 @@ fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
             let for_discard = meta.clone();
             view! {
                 <div class="notice resume" data-testid="agent-resume-banner">
-                    <p>{format!("An unfinished batch ({} agent) was found in this browser: {done} of {total} episodes are done.",
-                        meta.source.name())}</p>
+                    <p>{format!("An unfinished batch ({}) was found in this browser: {done} of {total} episodes are done.",
+                        match meta.source {
+                            Source::Model => format!("{} at {}", meta.settings.endpoint.model, meta.settings.endpoint.base_url),
+                            other => format!("{} agent", other.name()),
+                        })}</p>
                     <button data-testid="agent-resume" on:click=move |_| resume(run, form, for_resume.clone())>"Resume it"</button>
                     <button class="secondary" data-testid="agent-discard" on:click=move |_| {
                         let mut meta = for_discard.clone();
