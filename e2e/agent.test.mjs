@@ -89,7 +89,7 @@ test('a batch against an OpenAI-compatible mock: retries, an api_error apart, ex
   }
 });
 
-test('an Anthropic mock: browser opt-in header, a timeout retried, the point drawn; a phone layout', async () => {
+test('an Anthropic mock: browser opt-in header, a timeout retried, a JPEG perturbation, the point drawn; a phone layout', async () => {
   const mock = await startMock({
     flavour: 'anthropic', key: KEY,
     script: [
@@ -103,10 +103,17 @@ test('an Anthropic mock: browser opt-in header, a timeout retried, the point dra
     await chooseModel(page, {
       flavour: 'anthropic', baseUrl: mock.baseUrl, model: 'mock-claude', retries: '1', timeout: '1',
     });
+    await page.getByTestId('agent-perturbation').selectOption({ label: 'jpeg:20' });
     await chooseFirstDevice(page);
     const total = await runAndWait(page, 'agent-run-one');
     assert.equal(total, 1);
     assert.deepEqual(mock.violations, []);
+    // The perturbed picture went as JPEG, and the record says which perturbation.
+    const image = mock.requests.at(-1).body.messages.at(-1).content.find((p) => p.type === 'image');
+    assert.equal(image.source.media_type, 'image/jpeg');
+    const [line] = (await download(page, 'agent-export-jsonl')).trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(line.settings.perturbation, 'jpeg:20');
+    assert.equal(line.settings.api, 'anthropic');
     const last = page.getByTestId('agent-step').last();
     assert.match(await last.textContent(), /2 attempts/);
     assert.equal(await last.getByTestId('agent-step-action').textContent(), 'Press(coord=[480, 520], params=[0])');
