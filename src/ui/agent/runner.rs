@@ -201,7 +201,7 @@ async fn wait_while_paused(batch: &Batch) -> bool {
 
 /// Who plays one episode.
 enum Player<'b> {
-    Model(ModelAgent),
+    Model(Box<ModelAgent>),
     Builtin(Box<dyn Agent + 'b>),
 }
 
@@ -228,7 +228,7 @@ async fn play(
         Source::Model | Source::Replay => {
             let mut agent = ModelAgent::new(settings.clone());
             agent.reset(item.repeat);
-            Player::Model(agent)
+            Player::Model(Box::new(agent))
         }
         Source::Oracle => Player::Builtin(Box::new(Oracle::new(&bundle))),
         Source::Random => Player::Builtin(Box::new(RandomAgent::new(settings.seed))),

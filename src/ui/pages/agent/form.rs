@@ -35,9 +35,9 @@ pub struct Form {
     pub price_out: RwSignal<String>,
 }
 
-impl Form {
+impl Default for Form {
     /// The form with the default settings, and the key if one was remembered.
-    pub fn new() -> Form {
+    fn default() -> Form {
         let d = AgentSettings::default();
         let remembered = key::remembered();
         Form {
@@ -61,7 +61,9 @@ impl Form {
             price_out: RwSignal::new(String::new()),
         }
     }
+}
 
+impl Form {
     /// Shows a stored batch's settings (when it is resumed).
     pub fn show(&self, source: Source, s: &AgentSettings) {
         self.source.set(source);
@@ -252,7 +254,7 @@ pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
             (h, name)
         })
         .collect();
-    let perturbations = std::iter::once((None, "none".to_string()))
+    let perturbations: Vec<_> = std::iter::once((None, "none".to_string()))
         .chain(
             Perturbation::CHOICES
                 .into_iter()
@@ -260,6 +262,8 @@ pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
         )
         .collect();
     let is_model = move || form.source.get() == Source::Model;
+    // Only a model agent (or its replay) is sent pictures to perturb.
+    let sends_images = move || matches!(form.source.get(), Source::Model | Source::Replay);
     let local_warning = move || {
         let endpoint = Endpoint {
             flavor: form.flavor.get(),
@@ -330,8 +334,12 @@ pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
                 <TextField label="Concurrency" testid="agent-concurrency" value=form.concurrency kind="number" />
             </div>
             <div class="field-row">
-                <Choice label="Image perturbation" testid="agent-perturbation" value=form.perturbation choices=perturbations />
-                <TextField label="Seed" testid="agent-seed" value=form.seed kind="number" />
+                <Show when=sends_images>
+                    <Choice label="Image perturbation" testid="agent-perturbation" value=form.perturbation choices=perturbations.clone() />
+                </Show>
+                <Show when=move || form.source.get() != Source::Oracle>
+                    <TextField label="Seed" testid="agent-seed" value=form.seed kind="number" />
+                </Show>
             </div>
         </fieldset>
     }

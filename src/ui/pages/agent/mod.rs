@@ -369,7 +369,7 @@ async fn look_for_unfinished(run: Run) {
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
-    let form = Form::new();
+    let form = Form::default();
     let run = Run::new();
     provide_context(form);
     spawn_local(async move {
