@@ -12,6 +12,12 @@ import {
 } from './agent-support.mjs';
 
 let browser;
+
+/** Polls a condition of the mock (the page cannot see it) for up to 20 s. */
+async function until(condition, what) {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(condition(), `never: ${what}`);
+}
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
@@ -61,6 +67,46 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
     assert.ok(!(await storedText(page)).includes(KEY));
     assert.deepEqual(mock.violations, []);
     assertKeyOnlySentTo(agent, mock.baseUrl);
+    assertNoUnexpectedErrors(agent);
+  } finally {
+    await page.close();
+    await mock.close();
+  }
+});
+
+test('pause holds a batch between steps, cancel stops it for good', async () => {
+  const mock = await startMock({ flavour: 'openai', key: KEY, delayMs: 200 });
+  const agent = await openAgent(browser, DESKTOP);
+  const { page } = agent;
+  try {
+    await chooseModel(page, { baseUrl: mock.baseUrl, model: 'mock-vlm' });
+    await chooseFirstDevice(page);
+    await page.getByTestId('agent-repeats').fill('5');
+    await page.getByTestId('agent-run-batch').click();
+    await waitForDone(page, 1);
+    await page.getByTestId('agent-pause').click();
+    await page.getByTestId('agent-status').getByText(/Paused/).waitFor();
+    // The request in flight may finish; after that, nothing is sent while paused.
+    await page.waitForTimeout(800);
+    const held = mock.requests.length;
+    await page.waitForTimeout(1200);
+    assert.equal(mock.requests.length, held, 'requests were sent while paused');
+    await page.getByTestId('agent-pause').click();
+    await until(() => mock.requests.length > held, 'a request after resuming');
+
+    await page.getByTestId('agent-cancel').click();
+    await page.getByTestId('agent-run-batch').waitFor();
+    const [done, total] = await progressCounts(page);
+    assert.ok(done < total, `${done} of ${total} done before the cancel`);
+    const sent = mock.requests.length;
+    await page.waitForTimeout(800);
+    assert.equal(mock.requests.length, sent, 'requests after the cancel');
+    // A cancelled batch is not offered for resuming.
+    await page.reload();
+    await page.getByTestId('agent-page').waitFor();
+    await page.waitForTimeout(500);
+    assert.equal(await page.getByTestId('agent-resume-banner').count(), 0);
+    assert.deepEqual(mock.violations, []);
     assertNoUnexpectedErrors(agent);
   } finally {
     await page.close();
