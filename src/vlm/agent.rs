@@ -20,7 +20,8 @@ use crate::sim::{parse_action, Observation};
 use super::coords::normalize_action;
 use super::perturb::{self, EncodedImage};
 use super::prompt::{self, Exchange};
-use super::provider::{HttpRequest, Reply, Usage};
+use super::provider::HttpRequest;
+use super::reply::{Reply, Usage};
 use super::settings::AgentSettings;
 
 /// What the picture sent at a turn was (its bytes are not kept in records).

@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::provider::Usage;
 use super::record::{EpisodeRecord, EpisodeStatus};
+use super::reply::Usage;
 
 /// One episode of a batch: a task of a bundle, and which repeat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,8 +2,9 @@
 //! Pure and natively tested; the browser supplies HTTP, timers and storage
 //! (`ui::agent`).
 //!
-//! - [`provider`]: request building and reply parsing for OpenAI-compatible
-//!   and Anthropic APIs (headers kept to what CORS preflights accept).
+//! - [`provider`]: request building for OpenAI-compatible and Anthropic
+//!   APIs (headers kept to what CORS preflights accept).
+//! - [`reply`]: reading their replies: text, reasoning, tokens, errors.
 //! - [`retry`]: which failures are retried, `Retry-After`, backoff.
 //! - [`prompt`]: the versioned system prompt, each turn's text, the
 //!   history window.
@@ -27,6 +28,7 @@ pub mod prompt;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod reply;
 pub mod retry;
 pub mod settings;
 
@@ -35,8 +37,9 @@ pub use batch::{BatchItem, Progress};
 pub use coords::CoordConvention;
 pub use perturb::Perturbation;
 pub use prompt::{HistoryWindow, PROMPT_VERSION};
-pub use provider::{Endpoint, Flavor, HttpRequest, Reply, ReplyError, Usage};
+pub use provider::{Endpoint, Flavor, HttpRequest};
 pub use record::{BatchReport, EpisodeRecord, EpisodeStatus};
 pub use replay::{Replay, ReplayAgent};
+pub use reply::{Reply, ReplyError, Usage};
 pub use retry::{Failure, RetryPolicy};
 pub use settings::{AgentSettings, Prices};

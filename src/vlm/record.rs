@@ -15,7 +15,7 @@ use crate::metrics::{self, MetricsError, RunMetrics};
 use crate::sim::Trajectory;
 
 use super::agent::Turn;
-use super::provider::Usage;
+use super::reply::Usage;
 
 /// How an episode ended, from the batch's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

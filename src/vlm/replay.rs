@@ -11,8 +11,8 @@ use crate::bundle::{Bundle, Task, ViewImage};
 use crate::sim::{Observation, Trajectory};
 
 use super::agent::ModelAgent;
-use super::provider::{Reply, Usage};
 use super::record::EpisodeRecord;
+use super::reply::{Reply, Usage};
 use super::settings::AgentSettings;
 
 /// One recorded episode: its task and the replies to give, in order.

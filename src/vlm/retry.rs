@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::provider::{Endpoint, Flavor, ReplyError};
+use super::provider::{Endpoint, Flavor};
+use super::reply::ReplyError;
 
 /// How many times and how patiently to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

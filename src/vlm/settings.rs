@@ -11,7 +11,8 @@ use crate::sim::{Settings, DEFAULT_LAMBDA};
 use super::coords::CoordConvention;
 use super::perturb::Perturbation;
 use super::prompt::{HistoryWindow, PROMPT_VERSION};
-use super::provider::{Endpoint, Flavor, Usage};
+use super::provider::{Endpoint, Flavor};
+use super::reply::Usage;
 use super::retry::RetryPolicy;
 
 /// Prices per million tokens, for a cost estimate.
@@ -26,7 +27,7 @@ impl Prices {
     ///
     /// ```
     /// use knoblab::vlm::settings::Prices;
-    /// use knoblab::vlm::provider::Usage;
+    /// use knoblab::vlm::reply::Usage;
     /// let p = Prices { input_per_million: 2.5, output_per_million: 10.0 };
     /// let u = Usage { input_tokens: 200_000, output_tokens: 10_000 };
     /// assert_eq!(p.cost(u), Some(0.6));
