@@ -74,12 +74,13 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
   }
 });
 
-test('pause holds a batch between steps, cancel stops it for good', async () => {
+test('pause holds a batch of two workers between steps, cancel stops it for good', async () => {
   const mock = await startMock({ flavour: 'openai', key: KEY, delayMs: 200 });
   const agent = await openAgent(browser, DESKTOP);
   const { page } = agent;
   try {
     await chooseModel(page, { baseUrl: mock.baseUrl, model: 'mock-vlm' });
+    await page.getByTestId('agent-concurrency').fill('2');
     await chooseFirstDevice(page);
     await page.getByTestId('agent-repeats').fill('5');
     await page.getByTestId('agent-run-batch').click();

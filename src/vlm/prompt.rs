@@ -244,6 +244,30 @@ mod tests {
         assert!(system_prompt(CoordConvention::Unit).contains("from 0 to 1 of"));
     }
 
+    /// The words of each version are fixed: editing the prompt or the turn
+    /// text without
+    /// bumping [`PROMPT_VERSION`] (and this digest) fails here, so two
+    /// trajectories with the same version were prompted alike.
+    #[test]
+    fn the_prompt_of_a_version_never_changes() {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for c in [
+            CoordConvention::Scale1000,
+            CoordConvention::Unit,
+            CoordConvention::Pixels,
+        ] {
+            hash.update(system_prompt(c).as_bytes());
+            hash.update(turn_text(&observation(), c).as_bytes());
+        }
+        let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(PROMPT_VERSION, "knoblab-prompt/1");
+        assert_eq!(
+            digest,
+            "e1cffe9cb01617e72fbdcbbff183e21d4325cf244829130e970cd45218459179"
+        );
+    }
+
     #[test]
     fn a_turn_says_instruction_feedback_and_views() {
         let t = turn_text(&observation(), CoordConvention::Scale1000);
