@@ -266,11 +266,12 @@ async fn play(
                 };
                 let image_url = prepared.image.data_url();
                 let started = net::now_ms();
-                let answer = match (&batch.replay, batch.meta.source) {
-                    (Some(replay), Source::Replay) => replay
+                let answer = match (batch.meta.source, &batch.replay) {
+                    (Source::Replay, Some(replay)) => replay
                         .answer(&item.bundle_id, &item.task_id, item.repeat, number - 1)
                         .map(|r| r.map(|r| (r, 1)))
                         .map_err(|e| (e, 1)),
+                    (Source::Replay, None) => Err(("no trajectory file to replay".into(), 0)),
                     _ => call(batch, item, &prepared.request, on_event)
                         .await
                         .map(Some),

@@ -32,8 +32,7 @@ pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
                         let mut meta = for_discard.clone();
                         meta.state = BatchState::Cancelled;
                         run.resumable.set(None);
-                        run.save_meta(meta);
-                        run.meta.set(None);
+                        run.persist(meta);
                     }>"Discard"</button>
                 </div>
             }
@@ -65,7 +64,8 @@ pub fn Controls(run: Run, form: Form) -> impl IntoView {
         });
         if let Some(mut meta) = run.meta.get_untracked() {
             meta.state = BatchState::Cancelled;
-            run.save_meta(meta);
+            run.meta.set(Some(meta.clone()));
+            run.persist(meta);
         }
     };
     view! {

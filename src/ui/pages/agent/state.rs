@@ -145,12 +145,13 @@ impl Run {
             .with_untracked(|r| remaining(&meta.items, r).is_empty());
         if !cancelled && all_done {
             meta.state = BatchState::Done;
-            self.save_meta(meta);
+            self.meta.set(Some(meta.clone()));
+            self.persist(meta);
         }
     }
 
-    pub fn save_meta(&self, meta: BatchMeta) {
-        self.meta.set(Some(meta.clone()));
+    /// Saves a batch's description in the browser; a failure is shown.
+    pub fn persist(&self, meta: BatchMeta) {
         if let Some(store) = self.store.get_value() {
             let problems = self.problems;
             spawn_local(async move {
@@ -284,9 +285,15 @@ pub fn start(run: Run, form: Form, one: bool) {
             uses_key: source == Source::Model && !key.trim().is_empty(),
             replay: replay_text.filter(|_| source == Source::Replay),
         };
+        // One unfinished batch at a time: a new one ends the offer to resume
+        // an older one, which would otherwise come back after the next reload.
+        if let Some((mut older, _)) = run.resumable.get_untracked() {
+            older.state = BatchState::Cancelled;
+            run.persist(older);
+        }
         run.records.set(Vec::new());
         run.resumable.set(None);
-        run.save_meta(meta.clone());
+        run.persist(meta.clone());
         run.launch(meta, items, replay, key);
     });
 }
