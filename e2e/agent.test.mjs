@@ -152,3 +152,25 @@ test('a server that refuses the origin (CORS) ends the episode as api_error with
     await mock.close();
   }
 });
+
+test('a malformed reply is shown on the step and not retried', async () => {
+  const mock = await startMock({ flavour: 'openai', key: KEY, script: [{ raw: '<html>proxy error</html>' }] });
+  const agent = await openAgent(browser, DESKTOP);
+  const { page } = agent;
+  try {
+    await chooseModel(page, { baseUrl: mock.baseUrl, model: 'mock-vlm', retries: '3', timeout: '5' });
+    await chooseFirstDevice(page);
+    await runAndWait(page, 'agent-run-one');
+    const step = page.getByTestId('agent-step');
+    assert.match(await step.getByTestId('agent-step-api-error').textContent(),
+      /^malformed reply: the body is not JSON: <html>proxy error<\/html>$/);
+    assert.match(await step.textContent(), /· 1 attempt$/);
+    assert.equal(mock.requests.length, 1);
+    assert.match(await page.getByTestId('agent-api-errors').textContent(), /^1 api_error$/);
+    assert.deepEqual(mock.violations, []);
+    assertNoUnexpectedErrors(agent);
+  } finally {
+    await page.close();
+    await mock.close();
+  }
+});

@@ -67,7 +67,8 @@ const FLAVOURS = {
 /**
  * Starts a mock on a free port of 127.0.0.1.
  * `key`: the key requests must carry. `script`: a list consumed one entry
- * per POST: `{ text }`, `{ status, retryAfter? }`, `{ hang: true }`; when
+ * per POST: `{ text }`, `{ status, retryAfter? }`, `{ hang: true }`, `{ raw }`
+ * (a 200 whose body is not JSON); when
  * empty, `reply(n)` gives the text. `delayMs` delays every answer.
  * `cors: false` answers without any CORS header, like Ollama to a foreign origin.
  */
@@ -128,6 +129,10 @@ export async function startMock({ flavour, key, script = [], reply = () => 'Acti
     }
     const step = script.length ? script.shift() : { text: reply(requests.length) };
     if (step.hang) { hanging.push(res); return; }
+    if (step.raw !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/html', ...corsHeaders(req) });
+      return res.end(step.raw);
+    }
     setTimeout(() => {
       if (step.status) {
         const extra = step.retryAfter !== undefined ? { 'retry-after': String(step.retryAfter) } : {};

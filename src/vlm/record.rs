@@ -125,10 +125,11 @@ impl BatchReport {
         })
     }
 
-    /// The metrics table as CSV, one header row and one row for the run,
-    /// in the column order of VGEBench's main table, then the
-    /// `api_error` count, tokens and cost. Percentages and numbers are
-    /// written as the tables for people show them ([`crate::display`]).
+    /// The metrics table as CSV, one header row and one row for the run:
+    /// the label, episodes scored, the `api_error` count, the metrics in
+    /// the column order of VGEBench's main table, the error classes
+    /// (`err:<class>` counts), tokens and cost. Percentages and numbers
+    /// are written as the tables for people show them ([`crate::display`]).
     pub fn to_csv(&self, label: &str) -> String {
         let m = self.metrics.as_ref().map(|r| &r.metrics);
         let pct = |v: Option<f64>| percent(v);
