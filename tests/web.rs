@@ -89,7 +89,7 @@ async fn the_app_follows_the_hash_to_another_page() {
     for _ in 0..50 {
         leptos::task::tick().await;
         if root
-            .query_selector("[data-testid='not-built']")
+            .query_selector("[data-testid='agent-page']")
             .unwrap()
             .is_some()
         {
@@ -99,7 +99,7 @@ async fn the_app_follows_the_hash_to_another_page() {
     }
     let main = by_testid(&root, "main").text_content().unwrap();
     assert!(main.contains("Agent"), "main was: {main}");
-    assert!(main.contains("not built yet"), "main was: {main}");
+    assert!(main.contains("Run one episode"), "main was: {main}");
     window.location().set_hash("").unwrap();
 }
 

@@ -9,7 +9,9 @@
 //! - [`net`]: fetching URLs and the library, reading picked and dropped files.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
 //! - [`score`]: the scoring page and its Web Worker.
+//! - [`agent`]: the model agent's browser side: transport, storage, batch runner.
 
+pub mod agent;
 pub mod api;
 pub mod app;
 pub mod net;

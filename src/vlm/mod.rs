@@ -1,5 +1,45 @@
-//! Talking to vision-language models, without the transport: the versioned
-//! system prompt, per-turn messages, request and response types for
-//! OpenAI-compatible and Anthropic APIs, coordinate conventions, history
-//! windows and image perturbations. Pure functions; the browser supplies
-//! HTTP. Not built yet.
+//! Talking to vision-language models, without the transport (issue #10).
+//! Pure and natively tested; the browser supplies HTTP, timers and storage
+//! (`ui::agent`).
+//!
+//! - [`provider`]: request building for OpenAI-compatible and Anthropic
+//!   APIs (headers kept to what CORS preflights accept).
+//! - [`reply`]: reading their replies: text, reasoning, tokens, errors.
+//! - [`retry`]: which failures are retried, `Retry-After`, backoff.
+//! - [`prompt`]: the versioned system prompt, each turn's text, the
+//!   history window.
+//! - [`coords`]: the model's coordinate convention onto the simulator's
+//!   0–1000.
+//! - [`perturb`]: JPEG, blur and black-patch perturbations, seeded.
+//! - [`settings`]: a run's settings (never the key), prices and cost, and
+//!   what goes into each trajectory.
+//! - [`agent`]: the model agent's state machine: observation → request,
+//!   reply → action, and the record of each turn.
+//! - [`replay`]: answers from a recorded trajectory file, for offline demos.
+//! - [`batch`]: batch items, what remains after a reload, progress and ETA.
+//! - [`record`]: the exported line of an episode, and the batch report that
+//!   keeps `api_error` episodes apart from the model's failures.
+
+pub mod agent;
+pub mod batch;
+pub mod coords;
+pub mod perturb;
+pub mod prompt;
+pub mod provider;
+pub mod record;
+pub mod replay;
+pub mod reply;
+pub mod retry;
+pub mod settings;
+
+pub use agent::{ModelAgent, Prepared, Turn};
+pub use batch::{BatchItem, Progress};
+pub use coords::CoordConvention;
+pub use perturb::Perturbation;
+pub use prompt::{HistoryWindow, PROMPT_VERSION};
+pub use provider::{Endpoint, Flavor, HttpRequest};
+pub use record::{BatchReport, EpisodeRecord, EpisodeStatus};
+pub use replay::{Replay, ReplayAgent};
+pub use reply::{Reply, ReplyError, Usage};
+pub use retry::{Failure, RetryPolicy};
+pub use settings::{AgentSettings, Prices};

@@ -7,11 +7,11 @@ use leptos::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::worker::{JobFile, Source, BUNDLE_PREFIX};
 use crate::bundle::LibraryIndex;
 use crate::score::session::JobOptions;
+use crate::ui::net::fetch_bytes;
 
 /// The `sessionStorage` key the agent page leaves trajectories under.
 pub const HANDOFF_KEY: &str = "knoblab.score.handoff";
@@ -172,25 +172,6 @@ fn absolute(relative: &str) -> String {
     web_sys::Url::new_with_base(relative, &base)
         .map(|u| u.href())
         .unwrap_or_else(|_| relative.to_string())
-}
-
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = JsFuture::from(window().fetch_with_str(url))
-        .await
-        .map_err(|_| format!("{url}: could not be fetched"))?
-        .dyn_into::<web_sys::Response>()
-        .map_err(|_| format!("{url}: not a response"))?;
-    if !response.ok() {
-        return Err(format!("{url}: HTTP {}", response.status()));
-    }
-    let buffer = JsFuture::from(
-        response
-            .array_buffer()
-            .map_err(|_| format!("{url}: no body"))?,
-    )
-    .await
-    .map_err(|_| format!("{url}: the body could not be read"))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 #[derive(Deserialize)]

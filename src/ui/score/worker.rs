@@ -183,12 +183,7 @@ fn module_urls() -> Result<(String, String), String> {
 }
 
 fn js_error(e: JsValue) -> String {
-    e.as_string()
-        .or_else(|| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-        })
-        .unwrap_or_else(|| format!("{e:?}"))
+    crate::ui::net::js_message(&e)
 }
 
 /// A running worker; dropping the handle does not stop it, [`ScoreWorker::cancel`] does.

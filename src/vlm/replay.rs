@@ -1,0 +1,198 @@
+//! The replay provider: answers a model agent's requests from a recorded
+//! trajectory file instead of a model, so the page can be shown, and a
+//! batch tested, with no key and no network. For each task it replays the
+//! recorded episodes of that task in file order (the n-th repeat gets the
+//! n-th recording, wrapping round); each turn answers with the recorded
+//! reply when the file holds the model's turns, else with
+//! `Action: <recorded action>`. When a recording runs out the agent stops.
+
+use crate::agents::Agent;
+use crate::bundle::{Bundle, Task, ViewImage};
+use crate::sim::{Observation, Trajectory};
+
+use super::agent::ModelAgent;
+use super::record::EpisodeRecord;
+use super::reply::{Reply, Usage};
+use super::settings::AgentSettings;
+
+/// One recorded episode: its task and the replies to give, in order.
+#[derive(Debug, Clone, PartialEq)]
+struct Recording {
+    bundle_id: String,
+    task_id: String,
+    replies: Vec<String>,
+}
+
+/// Recorded episodes to answer from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Replay {
+    recordings: Vec<Recording>,
+}
+
+impl Replay {
+    /// Reads a JSON Lines file of trajectories or batch records; a bad line
+    /// is named with its number.
+    pub fn parse(text: &str) -> Result<Replay, String> {
+        let mut recordings = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let trajectory = Trajectory::from_json_line(line).map_err(|e| {
+                format!(
+                    "replay file, line {}: {e}; expected a trajectory line",
+                    i + 1
+                )
+            })?;
+            // A batch record also holds the model's raw replies.
+            let turns = serde_json::from_str::<EpisodeRecord>(line)
+                .map(|r| r.turns)
+                .unwrap_or_default();
+            let replies = if turns.len() == trajectory.steps.len()
+                && turns.iter().all(|t| t.reply.is_some())
+            {
+                turns.into_iter().filter_map(|t| t.reply).collect()
+            } else {
+                trajectory
+                    .steps
+                    .iter()
+                    .map(|s| format!("Action: {}", s.action))
+                    .collect()
+            };
+            recordings.push(Recording {
+                bundle_id: trajectory.bundle_id,
+                task_id: trajectory.task_id,
+                replies,
+            });
+        }
+        if recordings.is_empty() {
+            return Err("the replay file holds no trajectory".into());
+        }
+        Ok(Replay { recordings })
+    }
+
+    /// How many episodes the file holds.
+    pub fn len(&self) -> usize {
+        self.recordings.len()
+    }
+
+    /// Whether the file holds none (never true for a parsed file).
+    pub fn is_empty(&self) -> bool {
+        self.recordings.is_empty()
+    }
+
+    /// The (bundle, task) pairs recorded, in file order, without repeats.
+    pub fn tasks(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for r in &self.recordings {
+            let pair = (r.bundle_id.clone(), r.task_id.clone());
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+        out
+    }
+
+    /// The reply to turn `turn` (0-based) of repeat `repeat` of a task;
+    /// `Ok(None)` when that recording has no more turns, an error when the
+    /// file has no episode of the task.
+    pub fn answer(
+        &self,
+        bundle_id: &str,
+        task_id: &str,
+        repeat: u32,
+        turn: usize,
+    ) -> Result<Option<Reply>, String> {
+        let of_task: Vec<&Recording> = self
+            .recordings
+            .iter()
+            .filter(|r| r.bundle_id == bundle_id && r.task_id == task_id)
+            .collect();
+        if of_task.is_empty() {
+            return Err(format!(
+                "the replay file has no episode of task {task_id} of {bundle_id}"
+            ));
+        }
+        let recording = of_task[repeat as usize % of_task.len()];
+        Ok(recording.replies.get(turn).map(|text| Reply {
+            text: text.clone(),
+            reasoning: None,
+            usage: Usage::default(),
+        }))
+    }
+}
+
+/// A model agent whose replies come from a [`Replay`]: an [`Agent`] like
+/// any other, so the runner plays it natively (tests) as the page does.
+#[derive(Debug, Clone)]
+pub struct ReplayAgent {
+    model: ModelAgent,
+    replay: Replay,
+    bundle_id: String,
+    views: Vec<(String, ViewImage)>,
+    task_id: String,
+    repeat: u32,
+}
+
+impl ReplayAgent {
+    /// Replays on `bundle`, with these settings.
+    pub fn new(bundle: &Bundle, replay: Replay, settings: AgentSettings) -> ReplayAgent {
+        ReplayAgent {
+            model: ModelAgent::new(settings),
+            replay,
+            bundle_id: bundle.manifest.id.clone(),
+            views: bundle
+                .views
+                .iter()
+                .map(|(name, v)| (name.clone(), v.image.clone()))
+                .collect(),
+            task_id: String::new(),
+            repeat: 0,
+        }
+    }
+
+    /// Which repeat of the task the next reset starts.
+    pub fn set_repeat(&mut self, repeat: u32) {
+        self.repeat = repeat;
+    }
+
+    /// The model agent inside, with its turns.
+    pub fn model(&self) -> &ModelAgent {
+        &self.model
+    }
+}
+
+impl Agent for ReplayAgent {
+    fn name(&self) -> String {
+        "replay".into()
+    }
+
+    fn reset(&mut self, task: &Task) {
+        self.task_id = task.id.clone();
+        self.model.reset(self.repeat);
+    }
+
+    fn act(&mut self, observation: &Observation) -> Option<String> {
+        let image = self
+            .views
+            .iter()
+            .find(|(name, _)| *name == observation.view)
+            .map(|(_, image)| image.clone())?;
+        let turn = self.model.turns().len();
+        if let Err(e) = self.model.prepare(observation, &image, "") {
+            self.model.fail(e, 0, 0);
+            return None;
+        }
+        match self
+            .replay
+            .answer(&self.bundle_id, &self.task_id, self.repeat, turn)
+        {
+            Ok(Some(reply)) => Some(self.model.receive(reply, 1, 0)),
+            Ok(None) => None,
+            Err(e) => {
+                self.model.fail(e, 1, 0);
+                None
+            }
+        }
+    }
+}
