@@ -6,7 +6,10 @@
 //! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
 //!   `specs/finestate-official.md`).
 //! - [`switch`]: SWITCH (`specs/switch.md`).
+//! - [`limits`]: the bounds that keep a hostile results file or dataset zip
+//!   from exhausting memory.
 
 pub mod epic;
 pub mod finestate;
+pub mod limits;
 pub mod switch;
