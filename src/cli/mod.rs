@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod derive;
 mod metrics;
+mod read;
 mod run;
 mod score_epic;
 mod score_finestate;

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
-use anyhow::Context;
+
+use super::read::read_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -28,8 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut report = match (&args.gt, &args.pred) {
         (Some(gt), Some(pred)) => {
             let gt = GroundTruth::load_path(gt)?;
-            let bytes =
-                std::fs::read(pred).with_context(|| format!("cannot read {}", pred.display()))?;
+            let bytes = read_bounded(pred)?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)?;
             switch::build_report(&gt, &name, &preds)?
@@ -37,8 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => SwitchReport::default(),
     };
     if let Some(video) = &args.video {
-        let bytes =
-            std::fs::read(video).with_context(|| format!("cannot read {}", video.display()))?;
+        let bytes = read_bounded(video)?;
         report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
     }
     if args.json {
