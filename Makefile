@@ -1,5 +1,5 @@
 # The two commands of README.md, and their parts. All logic is in scripts/dev.sh.
-.PHONY: serve test setup build lint native wasm-test e2e
+.PHONY: serve test setup build lint native wasm-test e2e fuzz
 
 serve:      ; scripts/dev.sh serve
 test:       ; scripts/dev.sh test
@@ -9,3 +9,4 @@ lint:       ; scripts/dev.sh lint
 native:     ; scripts/dev.sh native
 wasm-test:  ; scripts/dev.sh wasm-test
 e2e:        ; scripts/dev.sh e2e
+fuzz:       ; scripts/dev.sh fuzz
