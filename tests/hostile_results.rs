@@ -46,11 +46,18 @@ fn declare_size(mut bytes: Vec<u8>, size: u32) -> Vec<u8> {
 /// More than [`MAX_RESULTS_FILE_BYTES`] once decompressed.
 const BOMB_MIB: usize = (MAX_RESULTS_FILE_BYTES / (1024 * 1024)) as usize + 1;
 
+/// A web annotation file of [`BOMB_MIB`] MiB in a dataset zip, built once
+/// (deflating 257 MiB takes a few seconds) for the tests that share it.
+fn dataset_bomb() -> &'static [u8] {
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| zip_bomb("dataset/web_en/web.jsonl", BOMB_MIB))
+}
+
 #[test]
 fn a_dataset_zip_bomb_is_refused_by_its_declared_size() {
-    let bomb = zip_bomb("dataset/web_en/web.jsonl", BOMB_MIB);
+    let bomb = dataset_bomb();
     assert!(bomb.len() < 400_000, "the bomb is small: {}", bomb.len());
-    let err = MemFiles::from_zip(&bomb).unwrap_err().to_string();
+    let err = MemFiles::from_zip(bomb).unwrap_err().to_string();
     assert_eq!(
         err,
         "zip entry `dataset/web_en/web.jsonl` declares 257 MiB once decompressed; at most \
@@ -69,7 +76,7 @@ fn a_dataset_zip_bomb_is_refused_by_its_declared_size() {
 fn a_zip_bomb_whose_header_lies_stops_at_the_cap() {
     // The header says 100 bytes; the data inflates past the cap. Reading
     // stops one byte past it, whatever the header says.
-    let bomb = declare_size(zip_bomb("dataset/web_en/web.jsonl", BOMB_MIB), 100);
+    let bomb = declare_size(dataset_bomb().to_vec(), 100);
     let err = MemFiles::from_zip(&bomb).unwrap_err().to_string();
     assert_eq!(
         err,
