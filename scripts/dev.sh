@@ -82,7 +82,7 @@ lint() {
   step "clippy, native"
   cargo clippy --all-targets -- -D warnings
   step "clippy, wasm32"
-  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web -- -D warnings
 }
 
 native() {
@@ -92,7 +92,7 @@ native() {
 
 wasm_test() {
   step "browser tests (wasm-bindgen-test in headless Chromium)"
-  cargo test --target wasm32-unknown-unknown --test web --test web_core
+  cargo test --target wasm32-unknown-unknown --test web --test web_core --test hostile_web
 }
 
 e2e() {
