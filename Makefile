@@ -1,5 +1,5 @@
 # The two commands of README.md, and their parts. All logic is in scripts/dev.sh.
-.PHONY: serve test setup build lint native wasm-test e2e library
+.PHONY: serve test setup build lint native wasm-test e2e library fuzz
 
 serve:      ; scripts/dev.sh serve
 test:       ; scripts/dev.sh test
@@ -10,3 +10,4 @@ native:     ; scripts/dev.sh native
 wasm-test:  ; scripts/dev.sh wasm-test
 e2e:        ; scripts/dev.sh e2e
 library:    ; scripts/dev.sh library
+fuzz:       ; scripts/dev.sh fuzz

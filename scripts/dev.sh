@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # KnobLab's build and test driver. The Makefile's targets call it; so can you:
-#   scripts/dev.sh setup | serve | build | test | native | wasm-test | e2e | lint
+#   scripts/dev.sh setup | serve | build | test | native | wasm-test | e2e | lint | fuzz
 # Every install step checks first and skips what is present, so a second run
 # starts in seconds. Nothing is downloaded from outside the package registries:
 # Trunk is pointed at the wasm-bindgen and wasm-opt installed here.
@@ -82,7 +82,7 @@ lint() {
   step "clippy, native"
   cargo clippy --all-targets -- -D warnings
   step "clippy, wasm32"
-  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web -- -D warnings
 }
 
 native() {
@@ -92,7 +92,7 @@ native() {
 
 wasm_test() {
   step "browser tests (wasm-bindgen-test in headless Chromium)"
-  cargo test --target wasm32-unknown-unknown --test web --test web_core
+  cargo test --target wasm32-unknown-unknown --test web --test web_core --test hostile_web
 }
 
 e2e() {
@@ -118,6 +118,51 @@ library() {
   cargo run --quiet --bin knoblab -- library build --out data
 }
 
+# cargo-fuzz runs on a nightly toolchain (its coverage flags need one).
+CARGO_FUZZ_VERSION=0.13.2
+# Seconds each fuzz target runs in the smoke (8 targets: about a minute).
+FUZZ_SECONDS="${FUZZ_SECONDS:-7}"
+
+setup_fuzz() {
+  if ! rustup toolchain list | grep -q '^nightly'; then
+    step "installing a nightly toolchain for cargo-fuzz (rustup reaches the Rust dist server here)"
+    if ! rustup toolchain install nightly --profile minimal; then
+      echo "dev.sh: fuzz: no nightly toolchain, and 'rustup toolchain install nightly' failed;" \
+        "the fuzz smoke did NOT run. Install one, or run without the fuzz step." >&2
+      return 1
+    fi
+  fi
+  if ! has_version cargo-fuzz "cargo-fuzz $CARGO_FUZZ_VERSION"; then
+    step "installing cargo-fuzz $CARGO_FUZZ_VERSION (about 3 minutes, once)"
+    cargo install --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION" --force
+  fi
+}
+
+# The fuzz smoke: every target of fuzz/ for FUZZ_SECONDS, starting from its
+# committed corpus (read only: new inputs go to fuzz/target/smoke/), no
+# sanitizer (the core is safe Rust), debug assertions on (overflow checks).
+# A crash fails the step and leaves its input in fuzz/artifacts/<target>/.
+# Long runs: see README.md, "Hardening".
+fuzz() {
+  setup_fuzz
+  local target log scratch
+  mkdir -p fuzz/logs
+  for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+    step "fuzzing $target for ${FUZZ_SECONDS}s"
+    log="fuzz/logs/$target.log"
+    scratch="fuzz/target/smoke/$target"
+    mkdir -p "$scratch"
+    if ! nice cargo +nightly fuzz run --fuzz-dir fuzz --sanitizer none --debug-assertions \
+      "$target" "$scratch" "fuzz/corpus/$target" -- \
+      -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 >"$log" 2>&1; then
+      tail -n 40 "$log" >&2
+      echo "dev.sh: fuzz: $target failed; the input is in fuzz/artifacts/$target/, the log in $log" >&2
+      return 1
+    fi
+    grep -E '^stat::number_of_executed_units' "$log" || true
+  done
+}
+
 case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
@@ -127,6 +172,7 @@ case "${1:-}" in
   wasm-test) wasm_test ;;
   e2e) e2e ;;
   library) library ;;
-  test) setup && lint && native && wasm_test && e2e ;;
-  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e|library" >&2; exit 2 ;;
+  fuzz) fuzz ;;
+  test) setup && lint && native && wasm_test && e2e && fuzz ;;
+  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
 esac

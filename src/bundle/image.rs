@@ -43,9 +43,26 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
             ))
         }
     };
+    // The PNG decoder on 32-bit wasm refuses a huge header itself ("Memory
+    // limit exceeded"); reading IHDR first gives the page the same message
+    // as the CLI.
+    if let Some((width, height)) = png_declared_size(&bytes) {
+        check_size(width, height)?;
+    }
     let (width, height) = reader
         .into_dimensions()
         .map_err(|e| format!("the {media_type} header could not be read: {e}"))?;
+    check_size(width, height)?;
+    Ok(ViewImage {
+        width,
+        height,
+        media_type: media_type.to_string(),
+        bytes: Arc::from(bytes),
+    })
+}
+
+/// Refuses a declared size of zero or of more than [`MAX_IMAGE_PIXELS`].
+fn check_size(width: u32, height: u32) -> Result<(), String> {
     if width == 0 || height == 0 {
         return Err(format!(
             "the image header declares {width}×{height} pixels; a view image needs at least 1×1"
@@ -59,12 +76,18 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
             MAX_IMAGE_PIXELS / 1_000_000
         ));
     }
-    Ok(ViewImage {
-        width,
-        height,
-        media_type: media_type.to_string(),
-        bytes: Arc::from(bytes),
-    })
+    Ok(())
+}
+
+/// The width and height a PNG's first chunk (IHDR) declares: the 8-byte
+/// signature, the chunk's length and type, then width and height as
+/// big-endian u32. `None` when the bytes do not start that way.
+fn png_declared_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.get(..8)? != b"\x89PNG\r\n\x1a\n" || bytes.get(12..16)? != b"IHDR" {
+        return None;
+    }
+    let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    Some((be(16)?, be(20)?))
 }
 
 /// Decodes a `data:[<media type>][;base64],<data>` URL into its bytes.

@@ -38,6 +38,8 @@ pub const MAX_JSON_DEPTH: usize = 128;
 /// problem on every line; nobody reads more, and the page must stay light.
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
+pub(crate) use super::source::read_capped;
+
 /// Human-readable size, for messages: `32 MiB`, `512 KiB`, `100 bytes`.
 pub(crate) fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1024;

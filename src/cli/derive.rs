@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use crate::bundle::{derive, derive_device, ComponentParts, StateMachine};
 use anyhow::Context;
 
+use super::read::read_text_bounded;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The category template (UCSM) JSON file.
@@ -25,14 +27,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.ucsm)
-        .with_context(|| format!("reading {}", args.ucsm.display()))?;
+    let text = read_text_bounded(&args.ucsm)?;
     let ucsm: StateMachine = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a state machine", args.ucsm.display()))?;
     let ssm = match &args.parts {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            let text = read_text_bounded(path)?;
             let parts: BTreeMap<String, ComponentParts> = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a map of component parts", path.display()))?;
             derive_device(&ucsm, &parts)?

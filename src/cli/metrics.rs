@@ -13,6 +13,8 @@ use crate::bundle::{load_path, Bundle};
 use crate::metrics::{self, number, percent, ErrorClass, RunMetrics, SwitchClass};
 use crate::sim::Trajectory;
 
+use super::read::read_text_bounded;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Trajectory files (JSON Lines), one run per file.
@@ -98,8 +100,7 @@ fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
 /// The episodes of a trajectory file with their line numbers; blank lines
 /// are skipped.
 fn read_trajectories(path: &Path) -> anyhow::Result<Vec<(usize, Trajectory)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = read_text_bounded(path)?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

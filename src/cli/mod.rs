@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod derive;
 mod library;
 mod metrics;
+mod read;
 mod run;
 mod score_epic;
 mod score_finestate;

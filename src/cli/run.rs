@@ -10,6 +10,8 @@ use crate::agents::{run_tasks, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgen
 use crate::bundle::load_path;
 use crate::sim::{Settings, Trajectory};
 
+use super::read::read_text_bounded;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The bundle: a folder, a zip or a single JSON file.
@@ -40,8 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Box::new(RandomAgent::new(*seed))
         }
         AgentSpec::Script { path } => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the script {path}"))?;
+            let text = read_text_bounded(std::path::Path::new(path))?;
             Box::new(ScriptAgent::from_text(&settings.agent, &text))
         }
     };

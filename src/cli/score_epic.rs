@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::read::read_text_bounded;
 use crate::score::epic::render::{to_json, to_text};
 use crate::score::epic::{score_text, DirSource, RunOptions};
-use anyhow::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -37,9 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             MODES.join(", ")
         );
     }
-    check_size(&args.pred)?;
-    let text = std::fs::read_to_string(&args.pred)
-        .with_context(|| format!("reading predictions {}", args.pred.display()))?;
+    let text = read_text_bounded(&args.pred)?;
     // "The lookup is an exact match on the name of the std file's parent
     // folder (the model family)."
     let family = args.family.clone().or_else(|| {
@@ -83,10 +81,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// Refuses a results file over the size limit before reading it.
-fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

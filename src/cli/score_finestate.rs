@@ -18,6 +18,8 @@ use crate::score::finestate::predictions::{read_predictions, read_result_files, 
 use crate::score::finestate::report::{score, vda_delta, Report, ScoreOptions};
 use crate::score::finestate::table;
 
+use super::read::read_bounded;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The annotation root (holding desktop_en/, web_en/, mobile_en/), a zip
@@ -77,7 +79,7 @@ fn load_gt(args: &Args) -> anyhow::Result<Dataset> {
         }
         return Ok(load_dataset(&DiskFiles::new(gt), policy));
     }
-    let bytes = std::fs::read(gt).with_context(|| format!("reading {}", gt.display()))?;
+    let bytes = read_bounded(gt)?;
     if gt
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
@@ -126,7 +128,7 @@ fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with("result_") && name.ends_with(".json") {
-                results.push((name, std::fs::read(entry.path())?));
+                results.push((name, read_bounded(&entry.path())?));
             } else if name.ends_with("_results.json") {
                 lists.push(entry.path());
             }
@@ -139,8 +141,7 @@ fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
         }
         bail!("{} holds no result_<i>.json files", path.display());
     }
-    check_size(path)?;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_bounded(path)?;
     Ok(read_predictions(&path.to_string_lossy(), &bytes)?)
 }
 
@@ -202,10 +203,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", table::render(&report, delta.as_ref()));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Refuses a results file over the size limit before reading it.
-fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
-use anyhow::Context;
+
+use super::read::read_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -28,9 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut report = match (&args.gt, &args.pred) {
         (Some(gt), Some(pred)) => {
             let gt = GroundTruth::load_path(gt)?;
-            check_size(pred)?;
-            let bytes =
-                std::fs::read(pred).with_context(|| format!("cannot read {}", pred.display()))?;
+            let bytes = read_bounded(pred)?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)?;
             switch::build_report(&gt, &name, &preds)?
@@ -38,9 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => SwitchReport::default(),
     };
     if let Some(video) = &args.video {
-        check_size(video)?;
-        let bytes =
-            std::fs::read(video).with_context(|| format!("cannot read {}", video.display()))?;
+        let bytes = read_bounded(video)?;
         report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
     }
     if args.json {
@@ -49,10 +46,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", switch::render_text(&report));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Refuses a results file over the size limit before reading it.
-fn check_size(path: &std::path::Path) -> anyhow::Result<()> {
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    crate::score::detect::check_size(&path.display().to_string(), size).map_err(anyhow::Error::msg)
 }

@@ -18,10 +18,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// The largest single file the page reads and the CLI scores (128 MiB).
-/// **Decision:** one limit for every dropped file; the page checks
-/// `File.size` before reading, so a huge file never reaches memory.
-pub const MAX_RESULTS_BYTES: u64 = 128 * 1024 * 1024;
+use super::limits::MAX_RESULTS_FILE_BYTES;
+use crate::bundle::limits::human_bytes;
 
 /// How many non-empty lines of a JSON Lines file decide its format.
 const PROBE_LINES: usize = 20;
@@ -304,22 +302,23 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
     detect_lines(path, text)
 }
 
-/// Refuses a file over [`MAX_RESULTS_BYTES`] by its size alone, before it
+/// Refuses a file over [`MAX_RESULTS_FILE_BYTES`] by its size alone, before it
 /// is read (the page passes `File.size`, the CLI the file's metadata).
 pub fn check_size(path: &str, size: u64) -> Result<(), String> {
-    if size > MAX_RESULTS_BYTES {
+    if size > MAX_RESULTS_FILE_BYTES {
         Err(too_large(path, size))
     } else {
         Ok(())
     }
 }
 
-/// The message for a file over [`MAX_RESULTS_BYTES`].
+/// The message for a file over [`MAX_RESULTS_FILE_BYTES`].
 pub fn too_large(path: &str, size: u64) -> String {
     format!(
-        "{path}: {:.1} MiB is larger than the {} MiB a results file may have; split it or score it with the knoblab CLI",
-        size as f64 / (1024.0 * 1024.0),
-        MAX_RESULTS_BYTES / (1024 * 1024)
+        "{path}: the file takes {}; at most {} is read (a results or data file larger than that is \
+         refused before reading); split it",
+        human_bytes(size),
+        human_bytes(MAX_RESULTS_FILE_BYTES)
     )
 }
 
@@ -470,7 +469,7 @@ mod tests {
 
     #[test]
     fn a_file_over_the_limit_is_refused_by_size_before_parsing() {
-        let message = too_large("big.jsonl", MAX_RESULTS_BYTES + 1);
+        let message = too_large("big.jsonl", MAX_RESULTS_FILE_BYTES + 1);
         assert!(message.starts_with("big.jsonl: 128.0 MiB"), "{message}");
     }
 }

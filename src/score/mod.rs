@@ -7,11 +7,14 @@
 //! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
 //!   `specs/finestate-official.md`).
 //! - [`switch`]: SWITCH (`specs/switch.md`).
+//! - [`limits`]: the bounds that keep a hostile results file or dataset zip
+//!   from exhausting memory.
 
 pub mod detect;
 pub mod epic;
 pub mod export;
 pub mod finestate;
+pub mod limits;
 pub mod session;
 pub mod switch;
 pub mod view;

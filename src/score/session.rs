@@ -13,12 +13,11 @@
 //! Official FineState `result_<i>.json` files of one folder form one run.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::detect::{detect, too_large, Benchmark, Format, MAX_RESULTS_BYTES};
+use super::detect::{detect, too_large, Benchmark, Format};
 use super::epic::{self, MapSource, RunOptions};
 use super::finestate::{
     evaluate::OfficialOptions,
@@ -28,14 +27,11 @@ use super::finestate::{
     predictions::{read_predictions, read_result_files, PredictionSet},
     report::{score, ScoreOptions},
 };
+use super::limits::{read_zip_entry, MAX_RESULTS_FILE_BYTES};
 use super::switch::{self, predictions as switch_predictions, GroundTruth};
 use super::view::{self, LeaderRow, ReportView};
 use crate::bundle::{load_files, Bundle};
 use crate::sim::Trajectory;
-
-/// The most a zip may unpack to (eight results files' worth), so a zip
-/// bomb gets a message instead of exhausting the page's memory.
-pub const MAX_UNZIPPED_BYTES: u64 = 8 * MAX_RESULTS_BYTES;
 
 /// A dropped file: its path as dropped (with folders, if a folder was
 /// dropped) and its bytes.
@@ -204,22 +200,11 @@ pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String>
         if entry.is_dir() {
             continue;
         }
+        let mut entry = entry;
+        let data = read_zip_entry(&mut entry, &mut total).map_err(|e| {
+            format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
+        })?;
         let name = entry.name().to_string();
-        let mut data = Vec::new();
-        // Read at most what is left under the cap, plus one byte to notice
-        // an entry that lies about its size.
-        let left = MAX_UNZIPPED_BYTES.saturating_sub(total);
-        entry
-            .take(left + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| format!("{path}: {name} cannot be unpacked ({e})"))?;
-        total += data.len() as u64;
-        if total > MAX_UNZIPPED_BYTES {
-            return Err(format!(
-                "{path}: unpacks to more than {} MiB; unpack it and drop the folder's parts, or use the knoblab CLI",
-                MAX_UNZIPPED_BYTES / (1024 * 1024)
-            ));
-        }
         let full = if folder.is_empty() {
             name
         } else {
@@ -287,7 +272,7 @@ pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
         ..Outcome::default()
     };
     for f in &job.files {
-        if f.bytes.len() as u64 > MAX_RESULTS_BYTES {
+        if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
             outcome.failures.push(Failure {
                 file: f.path.clone(),
                 message: too_large(&f.path, f.bytes.len() as u64),

@@ -178,7 +178,10 @@ impl Action {
     }
 }
 
-/// The canonical text form, which [`parse_action`] reads back unchanged.
+/// The canonical text form, which [`parse_action`] reads back unchanged
+/// when the parameters are ones the form can carry: without brackets and
+/// without an `Action:` marker (the parser stops at the first closing
+/// bracket and reads after the last marker).
 ///
 /// ```
 /// use knoblab::sim::{parse_action, Action, ActionKind};
@@ -384,13 +387,11 @@ fn read_arguments(args: &str) -> Result<Arguments<'_>, &str> {
 }
 
 /// Parameters as written: numbers or quoted strings, separated by commas.
+/// Spaces and quotes are trimmed together, so that a parameter read once
+/// reads the same again (` ' " x'` is `x`, not `" x`).
 fn split_params(text: &str) -> Vec<String> {
     text.split(',')
-        .map(|p| {
-            p.trim()
-                .trim_matches(|c| matches!(c, '"' | '\'' | '`'))
-                .trim()
-        })
+        .map(|p| p.trim_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`')))
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect()

@@ -8,6 +8,8 @@
 //! property tests also run on bundles loaded from disk.
 #![allow(dead_code)]
 
+pub mod png;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

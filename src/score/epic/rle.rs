@@ -15,7 +15,9 @@ use thiserror::Error;
 
 /// The largest mask accepted, in pixels (H × W ≤ 100,000,000, e.g.
 /// 10,000 × 10,000). Real EPIC-Bench images are at most 1920 × 1080; the cap
-/// only keeps hostile sizes from turning into huge allocations.
+/// only keeps hostile sizes from turning into huge allocations. A side of 0
+/// counts as 1 here: a mask keeps an index entry per column, so an empty
+/// `[0, 4294967295]` mask would otherwise take 16 GiB.
 pub const MAX_PIXELS: u64 = 100_000_000;
 
 /// The longest compressed value accepted, in 5-bit groups (60 bits).
@@ -111,10 +113,11 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
         return Err(RleError::BadSize);
     }
     let (height, width) = (dim(0)?, dim(1)?);
-    let total = height.saturating_mul(width);
-    if total > MAX_PIXELS {
+    if height.max(1).saturating_mul(width.max(1)) > MAX_PIXELS {
         return Err(RleError::TooLarge { height, width });
     }
+    // Both sides are now at most MAX_PIXELS, so they fit in u32.
+    let total = height * width;
     let runs: Vec<i64> = match counts {
         PyValue::Str(s) => counts_from_string(s)?,
         PyValue::List(items) => items

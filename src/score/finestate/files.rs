@@ -7,9 +7,9 @@
 //! [`DiskFiles`]. Images need only exist: their bytes are never read.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
-
 use thiserror::Error;
+
+use crate::score::limits::read_zip_entry;
 
 /// Read access to a dataset, by `/`-separated path relative to its root.
 pub trait FileSet {
@@ -55,8 +55,10 @@ pub struct MemFiles {
 pub enum ZipError {
     #[error("not a readable zip archive: {0}")]
     Archive(String),
-    #[error("zip entry `{name}` could not be read: {reason}")]
-    Entry { name: String, reason: String },
+    /// An entry that could not be read, or is past the bounds of
+    /// [`crate::score::limits`]; the message names it.
+    #[error("{0}")]
+    Entry(String),
 }
 
 impl MemFiles {
@@ -94,11 +96,13 @@ impl MemFiles {
 
     /// Reads a zip archive. If the dataset folders sit under a top folder
     /// (`dataset/desktop_en/...`), that prefix is removed. Images are kept
-    /// without their bytes.
+    /// without their bytes. The JSON entries are read within the bounds of
+    /// [`crate::score::limits`], so a zip bomb is refused.
     pub fn from_zip(bytes: &[u8]) -> Result<Self, ZipError> {
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
             .map_err(|e| ZipError::Archive(e.to_string()))?;
         let mut raw = Self::new();
+        let mut total = 0;
         for i in 0..archive.len() {
             let mut entry = archive
                 .by_index(i)
@@ -108,13 +112,11 @@ impl MemFiles {
             }
             let name = entry.name().to_string();
             let keep = name.ends_with(".json") || name.ends_with(".jsonl");
-            let mut data = Vec::new();
-            if keep {
-                entry.read_to_end(&mut data).map_err(|e| ZipError::Entry {
-                    name: name.clone(),
-                    reason: e.to_string(),
-                })?;
-            }
+            let data = if keep {
+                read_zip_entry(&mut entry, &mut total).map_err(ZipError::Entry)?
+            } else {
+                Vec::new()
+            };
             raw.insert(&name, data);
         }
         Ok(raw.rooted())
@@ -237,7 +239,8 @@ impl FileSet for DiskFiles {
     }
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.resolve(path)).ok()
+        // Within the bound of `score::limits`; a larger file reads as absent.
+        crate::score::limits::read_file(&self.resolve(path)).ok()
     }
 }
 

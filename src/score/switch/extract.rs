@@ -239,6 +239,11 @@ fn validate(
         .map(|c| c.to_ascii_uppercase())
         .collect();
     let listed: String = letters.iter().collect();
+    // "Invalid, empty or unmappable answers score 0": an empty list
+    // (`{"answer": []}`) is no answer, listed as such, not an empty choice.
+    if letters.is_empty() {
+        return Err(ParseFailure::NoAnswer);
+    }
     if letters.iter().any(|c| !question.labels.contains(c)) {
         return Err(ParseFailure::OutOfRange {
             letters: listed,

@@ -13,6 +13,7 @@ use super::dataset::{
     Gold, GroundTruth, Item, ItemKey, ItemKind, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
 use super::error::{describe, json_error, InputError, InputErrors};
+use crate::score::limits::read_zip_entry;
 
 impl GroundTruth {
     /// Reads the ground truth from in-memory files (path → bytes), as a
@@ -99,7 +100,8 @@ impl GroundTruth {
     /// Reads the ground truth from a folder, a `.zip` or one JSON file on disk.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn load_path(path: &std::path::Path) -> Result<GroundTruth, InputErrors> {
-        let io = |p: &std::path::Path, e: std::io::Error| InputError::Io {
+        use crate::score::limits::read_file;
+        let io = |p: &std::path::Path, e: &dyn std::fmt::Display| InputError::Io {
             file: p.display().to_string(),
             message: e.to_string(),
         };
@@ -107,9 +109,9 @@ impl GroundTruth {
             let mut files = Vec::new();
             let mut stack = vec![path.to_path_buf()];
             while let Some(dir) = stack.pop() {
-                let entries = std::fs::read_dir(&dir).map_err(|e| io(&dir, e))?;
+                let entries = std::fs::read_dir(&dir).map_err(|e| io(&dir, &e))?;
                 for entry in entries {
-                    let entry = entry.map_err(|e| io(&dir, e))?;
+                    let entry = entry.map_err(|e| io(&dir, &e))?;
                     let p = entry.path();
                     if p.is_dir() {
                         stack.push(p);
@@ -117,7 +119,7 @@ impl GroundTruth {
                         p.file_name().and_then(|n| n.to_str()),
                         Some("vqa.json" | "openqa.json")
                     ) {
-                        let bytes = std::fs::read(&p).map_err(|e| io(&p, e))?;
+                        let bytes = read_file(&p).map_err(|e| io(&p, &e))?;
                         files.push((p.display().to_string(), bytes));
                     }
                 }
@@ -131,7 +133,7 @@ impl GroundTruth {
             }
             GroundTruth::from_files(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
         } else {
-            let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
+            let bytes = read_file(path).map_err(|e| io(path, &e))?;
             GroundTruth::from_bytes(&path.display().to_string(), &bytes)
         }
     }
@@ -143,8 +145,10 @@ impl GroundTruth {
 }
 
 /// Unpacks the `vqa.json`/`openqa.json` entries of a zip.
+///
+/// The entries are read within the bounds of [`crate::score::limits`], so
+/// a zip bomb is refused.
 pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, InputErrors> {
-    use std::io::Read;
     let zip_error = |e: &dyn std::fmt::Display| InputError::Zip {
         file: name.to_string(),
         message: e.to_string(),
@@ -152,6 +156,7 @@ pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, 
     let mut archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| zip_error(&e))?;
     let mut files = Vec::new();
+    let mut total = 0;
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).map_err(|e| zip_error(&e))?;
         let entry_name = entry.name().to_string();
@@ -160,10 +165,7 @@ pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, 
         {
             continue;
         }
-        let mut content = Vec::new();
-        entry
-            .read_to_end(&mut content)
-            .map_err(|e| zip_error(&format!("{entry_name}: {e}")))?;
+        let content = read_zip_entry(&mut entry, &mut total).map_err(|e| zip_error(&e))?;
         files.push((format!("{name}/{entry_name}"), content));
     }
     Ok(files)

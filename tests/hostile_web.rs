@@ -1,0 +1,141 @@
+//! Hostile files in the page (issue #12): the core compiled to WebAssembly
+//! and run in headless Chromium refuses them with the same messages and
+//! bounds as natively, so a dropped or fetched file cannot take the tab's
+//! memory. These are the functions the page calls on a bundle (`load_bytes`,
+//! `load_files`), the library index, a dataset zip and an RLE mask.
+#![cfg(target_arch = "wasm32")]
+
+use std::io::Write;
+
+use base64::Engine as _;
+use knoblab::bundle::{load_bytes, load_files, LibraryIndex};
+use knoblab::score::epic::{pyjson, rle};
+use knoblab::score::finestate::files::MemFiles;
+use serde_json::{json, Value};
+use wasm_bindgen_test::*;
+
+#[path = "support/png.rs"]
+mod png;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The lamp's single-file form with `front` replaced by `front_png`; the
+/// other views are one-pixel PNGs (their boxes do not matter here).
+fn lamp_with_front(front_png: &[u8]) -> Vec<u8> {
+    let url = |bytes: &[u8]| {
+        format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    };
+    let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let mut views = parse(include_str!("fixtures/lamp/views.json"));
+    views["front"]["file"] = json!(url(front_png));
+    views["top"]["file"] = json!(url(&png::png_header(1, 1)));
+    views["front_top"]["file"] = json!(url(&png::png_header(1, 1)));
+    serde_json::to_vec(&json!({
+        "manifest": parse(include_str!("fixtures/lamp/manifest.json")),
+        "ssm": parse(include_str!("fixtures/lamp/ssm.json")),
+        "views": views,
+        "tasks": parse(include_str!("fixtures/lamp/tasks.json")),
+    }))
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn a_png_declaring_100000_by_100000_pixels_is_refused_in_the_browser() {
+    let err = load_bytes(
+        "huge.json",
+        &lamp_with_front(&png::png_header(100_000, 100_000)),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains(
+            "views.json, field front.file: the data: URL: the image header declares \
+             100000×100000 = 10000000000 pixels; at most 40000000"
+        ),
+        "{err}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_bundle_zip_bomb_is_refused_at_the_per_file_cap_in_the_browser() {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .large_file(false);
+    zip.start_file("manifest.json", options).unwrap();
+    let chunk = vec![b' '; 1024 * 1024];
+    for _ in 0..33 {
+        zip.write_all(&chunk).unwrap();
+    }
+    zip.finish().unwrap();
+    let err = load_bytes("bomb.zip", &out.into_inner())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("manifest.json: the zip entry decompresses to more than 32 MiB"),
+        "{err}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn json_nested_100000_deep_is_refused_in_the_browser() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let err = load_bytes("deep.json", deep.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("recursion limit exceeded"), "{err}");
+    // A dropped folder whose manifest nests as deep.
+    let object = format!("{}{}", r#"{"a":"#.repeat(100_000), "}".repeat(100_000));
+    let err = load_files(
+        "dropped",
+        vec![("manifest.json".into(), object.into_bytes())],
+    )
+    .unwrap_err()
+    .to_string();
+    // Its unknown key is skipped without recursion, to the end of the line.
+    assert!(
+        err.contains("manifest.json:1:500001: not valid JSON"),
+        "{err}"
+    );
+    let err = LibraryIndex::parse(deep.as_bytes()).unwrap_err();
+    assert!(
+        err.starts_with("library index: invalid type: sequence"),
+        "{err}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_dataset_zip_entry_declaring_1_gib_is_refused_before_inflating() {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    zip.start_file("web_en/web.jsonl", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(b"{}\n").unwrap();
+    zip.finish().unwrap();
+    // Make both headers declare 1 GiB uncompressed.
+    let mut bytes = out.into_inner();
+    let at = |sig: &[u8], bytes: &[u8]| bytes.windows(4).position(|w| w == sig).unwrap();
+    let local = at(b"PK\x03\x04", &bytes);
+    bytes[local + 22..local + 26].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let central = at(b"PK\x01\x02", &bytes);
+    bytes[central + 24..central + 28].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    let err = MemFiles::from_zip(&bytes).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "zip entry `web_en/web.jsonl` declares 1024 MiB once decompressed; at most 256 MiB is \
+         read per file"
+    );
+}
+
+#[wasm_bindgen_test]
+fn an_rle_past_its_declared_size_is_refused_in_the_browser() {
+    let v = pyjson::loads(r#"{"size": [2, 2], "counts": [1, 5, 1000000]}"#).unwrap();
+    assert_eq!(
+        rle::decode_instance(&v).unwrap_err().to_string(),
+        "RLE runs cover 1000006 pixels but the size 2×2 has only 4"
+    );
+}
