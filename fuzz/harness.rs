@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use knoblab::bundle::check_bytes;
 use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
+use knoblab::score::detect::detect as detect_format;
 use knoblab::score::epic::pyvalue::PyValue;
 use knoblab::score::epic::{extract::Dialect, pyjson, rle};
 use knoblab::score::finestate::files::MemFiles;
@@ -30,7 +31,7 @@ pub type Harness = fn(&[u8]);
 
 /// The name each target's harness is known by (the fuzz target's name, the
 /// folder of its regression inputs), with the function.
-pub const TARGETS: [(&str, Harness); 8] = [
+pub const TARGETS: [(&str, Harness); 9] = [
     ("bundle_json", bundle_json),
     ("bundle_zip", bundle_zip),
     ("action", action),
@@ -39,6 +40,7 @@ pub const TARGETS: [(&str, Harness); 8] = [
     ("finestate_parser", finestate_parser),
     ("finestate_loaders", finestate_loaders),
     ("switch_extract", switch_extract),
+    ("detect", detect),
 ];
 
 /// A bundle in the single-JSON form, as dropped on the page or fetched from
@@ -261,5 +263,21 @@ pub fn switch_extract(data: &[u8]) {
         if let Ok(extraction) = extract_from_answer(&value, &question) {
             check(&extraction);
         }
+    }
+}
+
+/// A dropped file's format detection, as the scoring page runs it on every
+/// file (first byte: the file name's extension). A detected file has a
+/// label that names its item count, and a count no larger than its bytes
+/// allow (every item takes at least one byte).
+pub fn detect(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let names = ["results.jsonl", "results.json", "data.zip", "view.png", "file"];
+    let name = names[usize::from(pick) % names.len()];
+    if let Ok(detected) = detect_format(name, rest) {
+        assert!(detected.items <= rest.len(), "{} items in {} bytes", detected.items, rest.len());
+        assert!(detected.label().contains(&detected.items.to_string()));
     }
 }

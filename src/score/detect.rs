@@ -278,6 +278,10 @@ fn unknown(path: &str, found: &str) -> String {
 /// Errors name the file and list the formats that would be valid.
 pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
     check_size(path, bytes.len() as u64)?;
+    // Whatever the name promises, an empty file holds nothing to score.
+    if bytes.is_empty() {
+        return Err(format!("{path}: the file is empty"));
+    }
     if let Some(format) = by_name(path, bytes) {
         let items = match format {
             Format::SwitchGroundTruth => count_switch_items(bytes),
@@ -468,8 +472,19 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_file_is_empty_whatever_its_name() {
+        for name in ["view.png", "data.zip", "vqa.json", "run.jsonl"] {
+            assert_eq!(detect(name, b"").unwrap_err(), format!("{name}: the file is empty"));
+        }
+    }
+
+    #[test]
     fn a_file_over_the_limit_is_refused_by_size_before_parsing() {
-        let message = too_large("big.jsonl", MAX_RESULTS_FILE_BYTES + 1);
-        assert!(message.starts_with("big.jsonl: 128.0 MiB"), "{message}");
+        assert!(check_size("big.jsonl", MAX_RESULTS_FILE_BYTES).is_ok());
+        let message = check_size("big.jsonl", 1024 * 1024 * 1024).unwrap_err();
+        assert!(
+            message.starts_with("big.jsonl: the file takes 1024 MiB; at most 256 MiB is read"),
+            "{message}"
+        );
     }
 }
