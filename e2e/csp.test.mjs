@@ -53,6 +53,8 @@ test('the built page carries the policy, with the loader script hashed in', asyn
   assert.deepEqual(policy['connect-src'], ["'self'", 'https:', 'http:']);
   assert.deepEqual(policy['worker-src'], ["'self'", 'blob:']);
   assert.deepEqual(policy['style-src'], ["'self'"]);
+  // Style attributes only (meters, positions): no <style> element, no inline script.
+  assert.deepEqual(policy['style-src-attr'], ["'unsafe-inline'"]);
   const scripts = policy['script-src'];
   assert.deepEqual(scripts.slice(0, 2), ["'self'", "'wasm-unsafe-eval'"]);
   assert.ok(scripts.length > 2 && scripts.slice(2).every((s) => /^'sha256-[A-Za-z0-9+/]{43}='$/.test(s)), scripts.join(' '));

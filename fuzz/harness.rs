@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 
 use knoblab::bundle::check_bytes;
-use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
 use knoblab::score::detect::detect as detect_format;
+use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
 use knoblab::score::epic::pyvalue::PyValue;
 use knoblab::score::epic::{extract::Dialect, pyjson, rle};
 use knoblab::score::finestate::files::MemFiles;
@@ -274,10 +274,21 @@ pub fn detect(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let names = ["results.jsonl", "results.json", "data.zip", "view.png", "file"];
+    let names = [
+        "results.jsonl",
+        "results.json",
+        "data.zip",
+        "view.png",
+        "file",
+    ];
     let name = names[usize::from(pick) % names.len()];
     if let Ok(detected) = detect_format(name, rest) {
-        assert!(detected.items <= rest.len(), "{} items in {} bytes", detected.items, rest.len());
+        assert!(
+            detected.items <= rest.len(),
+            "{} items in {} bytes",
+            detected.items,
+            rest.len()
+        );
         assert!(detected.label().contains(&detected.items.to_string()));
     }
 }

@@ -5,11 +5,11 @@
 //! `tests/bundle_hostile.rs` and `tests/hostile_results.rs`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use knoblab::bundle::load_path;
+use support::bomb::zip_bomb;
 use support::png::png_header;
 
 mod support;
@@ -112,22 +112,6 @@ fn a_1_gib_results_file_is_refused_by_its_size_by_every_scorer() {
             assert_eq!(stderr, expected, "{args:?}");
         }
     }
-}
-
-/// A zip holding `name` with `mib` MiB of spaces, deflated (about 1000:1).
-fn zip_bomb(name: &str, mib: usize) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut zip = zip::ZipWriter::new(&mut out);
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .large_file(false);
-    zip.start_file(name, options).unwrap();
-    let chunk = vec![b' '; 1024 * 1024];
-    for _ in 0..mib {
-        zip.write_all(&chunk).unwrap();
-    }
-    zip.finish().unwrap();
-    out.into_inner()
 }
 
 #[test]

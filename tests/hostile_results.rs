@@ -13,23 +13,9 @@ use knoblab::score::finestate::files::MemFiles;
 use knoblab::score::finestate::predictions::read_predictions;
 use knoblab::score::limits::MAX_RESULTS_FILE_BYTES;
 use knoblab::score::switch::{predictions, GroundTruth};
+use support::bomb::zip_bomb;
 
-/// A zip holding `name` with `chunks` × 1 MiB of spaces, deflated: about
-/// 1000:1, so 300 MiB take about 300 KB.
-fn zip_bomb(name: &str, chunks: usize) -> Vec<u8> {
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut zip = zip::ZipWriter::new(&mut out);
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .large_file(false);
-    zip.start_file(name, options).unwrap();
-    let chunk = vec![b' '; 1024 * 1024];
-    for _ in 0..chunks {
-        zip.write_all(&chunk).unwrap();
-    }
-    zip.finish().unwrap();
-    out.into_inner()
-}
+mod support;
 
 /// Rewrites the uncompressed size that `bytes`' local and central headers
 /// declare for its one entry, so the header lies about what the data

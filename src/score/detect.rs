@@ -474,7 +474,10 @@ mod tests {
     #[test]
     fn an_empty_file_is_empty_whatever_its_name() {
         for name in ["view.png", "data.zip", "vqa.json", "run.jsonl"] {
-            assert_eq!(detect(name, b"").unwrap_err(), format!("{name}: the file is empty"));
+            assert_eq!(
+                detect(name, b"").unwrap_err(),
+                format!("{name}: the file is empty")
+            );
         }
     }
 

@@ -8,6 +8,7 @@
 //! property tests also run on bundles loaded from disk.
 #![allow(dead_code)]
 
+pub mod bomb;
 pub mod png;
 
 use std::collections::BTreeMap;
