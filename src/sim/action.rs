@@ -273,6 +273,25 @@ pub fn action_text(reply: &str) -> &str {
     }
 }
 
+/// What a reply says before its action (the other half of [`action_text`]):
+/// the text before its last `Action:` marker, or with no marker the text
+/// before its last non-empty line. The model agent keeps it as reasoning.
+///
+/// ```
+/// use knoblab::sim::action::reasoning_text;
+/// assert_eq!(reasoning_text("Thought: the lid.\nAction: Timed_wait()"), "Thought: the lid.\n");
+/// assert_eq!(reasoning_text("look\nTimed_wait()"), "look");
+/// ```
+pub fn reasoning_text(reply: &str) -> &str {
+    match marker_re().find_iter(reply).last() {
+        Some(m) => &reply[..m.start()],
+        None => reply
+            .trim_end()
+            .rsplit_once('\n')
+            .map_or("", |(before, _)| before),
+    }
+}
+
 /// Reads one action from a reply.
 ///
 /// ```

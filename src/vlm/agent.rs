@@ -9,12 +9,10 @@
 //! The key is an argument of `prepare` and goes into the request's key
 //! header only: the agent never stores it, so no record can hold it.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::ViewImage;
+use crate::sim::action::reasoning_text;
 use crate::sim::{parse_action, Observation};
 
 use super::coords::normalize_action;
@@ -232,25 +230,13 @@ impl ModelAgent {
 /// `Thought:`), or with no marker the text before its last line, which the
 /// parser read as the action; none when nothing is left.
 fn reasoning_of(reply: &str) -> Option<String> {
-    let before = match marker_re().find_iter(reply).last() {
-        Some(m) => &reply[..m.start()],
-        None => reply
-            .trim_end()
-            .rsplit_once('\n')
-            .map_or("", |(before, _)| before),
-    };
-    let before = before.trim();
+    let before = reasoning_text(reply).trim();
     let before = before
         .strip_prefix("Thought:")
         .or_else(|| before.strip_prefix("thought:"))
         .unwrap_or(before)
         .trim();
     (!before.is_empty()).then(|| before.to_string())
-}
-
-fn marker_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").expect("a constant regex"))
 }
 
 #[cfg(test)]
