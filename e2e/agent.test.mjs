@@ -76,12 +76,22 @@ test('a batch against an OpenAI-compatible mock: retries, an api_error apart, ex
     assertKeyOnlySentTo(agent, mock.baseUrl);
     assert.ok(mock.requests.length >= total + 3);
 
-    // The Score page gets the scored episodes through sessionStorage.
+    // The Score page gets the scored episodes through sessionStorage, and
+    // takes them (clearing the key) as it opens: record what is handed over.
+    await page.evaluate(() => {
+      const setItem = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (key, value) {
+        if (key === 'knoblab.score.handoff') window.__handoff = value;
+        return setItem.call(this, key, value);
+      };
+    });
     await page.getByTestId('agent-open-score').click();
     await page.waitForURL(/#\/score$/);
-    const handoff = await page.evaluate(() => sessionStorage.getItem('knoblab.score.handoff'));
+    const handoff = await page.evaluate(() => window.__handoff);
     assert.equal(handoff.trim().split('\n').length, total - 1);
     assert.ok(!handoff.includes(KEY));
+    await page.getByTestId('score-report').first().waitFor({ timeout: 60_000 });
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('knoblab.score.handoff')), null);
     assertNoUnexpectedErrors(agent);
   } finally {
     await page.close();
