@@ -98,19 +98,24 @@ pub fn check_files_in_memory(name: &str, files: Vec<(String, Vec<u8>)>) -> Check
         .iter()
         .fold(0usize, |sum, (_, b)| sum.saturating_add(b.len()));
     if total > MAX_BUNDLE_BYTES {
-        return Checked::failed(
-            name,
-            Diagnostic::error(
-                Location::file(name),
-                format!(
-                    "the bundle's files take {}; at most {} is accepted",
-                    human_bytes(total as u64),
-                    human_bytes(MAX_BUNDLE_BYTES as u64)
-                ),
-            ),
-        );
+        return too_big(name, "the bundle's files take", total);
     }
     check_files(name, &mut super::source::MapSource::new(files))
+}
+
+/// A bundle refused by its size (`what` says whose size: "the bundle takes").
+fn too_big(name: &str, what: &str, bytes: usize) -> Checked {
+    Checked::failed(
+        name,
+        Diagnostic::error(
+            Location::file(name),
+            format!(
+                "{what} {}; at most {} is accepted",
+                human_bytes(bytes as u64),
+                human_bytes(MAX_BUNDLE_BYTES as u64)
+            ),
+        ),
+    )
 }
 
 /// Like [`load_bytes`], keeping the warnings (for `knoblab validate`).
@@ -119,17 +124,7 @@ pub fn check_files_in_memory(name: &str, files: Vec<(String, Vec<u8>)>) -> Check
 /// single-file JSON form.
 pub fn check_bytes(name: &str, bytes: &[u8]) -> Checked {
     if bytes.len() > MAX_BUNDLE_BYTES {
-        return Checked::failed(
-            name,
-            Diagnostic::error(
-                Location::file(name),
-                format!(
-                    "the bundle takes {}; at most {} is accepted",
-                    human_bytes(bytes.len() as u64),
-                    human_bytes(MAX_BUNDLE_BYTES as u64)
-                ),
-            ),
-        );
+        return too_big(name, "the bundle takes", bytes.len());
     }
     if bytes.starts_with(b"PK") {
         match ZipSource::open(bytes) {
