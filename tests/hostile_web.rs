@@ -14,6 +14,8 @@ use knoblab::score::finestate::files::MemFiles;
 use serde_json::{json, Value};
 use wasm_bindgen_test::*;
 
+#[path = "support/bomb.rs"]
+mod bomb;
 #[path = "support/png.rs"]
 mod png;
 
@@ -61,18 +63,7 @@ fn a_png_declaring_100000_by_100000_pixels_is_refused_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn a_bundle_zip_bomb_is_refused_at_the_per_file_cap_in_the_browser() {
-    let mut out = std::io::Cursor::new(Vec::new());
-    let mut zip = zip::ZipWriter::new(&mut out);
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .large_file(false);
-    zip.start_file("manifest.json", options).unwrap();
-    let chunk = vec![b' '; 1024 * 1024];
-    for _ in 0..33 {
-        zip.write_all(&chunk).unwrap();
-    }
-    zip.finish().unwrap();
-    let err = load_bytes("bomb.zip", &out.into_inner())
+    let err = load_bytes("bomb.zip", &bomb::zip_bomb("manifest.json", 33))
         .unwrap_err()
         .to_string();
     assert!(
