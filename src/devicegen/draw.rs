@@ -713,6 +713,18 @@ fn look(
         }
         Look::Key => {
             let c = color.unwrap_or(Rgb(0xb0, 0x8d, 0x3c));
+            // The two lobes of the grip, either side of the stem.
+            let lobe = |dx: f64| {
+                format!(
+                    r#"<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="{}" stroke="{}" stroke-width="{sw}"/>"#,
+                    num(cx + dx),
+                    num(cy - h * 0.1),
+                    num(w * 0.25),
+                    num(h * 0.3),
+                    c.hex(),
+                    c.shade(-0.5).hex()
+                )
+            };
             format!(
                 "{}{}{}",
                 rect(
@@ -724,24 +736,8 @@ fn look(
                     &c.shade(-0.2).hex(),
                     ""
                 ),
-                format_args!(
-                    r#"<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="{}" stroke="{}" stroke-width="{sw}"/>"#,
-                    num(cx - w * 0.25),
-                    num(cy - h * 0.1),
-                    num(w * 0.25),
-                    num(h * 0.3),
-                    c.hex(),
-                    c.shade(-0.5).hex()
-                ),
-                format_args!(
-                    r#"<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="{}" stroke="{}" stroke-width="{sw}"/>"#,
-                    num(cx + w * 0.25),
-                    num(cy - h * 0.1),
-                    num(w * 0.25),
-                    num(h * 0.3),
-                    c.hex(),
-                    c.shade(-0.5).hex()
-                )
+                lobe(-w * 0.25),
+                lobe(w * 0.25)
             )
         }
         Look::Platform => {
