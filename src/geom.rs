@@ -49,6 +49,18 @@ impl ScaledPoint {
         }
     }
 
+    /// Where the point sits on any picture, as fractions of its width and
+    /// height (0–1): what a page positions a marker by.
+    ///
+    /// ```
+    /// use knoblab::geom::ScaledPoint;
+    /// assert_eq!(ScaledPoint::new(500, 250).unwrap().fractions(), (0.5, 0.25));
+    /// ```
+    pub fn fractions(self) -> (f64, f64) {
+        let p = self.to_pixels(1, 1);
+        (p.x, p.y)
+    }
+
     /// The nearest point on the scale to a pixel of a `width` × `height`
     /// image, clamped onto 0–1000. Used when a person clicks on a picture.
     ///

@@ -101,11 +101,8 @@ pub fn Picture(
                     point
                         .get()
                         .map(|p| {
-                            let style = format!(
-                                "left:{};top:{}",
-                                percent(f64::from(p.x) / 1000.0),
-                                percent(f64::from(p.y) / 1000.0),
-                            );
+                            let (x, y) = p.fractions();
+                            let style = format!("left:{};top:{}", percent(x), percent(y));
                             view! { <span class="marker" style=style data-testid="marker"></span> }
                         })
                 }}

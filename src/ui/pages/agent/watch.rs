@@ -47,7 +47,8 @@ pub fn ProgressBar(#[prop(into)] progress: Signal<Progress>) -> impl IntoView {
 #[component]
 pub fn StepCard(step: StepView) -> impl IntoView {
     let marker = step.point.map(|p| {
-        let style = format!("left: {:.1}%; top: {:.1}%", p.x as f64 / 10.0, p.y as f64 / 10.0);
+        let (x, y) = p.fractions();
+        let style = format!("left: {:.1}%; top: {:.1}%", x * 100.0, y * 100.0);
         view! { <span class="marker" style=style aria-label=format!("point [{}, {}]", p.x, p.y)></span> }
     });
     let turn = step.turn.clone();
