@@ -1,4 +1,4 @@
-// The scoring page: drop the shared fixtures and compare every displayed
+// The scoring page: drop the official fixtures (tests/fixtures/official) and compare every displayed
 // aggregate with `knoblab score … --json` for the same files; bad input gets
 // a message; a benchmark-sized synthetic EPIC set is scored off the main
 // thread (its time is logged, not asserted).
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { launch, openPage, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const SHARED = join(ROOT, '../shared/fixtures');
+const OFFICIAL = join(ROOT, 'tests/fixtures/official');
 const SYNTHETIC = join(ROOT, 'target/tmp/epic-synthetic');
 
 /** Runs the CLI (the dev build: already compiled by the native tests). */
@@ -64,14 +64,14 @@ after(async () => { await browser?.close(); });
 test('EPIC raw outputs dropped with the GT folder show the CLI numbers, a leaderboard and exports', async () => {
   const { page, errors } = await openPage(browser, DESKTOP);
   await gotoRoute(page, '#/score');
-  await page.getByTestId('folder-input').setInputFiles(join(SHARED, 'epic/dataset'));
-  await page.getByTestId('folder-input').setInputFiles(join(SHARED, 'epic/raw'));
+  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
+  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw'));
   await scored(page, 2);
   let compared = 0;
   for (const [file, samples] of [['raw/Custom/probe-auto.jsonl', 184], ['raw/Qwen3-VL/probe-q3.jsonl', 13]]) {
     const report = page.locator(`[data-testid=score-report][data-file="${file}"]`);
     assert.equal(await report.getByTestId('report-detected').textContent(), `detected: EPIC-Bench raw outputs, ${samples} samples`);
-    const doc = cliJson(['score', 'epic', '--gt', join(SHARED, 'epic/dataset'), '--pred', join(SHARED, 'epic', file)]);
+    const doc = cliJson(['score', 'epic', '--gt', join(OFFICIAL, 'epic/dataset'), '--pred', join(OFFICIAL, 'epic', file)]);
     compared += await assertCellsMatch(report, doc, file);
   }
   console.log(`EPIC: ${compared} displayed aggregates equal the CLI's`);
@@ -115,10 +115,10 @@ test('FineState JSON Lines with the dataset folder show the CLI numbers, officia
   await page.getByTestId('opt-finestate-model').fill('google/gemini-2.5-flash');
   // Enter commits the value (a change event), so leaving the field later re-scores nothing.
   await page.getByTestId('opt-finestate-model').press('Enter');
-  await page.getByTestId('folder-input').setInputFiles(join(SHARED, 'finestate/dataset'));
+  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'finestate/dataset'));
   await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
   await scored(page, 1);
-  const doc = cliJson(['score', 'finestate', '--gt', join(SHARED, 'finestate/dataset'),
+  const doc = cliJson(['score', 'finestate', '--gt', join(OFFICIAL, 'finestate/dataset'),
     '--pred', join(ROOT, 'data/samples/finestate/predictions.jsonl'), '--model', 'google/gemini-2.5-flash']);
   const report = page.getByTestId('score-report');
   const n = await assertCellsMatch(report, doc, 'finestate');
@@ -167,7 +167,7 @@ test('garbage, a truncated file and mismatched ground truth each get a clear mes
   await page.getByTestId('clear').click();
 
   // Truncated raw outputs, and SWITCH ground truth instead of EPIC's.
-  const raw = readFileSync(join(SHARED, 'epic/raw/Custom/probe-auto.jsonl'));
+  const raw = readFileSync(join(OFFICIAL, 'epic/raw/Custom/probe-auto.jsonl'));
   await page.getByTestId('folder-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/gt'));
   await page.getByTestId('score-time').waitFor();
   await dropFiles(page, [{ name: 'cut.jsonl', bytes: raw.subarray(0, Math.floor(raw.length / 2)) }]);

@@ -5,7 +5,7 @@ the first byte picks an option where the harness says so.
 
 Run once before the first fuzzing run; the corpora committed since are the
 fuzzed and minimised ones (`cargo fuzz cmin`), so this is only needed to
-start over: `python3 fuzz/seed.py [SHARED_FIXTURES]` (default ../shared/fixtures).
+start over: `python3 fuzz/seed.py`.
 """
 
 import base64
@@ -13,12 +13,11 @@ import hashlib
 import io
 import json
 import pathlib
-import sys
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
-SHARED = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "fixtures"
+OFFICIAL = FIXTURES / "official"  # the benchmarks' official runs
 CORPUS = ROOT / "fuzz" / "corpus"
 BUNDLES = ["lamp", "kettle", "kettle-panel"]
 
@@ -97,11 +96,11 @@ def actions():
 
 
 def epic():
-    for path in sorted((SHARED / "epic" / "raw").rglob("*.jsonl")):
+    for path in sorted((OFFICIAL / "epic" / "raw").rglob("*.jsonl")):
         for line in path.read_text().splitlines():
             put("epic_formatter", b"\x00" + line.encode())
             put("epic_formatter", b"\x01" + line.encode())
-    for path in sorted((SHARED / "epic").rglob("*_rle.json")):
+    for path in sorted((OFFICIAL / "epic").rglob("*_rle.json")):
         if path.stat().st_size < 16 * 1024:
             put("epic_rle", path.read_bytes())
     for value in ['{"size": [3, 2], "counts": [1, 3, 2]}', '{"size": [5, 4], "counts": "12"}', "1231"]:
@@ -109,12 +108,12 @@ def epic():
 
 
 def finestate():
-    cases = json.loads((SHARED / "finestate" / "parse_cases.json").read_text())
+    cases = json.loads((OFFICIAL / "finestate" / "parse_cases.json").read_text())
     for n, case in enumerate(cases["cases"]):
         model = case.get("model_name")
         pick = {None: 0, "OS-Atlas-Pro-7B": 2, "UGround-V1-7B": 4, "Qwen2-VL-7B": 6}.get(model, n % 12)
         put("finestate_parser", bytes([pick | (n & 1)]) + case["response"].encode())
-    dataset = SHARED / "finestate" / "dataset"
+    dataset = OFFICIAL / "finestate" / "dataset"
     files = sorted(f for f in dataset.rglob("*") if f.is_file())
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
@@ -128,7 +127,7 @@ def finestate():
             put("finestate_loaders", b"\x01" + f.read_bytes())
             put("finestate_loaders", b"\x06" + f.read_bytes())
     for name in ["predictions.json", "example_official_result_file.json"]:
-        put("finestate_loaders", b"\x03" + (SHARED / "finestate" / name).read_bytes())
+        put("finestate_loaders", b"\x03" + (OFFICIAL / "finestate" / name).read_bytes())
 
 
 def switch():
@@ -147,7 +146,7 @@ def detect():
     whole and larger ones cut to their first 8 KiB (detection reads the
     start); the first byte picks the extension (harness::detect)."""
     names = {".jsonl": 0, ".json": 1, ".zip": 2, ".png": 3}
-    roots = [SHARED / "epic", SHARED / "finestate", FIXTURES / "switch"]
+    roots = [OFFICIAL / "epic", OFFICIAL / "finestate", FIXTURES / "switch"]
     for root in roots:
         for path in sorted(root.rglob("*")):
             pick = names.get(path.suffix)

@@ -76,7 +76,23 @@ serve() {
   exec python3 -m http.server "$PORT" --bind 127.0.0.1 -d dist
 }
 
+# A clone of the repository alone must build and pass every test, so no
+# tracked file may reach outside it for fixtures or specs (they live in
+# tests/fixtures/ and docs/). The pattern is spelt in two pieces so this
+# line does not match itself.
+self_contained() {
+  step "no tracked file refers to a folder beside the repository"
+  local outside='\.\./''shared' hits
+  if hits=$(git grep -n -a -e "$outside" -- . 2>/dev/null) && [ -n "$hits" ]; then
+    printf '%s\n' "$hits" | head -n 20 >&2
+    echo "dev.sh: lint: the lines above name a shared/ folder beside the repository, which a clone does not" \
+      "have; copy what they need into tests/fixtures/ or docs/ and point them there." >&2
+    return 1
+  fi
+}
+
 lint() {
+  self_contained
   step "cargo fmt --check"
   cargo fmt --all --check
   step "clippy, native"

@@ -8,11 +8,11 @@ use knoblab::bundle::{
     TransitionOverride, ViewBox,
 };
 
-fn shared(name: &str) -> StateMachine {
-    let path = format!(
-        "{}/../shared/fixtures/vgebench-kettle/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+/// The appendix kettle: `ucsm.json` from `tests/fixtures/vgebench-kettle`,
+/// the published `ssm.json` from the kettle bundle, which holds it unchanged.
+fn appendix_kettle(name: &str) -> StateMachine {
+    let folder = if name == "ssm.json" { "kettle" } else { "vgebench-kettle" };
+    let path = format!("{}/tests/fixtures/{folder}/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -38,8 +38,8 @@ fn logic(ssm: &StateMachine) -> Vec<(String, String, String, String, String)> {
 
 #[test]
 fn deriving_the_kettle_gives_the_published_ssm_logic() {
-    let ucsm = shared("ucsm.json");
-    let published = shared("ssm.json");
+    let ucsm = appendix_kettle("ucsm.json");
+    let published = appendix_kettle("ssm.json");
     let derived = derive(&ucsm, &["power_button", "lid_release_button"]).unwrap();
     assert_eq!(derived.initial_state, published.initial_state);
     assert_eq!(
@@ -91,8 +91,8 @@ fn kettle_parts(published: &StateMachine) -> BTreeMap<String, ComponentParts> {
 
 #[test]
 fn deriving_with_parts_gives_the_whole_published_ssm() {
-    let ucsm = shared("ucsm.json");
-    let mut published = shared("ssm.json");
+    let ucsm = appendix_kettle("ucsm.json");
+    let mut published = appendix_kettle("ssm.json");
     let derived = derive_device(&ucsm, &kettle_parts(&published)).unwrap();
     published.path = None; // the published file's own path, not in the template
     assert_eq!(derived, published);
@@ -112,7 +112,7 @@ fn component_parts_read_from_json() {
 
 #[test]
 fn every_component_keeps_the_whole_template_and_none_keeps_the_initial_state() {
-    let ucsm = shared("ucsm.json");
+    let ucsm = appendix_kettle("ucsm.json");
     let all: Vec<String> = template_components(&ucsm).into_iter().collect();
     assert_eq!(
         all,
@@ -133,7 +133,7 @@ fn every_component_keeps_the_whole_template_and_none_keeps_the_initial_state() {
 
 #[test]
 fn temperature_control_alone_keeps_its_immediate_return() {
-    let ucsm = shared("ucsm.json");
+    let ucsm = appendix_kettle("ucsm.json");
     let ssm = derive(&ucsm, &["temperature_control"]).unwrap();
     assert_eq!(
         ssm.states.keys().collect::<Vec<_>>(),
@@ -147,7 +147,7 @@ fn temperature_control_alone_keeps_its_immediate_return() {
 
 #[test]
 fn an_unknown_component_is_refused_with_the_known_ones() {
-    let ucsm = shared("ucsm.json");
+    let ucsm = appendix_kettle("ucsm.json");
     let err = derive(&ucsm, &["power_button", "steam_valve"]).unwrap_err();
     assert!(matches!(err, DeriveError::UnknownComponent { .. }));
     assert_eq!(
@@ -159,13 +159,13 @@ fn an_unknown_component_is_refused_with_the_known_ones() {
 
 #[test]
 fn a_template_with_a_bad_initial_state_or_next_state_is_refused() {
-    let mut ucsm = shared("ucsm.json");
+    let mut ucsm = appendix_kettle("ucsm.json");
     ucsm.initial_state = "Nowhere".into();
     assert!(matches!(
         derive(&ucsm, &["power_button"]),
         Err(DeriveError::UnknownInitialState { .. })
     ));
-    let mut ucsm = shared("ucsm.json");
+    let mut ucsm = appendix_kettle("ucsm.json");
     ucsm.states
         .get_mut("Boiling")
         .unwrap()

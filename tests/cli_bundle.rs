@@ -4,10 +4,12 @@
 use std::process::Command;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-const KETTLE: &str = concat!(
+/// The appendix kettle's UCSM; its published SSM is the kettle bundle's.
+const KETTLE_UCSM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/vgebench-kettle"
+    "/tests/fixtures/vgebench-kettle/ucsm.json"
 );
+const KETTLE_SSM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle/ssm.json");
 
 fn knoblab(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_knoblab"))
@@ -67,10 +69,10 @@ fn validate_json_is_one_document() {
 
 #[test]
 fn derive_prints_the_published_kettle_logic() {
-    let ucsm = format!("{KETTLE}/ucsm.json");
+    let ucsm = KETTLE_UCSM;
     let (code, stdout, stderr) = knoblab(&[
         "derive",
-        &ucsm,
+        ucsm,
         "--components",
         "power_button,lid_release_button",
     ]);
@@ -84,12 +86,12 @@ fn derive_prints_the_published_kettle_logic() {
 
 #[test]
 fn derive_writes_out_and_refuses_unknown_components() {
-    let ucsm = format!("{KETTLE}/ucsm.json");
+    let ucsm = KETTLE_UCSM;
     let out = std::env::temp_dir().join(format!("knoblab-derive-{}.json", std::process::id()));
     let out_s = out.to_string_lossy().to_string();
     let (code, stdout, _) = knoblab(&[
         "derive",
-        &ucsm,
+        ucsm,
         "--components",
         "power_button",
         "--out",
@@ -100,7 +102,7 @@ fn derive_writes_out_and_refuses_unknown_components() {
     std::fs::remove_file(&out).unwrap();
     assert!(written.contains("\"initial_state\": \"Standby\""));
 
-    let (code, _, stderr) = knoblab(&["derive", &ucsm, "--components", "kettle_spout"]);
+    let (code, _, stderr) = knoblab(&["derive", ucsm, "--components", "kettle_spout"]);
     assert_eq!(code, 2);
     assert!(
         stderr.contains("the template has no component \"kettle_spout\""),
@@ -110,11 +112,11 @@ fn derive_writes_out_and_refuses_unknown_components() {
 
 #[test]
 fn derive_with_parts_writes_the_whole_published_ssm() {
-    let ucsm = format!("{KETTLE}/ucsm.json");
-    let (code, stdout, stderr) = knoblab(&["derive", &ucsm, "--parts", "kettle-parts.json"]);
+    let ucsm = KETTLE_UCSM;
+    let (code, stdout, stderr) = knoblab(&["derive", ucsm, "--parts", "kettle-parts.json"]);
     assert_eq!(code, 0, "{stderr}");
     let derived: knoblab::bundle::StateMachine = serde_json::from_str(&stdout).unwrap();
-    let published = std::fs::read_to_string(format!("{KETTLE}/ssm.json")).unwrap();
+    let published = std::fs::read_to_string(KETTLE_SSM).unwrap();
     let mut published: knoblab::bundle::StateMachine = serde_json::from_str(&published).unwrap();
     published.path = None;
     assert_eq!(derived, published);

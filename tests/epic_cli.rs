@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/epic");
+const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official/epic");
 
 fn run(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_knoblab"))

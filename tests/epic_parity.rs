@@ -10,7 +10,7 @@ use knoblab::score::epic::report::{diff_json, Mismatch};
 use knoblab::score::epic::{score_text, DirSource, RunOptions};
 use serde_json::Value;
 
-const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/epic");
+const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official/epic");
 const RUNS: [(&str, &str); 2] = [("Custom", "probe-auto"), ("Qwen3-VL", "probe-q3")];
 
 fn read(rel: &str) -> String {

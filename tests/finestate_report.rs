@@ -11,7 +11,7 @@ use knoblab::score::finestate::report::{score, vda_delta, ScoreOptions};
 use knoblab::score::finestate::synthetic::{generate, PAPER_INSTANCES};
 use serde_json::Value;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/finestate");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official/finestate");
 
 /// The scripted replies as the JSON Lines the CLI accepts, keyed by stem.
 fn predictions_jsonl() -> Vec<u8> {
@@ -209,7 +209,7 @@ fn official_results_files_score_like_the_json_lines() {
 fn a_document_of_another_kind_is_refused_with_its_keys_and_the_valid_forms() {
     let bytes = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/finestate/predictions.json"
+        "/tests/fixtures/official/finestate/predictions.json"
     ))
     .unwrap();
     let err = read_predictions("predictions.json", &bytes)

@@ -15,7 +15,7 @@ use support::png::png_header;
 mod support;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const OFFICIAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official");
 
 /// Runs `knoblab` and returns its exit code, stdout and stderr.
 fn knoblab(args: &[&str]) -> (i32, String, String) {
@@ -69,10 +69,10 @@ fn a_1_gib_results_file_is_refused_by_its_size_by_every_scorer() {
     let dir = scratch("one_gib");
     let big = one_gib_file(&dir, "big.jsonl");
     let expected = format!("knoblab: {big}: {TOO_BIG}\n");
-    let epic_gt = format!("{SHARED}/epic/dataset/annotation");
+    let epic_gt = format!("{OFFICIAL}/epic/dataset/annotation");
     let switch_gt = format!("{FIXTURES}/switch/gt");
     let switch_pred = format!("{FIXTURES}/switch/pred.jsonl");
-    let fs_gt = format!("{SHARED}/finestate/dataset");
+    let fs_gt = format!("{OFFICIAL}/finestate/dataset");
     let kettle = format!("{FIXTURES}/kettle");
     for args in [
         vec!["score", "epic", "--gt", &epic_gt, "--pred", &big],

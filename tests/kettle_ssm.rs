@@ -7,9 +7,9 @@ use knoblab::bundle::StateMachine;
 fn the_published_kettle_ssm_reads_as_a_state_machine() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/vgebench-kettle/ssm.json"
+        "/tests/fixtures/kettle/ssm.json"
     );
-    let text = std::fs::read_to_string(path).expect("the shared kettle fixture");
+    let text = std::fs::read_to_string(path).expect("the kettle fixture");
     let ssm: StateMachine = serde_json::from_str(&text).expect("the kettle SSM parses");
     assert_eq!(ssm.initial_state, "Standby");
     assert_eq!(ssm.states.len(), 5);

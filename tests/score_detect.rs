@@ -6,7 +6,7 @@ use knoblab::score::detect::{detect, Format};
 use knoblab::score::limits::MAX_RESULTS_FILE_BYTES;
 use proptest::prelude::*;
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const OFFICIAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official");
 const LOCAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 fn read(path: &str) -> Vec<u8> {
@@ -21,14 +21,14 @@ fn detected(path: &str) -> (Format, usize, String) {
 
 #[test]
 fn epic_raw_std_and_score_files_with_their_sample_counts() {
-    let (f, n, label) = detected(&format!("{SHARED}/epic/raw/Custom/probe-auto.jsonl"));
+    let (f, n, label) = detected(&format!("{OFFICIAL}/epic/raw/Custom/probe-auto.jsonl"));
     assert_eq!((f, n), (Format::EpicRaw, 184));
     assert_eq!(label, "EPIC-Bench raw outputs, 184 samples");
-    let (f, n, _) = detected(&format!("{SHARED}/epic/std/Qwen3-VL/probe-q3.jsonl"));
+    let (f, n, _) = detected(&format!("{OFFICIAL}/epic/std/Qwen3-VL/probe-q3.jsonl"));
     assert_eq!((f, n), (Format::EpicStd, 13));
-    let (f, n, _) = detected(&format!("{SHARED}/epic/scores/Custom/probe-auto_full.json"));
+    let (f, n, _) = detected(&format!("{OFFICIAL}/epic/scores/Custom/probe-auto_full.json"));
     assert_eq!((f, n), (Format::EpicScores, 184));
-    let gt = format!("{SHARED}/epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json");
+    let gt = format!("{OFFICIAL}/epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json");
     assert_eq!(detected(&gt).0, Format::EpicGroundTruth);
 }
 
@@ -36,7 +36,7 @@ fn epic_raw_std_and_score_files_with_their_sample_counts() {
 fn finestate_results_result_files_lines_and_annotations() {
     // The official result file's content, as result_0.json and as a list.
     let example: serde_json::Value = serde_json::from_slice(&read(&format!(
-        "{SHARED}/finestate/example_official_result_file.json"
+        "{OFFICIAL}/finestate/example_official_result_file.json"
     )))
     .unwrap_or_default();
     let one = serde_json::to_vec(&example["content"]).unwrap_or_default();
@@ -54,7 +54,7 @@ fn finestate_results_result_files_lines_and_annotations() {
     assert_eq!((d.format, d.items), (Format::FineStateLines, 100));
 
     let (f, n, _) = detected(&format!(
-        "{SHARED}/finestate/dataset/web_en/web_cases.jsonl"
+        "{OFFICIAL}/finestate/dataset/web_en/web_cases.jsonl"
     ));
     assert_eq!((f, n), (Format::FineStateAnnotations, 32));
 }

@@ -10,7 +10,7 @@ use knoblab::score::session::{run, InputFile, Job, JobOptions};
 use knoblab::score::view::{ReportView, Shape};
 use serde_json::Value;
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const OFFICIAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official");
 const LOCAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 /// Every file under `dir`, with paths starting at `dir`'s own name (as a
@@ -67,13 +67,13 @@ fn cells_match(view: &ReportView, doc: &Value) -> usize {
 
 #[test]
 fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
-    let mut files = folder(&format!("{SHARED}/epic/dataset/annotation/EPIC_Bench"));
+    let mut files = folder(&format!("{OFFICIAL}/epic/dataset/annotation/EPIC_Bench"));
     files.push(file(
-        &format!("{SHARED}/epic/raw/Qwen3-VL/probe-q3.jsonl"),
+        &format!("{OFFICIAL}/epic/raw/Qwen3-VL/probe-q3.jsonl"),
         "Qwen3-VL/probe-q3.jsonl",
     ));
     files.push(file(
-        &format!("{SHARED}/epic/raw/Custom/probe-auto.jsonl"),
+        &format!("{OFFICIAL}/epic/raw/Custom/probe-auto.jsonl"),
         "probe-auto.jsonl",
     ));
     let mut stages = Vec::new();
@@ -97,7 +97,7 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
         .zip(["Qwen3-VL/probe-q3", "Custom/probe-auto"])
     {
         let doc: Value = serde_json::from_slice(
-            &std::fs::read(format!("{SHARED}/epic/scores/{official}_full.json"))
+            &std::fs::read(format!("{OFFICIAL}/epic/scores/{official}_full.json"))
                 .unwrap_or_default(),
         )
         .unwrap_or_default();
@@ -156,7 +156,7 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
 #[test]
 fn epic_without_ground_truth_says_what_to_drop() {
     let files = vec![file(
-        &format!("{SHARED}/epic/raw/Custom/probe-auto.jsonl"),
+        &format!("{OFFICIAL}/epic/raw/Custom/probe-auto.jsonl"),
         "probe-auto.jsonl",
     )];
     let out = run(
@@ -178,7 +178,7 @@ fn epic_without_ground_truth_says_what_to_drop() {
 
 #[test]
 fn finestate_json_lines_with_the_dataset_folder_equal_the_report_json() {
-    let mut files = folder(&format!("{SHARED}/finestate/dataset"));
+    let mut files = folder(&format!("{OFFICIAL}/finestate/dataset"));
     files.push(file(
         concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -204,7 +204,7 @@ fn finestate_json_lines_with_the_dataset_folder_equal_the_report_json() {
     };
     // The official numbers of the same run.
     let expected: Value = serde_json::from_slice(
-        &std::fs::read(format!("{SHARED}/finestate/expected_runs_py.json")).unwrap_or_default(),
+        &std::fs::read(format!("{OFFICIAL}/finestate/expected_runs_py.json")).unwrap_or_default(),
     )
     .unwrap_or_default();
     let official = expected

@@ -14,7 +14,7 @@ use knoblab::bundle::{State, StateMachine, Transition};
 const UCSM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/ucsm");
 const APPENDIX_KETTLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/vgebench-kettle/ucsm.json"
+    "/tests/fixtures/vgebench-kettle/ucsm.json"
 );
 
 /// The 26 VGEBench categories.
@@ -414,7 +414,7 @@ fn the_library_exercises_every_mechanism() {
 
 #[test]
 fn the_kettle_extends_the_appendix_kettle() {
-    let text = std::fs::read_to_string(APPENDIX_KETTLE).expect("the shared kettle fixture");
+    let text = std::fs::read_to_string(APPENDIX_KETTLE).expect("the kettle fixture");
     let appendix: StateMachine = serde_json::from_str(&text).expect("the appendix UCSM parses");
     let library = library();
     let kettle = library.get("ElectricKettle").expect("ElectricKettle.json");

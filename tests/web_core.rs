@@ -14,10 +14,10 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// A fixture of `../shared/fixtures/` (or of `tests/fixtures/`), compiled in.
-macro_rules! shared {
+/// A fixture of `tests/fixtures/official/` (the official runs), compiled in.
+macro_rules! official {
     ($path:literal) => {
-        include_str!(concat!("../../shared/fixtures/", $path))
+        include_str!(concat!("fixtures/official/", $path))
     };
 }
 
@@ -90,17 +90,17 @@ fn a_broken_bundle_gets_its_problems_listed_not_a_panic() {
 fn epic_scores_equal_the_official_file_in_the_browser() {
     let mut gt = MapSource::new();
     let files: [(&str, &str); 11] = [
-        ("Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json")),
-        ("Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json")),
-        ("Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json")),
-        ("Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json")),
-        ("Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json")),
-        ("Navigation/GroundDetection/gd_003/gd_003_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json")),
-        ("Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json")),
-        ("TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json")),
-        ("TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json")),
-        ("TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json")),
-        ("TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json", shared!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json")),
+        ("Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Manipulation/AffordanceRegion/ar_001/ar_001_mask_rle.json")),
+        ("Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Manipulation/ContactRelationship/ContactRelationship_TypeTwo/cr2_001/cr2_001_mask_rle.json")),
+        ("Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Manipulation/PlacementRegion/pr_001/pr_001_mask_rle.json")),
+        ("Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json")),
+        ("Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Exo/fpx_001/fpx_001_mask_rle.json")),
+        ("Navigation/GroundDetection/gd_003/gd_003_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json")),
+        ("Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/Navigation/VisualMatching/vm_001/vm_001a__vm_001b_mask_rle.json")),
+        ("TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json")),
+        ("TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json")),
+        ("TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/EmbodiedCompositionalAttributes/PartWholeHuman/tl_pwh_001/tl_pwh_001_mask_rle.json")),
+        ("TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json", official!("epic/dataset/annotation/EPIC_Bench/TargetLocalization/SpatialRelatedAttributes/SpatialRelationHuman/tl_spah_001/tl_spah_001_mask_rle.json")),
     ];
     for (path, text) in files {
         gt.insert(&format!("EPIC_Bench/{path}"), text.as_bytes().to_vec());
@@ -109,11 +109,11 @@ fn epic_scores_equal_the_official_file_in_the_browser() {
         coord_mode: None,
         family: Some("Qwen3-VL".into()),
     };
-    let report = score_text(shared!("epic/raw/Qwen3-VL/probe-q3.jsonl"), &gt, &options).unwrap();
+    let report = score_text(official!("epic/raw/Qwen3-VL/probe-q3.jsonl"), &gt, &options).unwrap();
     assert_eq!((report.gt_found, report.gt_expected), (13, 13));
     let ours = to_json(&report, "probe-q3.jsonl");
     let official: Value =
-        serde_json::from_str(shared!("epic/scores/Qwen3-VL/probe-q3_full.json")).unwrap();
+        serde_json::from_str(official!("epic/scores/Qwen3-VL/probe-q3_full.json")).unwrap();
     assert_eq!(ours["summary"], official["summary"]);
     let (ours, official) = (
         ours["details"]["by_samples"].as_array().unwrap(),
@@ -129,7 +129,7 @@ fn epic_scores_equal_the_official_file_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn the_finestate_parser_matches_every_official_case_in_the_browser() {
-    let cases: Value = serde_json::from_str(shared!("finestate/parse_cases.json")).unwrap();
+    let cases: Value = serde_json::from_str(official!("finestate/parse_cases.json")).unwrap();
     let mut mismatches = Vec::new();
     let mut checked = 0;
     for case in cases["cases"].as_array().unwrap() {

@@ -1,5 +1,5 @@
 //! Test bundles built in code, in one place: the published VGEBench kettle
-//! (`../shared/fixtures/vgebench-kettle/ssm.json`) with blank views of the
+//! (`tests/fixtures/kettle/ssm.json`) with blank views of the
 //! sizes its boxes declare, and `kettle-panel`, the same with a dashboard.
 //!
 //! The rule tests use these in-code bundles, whose task ids and dashboard
@@ -21,7 +21,7 @@ use knoblab::bundle::{
 
 pub const KETTLE_SSM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/vgebench-kettle/ssm.json"
+    "/tests/fixtures/kettle/ssm.json"
 );
 
 /// The views of the published kettle, with the sizes its boxes declare.
@@ -128,7 +128,7 @@ pub fn kettle_tasks() -> Vec<Task> {
 /// The published kettle: five orthographic views of the declared sizes and
 /// an axonometric `front_top`.
 pub fn kettle() -> Bundle {
-    let text = std::fs::read_to_string(KETTLE_SSM).expect("the shared kettle fixture");
+    let text = std::fs::read_to_string(KETTLE_SSM).expect("the kettle fixture");
     let ssm: StateMachine = serde_json::from_str(&text).expect("the kettle SSM parses");
     let mut views = BTreeMap::new();
     for (name, w, h) in KETTLE_VIEWS {
