@@ -12,17 +12,17 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::bundle::{load_path, Bundle, LibraryIndex};
-use crate::eval::{evaluate, EvalEvent, EvalOptions, EvalPlan, Stop};
+use crate::eval::{
+    evaluate, load_bundles, load_library, make_plan, DeviceFilter, EvalEvent, EvalOptions, Stop,
+};
 use crate::metrics;
-use crate::vlm::batch::plan;
 use crate::vlm::{
     AgentSettings, ApiKey, CoordConvention, EpisodeStatus, Flavor, HistoryWindow, Perturbation,
-    Prices, Replay, RetryPolicy, RunSpec, Source,
+    Prices, Replay, RetryPolicy, Source,
 };
 
 use super::metrics::print_runs;
-use super::read::{read_bounded, read_text_bounded};
+use super::read::read_text_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -112,43 +112,6 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// The devices to play: the bundles named, or the library's, filtered.
-fn load_devices(args: &Args) -> anyhow::Result<Vec<Bundle>> {
-    let keep = |id: &str, category: &str| {
-        (args.devices.is_empty() || args.devices.iter().any(|d| d == id))
-            && (args.categories.is_empty() || args.categories.iter().any(|c| c == category))
-    };
-    let load = |p: &Path| load_path(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
-    let mut out = Vec::new();
-    if args.bundles.is_empty() {
-        let bytes = read_bounded(&args.library)?;
-        let index = LibraryIndex::parse(&bytes)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", args.library.display()))?;
-        let root = args.library.parent().unwrap_or(Path::new("."));
-        for entry in &index.devices {
-            if keep(&entry.id, &entry.category) {
-                out.push(load(&root.join(&entry.path))?);
-            }
-        }
-    } else {
-        for path in &args.bundles {
-            let bundle = load(path)?;
-            if keep(&bundle.manifest.id, &bundle.manifest.category) {
-                out.push(bundle);
-            }
-        }
-    }
-    for id in &args.devices {
-        if !out.iter().any(|b| &b.manifest.id == id) {
-            bail!("no device {id} among the bundles given");
-        }
-    }
-    if out.is_empty() {
-        bail!("no device matches --devices and --categories");
-    }
-    Ok(out)
 }
 
 /// A perturbation option: none, jpeg:Q, blur:S, patch:P (or patches:P).
@@ -251,34 +214,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     };
     let settings = settings(&args, source)?;
-    let bundles = load_devices(&args)?;
-    let mut tasks: Vec<(String, Vec<String>)> = Vec::new();
-    for b in &bundles {
-        let ids: Vec<String> = b
-            .tasks
-            .iter()
-            .map(|t| t.id.clone())
-            .filter(|t| args.tasks.is_empty() || args.tasks.contains(t))
-            .collect();
-        if !ids.is_empty() {
-            tasks.push((b.manifest.id.clone(), ids));
-        }
-    }
-    let items = plan(&tasks, args.repeats.max(1));
-    if items.is_empty() {
-        bail!("no task of the devices chosen matches --tasks");
-    }
-    let played: Vec<&Bundle> = bundles.iter().collect();
-    let mut spec = RunSpec::new(source, settings, items, &played);
-    let replay = replay.map(|(r, text)| {
-        spec.replay = Some(text);
-        Arc::new(r)
-    });
-    let plan = EvalPlan {
-        spec,
-        bundles: bundles.into_iter().map(Arc::new).collect(),
-        replay,
+    let filter = DeviceFilter {
+        devices: args.devices.clone(),
+        categories: args.categories.clone(),
     };
+    let bundles = if args.bundles.is_empty() {
+        load_library(&args.library, &filter)?
+    } else {
+        load_bundles(&args.bundles, &filter)?
+    };
+    let plan = make_plan(source, settings, bundles, &args.tasks, args.repeats, replay)?;
     let options = EvalOptions {
         key: key(&args, plan.spec.settings.endpoint.flavor),
         concurrency: args.concurrency.max(1),

@@ -6,7 +6,8 @@
 //! same file, it plays only the items without a record. `knoblab eval` is
 //! this function and a progress bar; the Python bindings call it too.
 //!
-//! - [`evaluate`]: the runner.
+//! - [`load_library`], [`load_bundles`], [`make_plan`]: a plan from devices.
+//! - [`evaluate`]: the runner; [`prepare_output`] before shards.
 //! - [`output`]: the output file and its run description.
 //! - [`http`]: the transport.
 
@@ -14,7 +15,7 @@ pub mod http;
 pub mod output;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -145,6 +146,119 @@ pub enum EvalError {
     },
     #[error("the plan is empty: no task of the devices chosen matches")]
     EmptyPlan,
+    #[error("{path}: {message}")]
+    Load { path: String, message: String },
+    #[error("no device {id} among the bundles given")]
+    NoDevice { id: String },
+    #[error("no device matches the ids and categories asked for")]
+    NoDevices,
+}
+
+/// Which devices to play: these ids and categories (empty: all).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceFilter {
+    pub devices: Vec<String>,
+    pub categories: Vec<String>,
+}
+
+impl DeviceFilter {
+    fn keeps(&self, id: &str, category: &str) -> bool {
+        (self.devices.is_empty() || self.devices.iter().any(|d| d == id))
+            && (self.categories.is_empty() || self.categories.iter().any(|c| c == category))
+    }
+
+    /// Every device id asked for is among `bundles`, and some device is.
+    fn check(&self, bundles: &[Bundle]) -> Result<(), EvalError> {
+        for id in &self.devices {
+            if !bundles.iter().any(|b| &b.manifest.id == id) {
+                return Err(EvalError::NoDevice { id: id.clone() });
+            }
+        }
+        if bundles.is_empty() {
+            return Err(EvalError::NoDevices);
+        }
+        Ok(())
+    }
+}
+
+fn load_one(path: &Path) -> Result<Bundle, EvalError> {
+    crate::bundle::load_path(path).map_err(|e| EvalError::Load {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The devices of a library index (`data/library.json`) that `filter`
+/// keeps, in index order.
+pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
+    let load_error = |message: String| EvalError::Load {
+        path: index.display().to_string(),
+        message,
+    };
+    let bytes = std::fs::read(index).map_err(|e| load_error(e.to_string()))?;
+    let library = crate::bundle::LibraryIndex::parse(&bytes).map_err(load_error)?;
+    let root = index.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for entry in &library.devices {
+        if filter.keeps(&entry.id, &entry.category) {
+            out.push(load_one(&root.join(&entry.path))?);
+        }
+    }
+    filter.check(&out)?;
+    Ok(out)
+}
+
+/// The bundles at `paths` (folders, zips, JSON files) that `filter` keeps.
+pub fn load_bundles(paths: &[PathBuf], filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
+    let mut out = Vec::new();
+    for path in paths {
+        let bundle = load_one(path)?;
+        if filter.keeps(&bundle.manifest.id, &bundle.manifest.category) {
+            out.push(bundle);
+        }
+    }
+    filter.check(&out)?;
+    Ok(out)
+}
+
+/// The plan of `source` with `settings` on `bundles`: each task (only
+/// those in `tasks`, when given) `repeats` times, in bundle and task order.
+pub fn make_plan(
+    source: crate::vlm::Source,
+    settings: crate::vlm::AgentSettings,
+    bundles: Vec<Bundle>,
+    tasks: &[String],
+    repeats: u32,
+    replay: Option<(Replay, String)>,
+) -> Result<EvalPlan, EvalError> {
+    let chosen: Vec<(String, Vec<String>)> = bundles
+        .iter()
+        .map(|b| {
+            let ids = b
+                .tasks
+                .iter()
+                .map(|t| t.id.clone())
+                .filter(|t| tasks.is_empty() || tasks.contains(t))
+                .collect::<Vec<_>>();
+            (b.manifest.id.clone(), ids)
+        })
+        .filter(|(_, ids)| !ids.is_empty())
+        .collect();
+    let items = crate::vlm::batch::plan(&chosen, repeats.max(1));
+    if items.is_empty() {
+        return Err(EvalError::EmptyPlan);
+    }
+    let played: Vec<&Bundle> = bundles.iter().collect();
+    let mut spec = RunSpec::new(source, settings, items, &played);
+    let replay = replay.map(|(r, text)| {
+        spec.replay = Some(text);
+        Arc::new(r)
+    });
+    Ok(EvalPlan {
+        spec,
+        bundles: bundles.into_iter().map(Arc::new).collect(),
+        replay,
+    })
 }
 
 /// Milliseconds since 1970, the clock the driver is given (a
@@ -221,6 +335,17 @@ fn check_output(plan: &EvalPlan, out: &Path, finished: &Finished) -> Result<(), 
     Ok(())
 }
 
+/// Gets `out` ready for a run split into shards: checks that it belongs to
+/// this plan (writing the run description beside it when it has none) and
+/// cuts a torn last line. Call it once, before any shard starts; without
+/// shards [`evaluate`] does this itself. Returns what the file holds.
+pub fn prepare_output(plan: &EvalPlan, out: &Path) -> Result<Finished, EvalError> {
+    let finished = read_finished(out)?;
+    check_output(plan, out, &finished)?;
+    Output::open(out, &finished, true)?;
+    Ok(finished)
+}
+
 /// The shared state of a run's threads.
 struct Shared<'p> {
     plan: &'p EvalPlan,
@@ -258,7 +383,9 @@ pub fn evaluate(
     }
     let finished = read_finished(out)?;
     check_output(plan, out, &finished)?;
-    let output = Output::open(out, &finished, true)?;
+    // Shards leave the repair to `prepare_output`, run once before them: a
+    // line another shard is writing can look torn while it is written.
+    let output = Output::open(out, &finished, options.shard.is_none())?;
     let total = plan.spec.items.len();
     let mut todo = plan.spec.remaining(&finished.records);
     if let Some(shard) = options.shard {
