@@ -734,3 +734,58 @@ fn a_torn_last_line_is_dropped_with_a_message_and_its_episode_runs_again() {
     assert_eq!(unique, planned(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_saying_how_many_finished_and_how_to_resume() {
+    let dir = temp_dir("sigint");
+    let out = dir.join("run.jsonl");
+    let mock = Mock::start(
+        Flavour::OpenAi,
+        Duration::from_millis(80),
+        Vec::new(),
+        Arc::new(|_: &Received| Scripted::Text("Action: Timed_wait()".into())),
+    );
+    let args = [
+        KETTLE,
+        "--repeats",
+        "5",
+        "--base-url",
+        &mock.base_url,
+        "--model",
+        "m",
+        "--concurrency",
+        "2",
+        "--lambda",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    let child = eval_command(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&out).map_or(0, |t| t.lines().count()) < 1
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    let done = records(&out).len();
+    assert!(done < planned(5).len());
+    assert!(
+        stderr.contains(&format!("stopped: {done} of 15 episodes are in")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("run the same command again"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

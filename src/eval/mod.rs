@@ -583,7 +583,7 @@ fn play<'b>(
                 request,
                 timeout_ms,
             } => {
-                if stopped(shared, cancel) && cancel.load(Ordering::SeqCst) {
+                if cancel.load(Ordering::SeqCst) {
                     return Ok((None, driver.into_episode()));
                 }
                 let answer = shared.client.send(&request, timeout_ms);

@@ -30,7 +30,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::agents::{Agent, Move};
+use crate::agents::{Agent, Move, Oracle, RandomAgent};
 use crate::bundle::{Bundle, ViewImage};
 use crate::geom::ScaledPoint;
 use crate::sim::{Episode, Observation, Settings, SimError, StepRecord};
@@ -45,7 +45,6 @@ use super::replay::{Replay, ReplayAgent};
 use super::reply::Usage;
 use super::retry::{retry_after_ms, Failure, RetryPolicy};
 use super::settings::{AgentSettings, Prices};
-use crate::agents::{Oracle, RandomAgent};
 
 /// An API key, in memory only: its `Debug` shows no character of it, and
 /// it is put into a request's key header by the driver and nowhere else.
