@@ -166,6 +166,16 @@ fn main() {
         build += t.elapsed().as_secs_f64() / 64.0;
     }
     let per_request = build / 16.0;
+
+    // Appending a finished episode: one whole line, then fsync.
+    let probe = out.with_extension("probe.jsonl");
+    let mut writer = knoblab::eval::Output::open(&probe, &Default::default(), false).unwrap();
+    let t = Instant::now();
+    for record in outcome.records.iter().take(64) {
+        writer.append(record).unwrap();
+    }
+    let per_append = t.elapsed().as_secs_f64() / outcome.records.len().min(64).max(1) as f64;
+    let _ = std::fs::remove_file(&probe);
     let encode_share = per_request * requests as f64 / cpu.max(1e-9);
 
     println!(
@@ -182,6 +192,12 @@ fn main() {
         cpu * 1000.0 / steps.max(1) as f64,
         per_request * 1000.0,
         encode_share * 100.0
+    );
+    println!(
+        "eval: appending an episode (one line + fsync, under the file's lock) {:.2} ms, \
+         {:.0}% of the wall time at most one writer at a time",
+        per_append * 1000.0,
+        per_append * episodes as f64 / wall * 100.0
     );
     let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(knoblab::eval::spec_path(&out));
