@@ -174,7 +174,7 @@ fn main() {
     for record in outcome.records.iter().take(64) {
         writer.append(record).unwrap();
     }
-    let per_append = t.elapsed().as_secs_f64() / outcome.records.len().min(64).max(1) as f64;
+    let per_append = t.elapsed().as_secs_f64() / outcome.records.len().clamp(1, 64) as f64;
     let _ = std::fs::remove_file(&probe);
     let encode_share = per_request * requests as f64 / cpu.max(1e-9);
 
