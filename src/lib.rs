@@ -27,6 +27,8 @@
 //! - `ui` (wasm32 only): the Leptos app.
 //! - `cli` (native only): the `knoblab` command line.
 //! - `devicegen` (native only): the device library generator.
+//! - `eval` (native only): the native runner: a run's episodes on threads
+//!   with an HTTP client, resumable, behind `knoblab eval`.
 //!
 //! The core has no web dependency. The UI and the CLI call it and present what
 //! it returns; no rule of a spec is written twice.
@@ -45,5 +47,7 @@ pub mod vlm;
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod devicegen;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod eval;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

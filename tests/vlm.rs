@@ -296,6 +296,8 @@ fn exported_records_read_back_as_records_and_as_trajectories() {
     assert_eq!(t, runs[0]);
     assert!(text.contains("\"status\":\"api_error\""));
     assert_eq!(r.api_error(), Some("HTTP 500: boom"));
-    let err = EpisodeRecord::parse_lines("{}\nnot json").unwrap_err();
+    let err = EpisodeRecord::parse_lines("{}\nnot json")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("line 1") && err.contains("line 2"), "{err}");
 }

@@ -5,7 +5,8 @@
 //! - [`oracle`]: follows an optimal path from the planner.
 //! - [`random`]: seeded, uniform over action kinds, points, parameters and views.
 //! - [`script`]: plays a list of action strings.
-//! - [`runner`]: one episode, or every task of a bundle.
+//! - [`runner`]: one episode, or every task of a bundle, played by the
+//!   episode driver with no transport.
 
 pub mod oracle;
 pub mod random;
@@ -14,27 +15,112 @@ pub mod script;
 
 use thiserror::Error;
 
-use crate::bundle::Task;
+use crate::bundle::{Task, ViewImage};
 use crate::sim::{Observation, Trajectory};
+use crate::vlm::perturb::EncodedImage;
+use crate::vlm::{HttpRequest, Reply, Turn};
 
 pub use oracle::Oracle;
 pub use random::RandomAgent;
 pub use runner::{run_episode, run_tasks};
 pub use script::ScriptAgent;
 
-/// Anything that plays episodes: the browser's model agent, the oracle, the
-/// random agent, a replay. The runner and the metrics never care which.
+/// Anything that plays episodes: the model agent, the oracle, the random
+/// agent, a script, a replay. The episode driver
+/// ([`crate::vlm::driver::EpisodeDriver`]) plays every one of them the same
+/// way; the metrics never care which.
+///
+/// An agent without a model only implements [`Agent::act`]. A model agent
+/// implements [`Agent::next`], which may ask for a request to be answered
+/// ([`Move::Ask`]); the driver sends it (through whoever does the I/O) and
+/// hands the reply to [`Agent::answer`], or the failure to [`Agent::fail`].
 pub trait Agent {
     /// How the agent is named in a trajectory's settings.
     fn name(&self) -> String;
     /// A new episode of this task begins.
     fn reset(&mut self, task: &Task);
     /// The action text for this observation; `None` when the agent stops
-    /// (a script ran out, a plan is exhausted). The runner ends the episode
-    /// there, neither terminated nor truncated.
+    /// (a script ran out, a plan is exhausted). The episode ends there,
+    /// neither terminated nor truncated. A model agent, which cannot act
+    /// without an answer, stops here: it is played through [`Agent::next`].
     fn act(&mut self, observation: &Observation) -> Option<String>;
     /// The episode ended; here is its record.
     fn finish(&mut self, _trajectory: &Trajectory) {}
+
+    /// The next move for this observation, whose picture is `image` (none
+    /// when the bundle has no picture of the view). By default what
+    /// [`Agent::act`] says.
+    fn next(&mut self, observation: &Observation, _image: Option<&ViewImage>) -> Move {
+        match self.act(observation) {
+            Some(action) => Move::Act(action),
+            None => Move::Stop,
+        }
+    }
+    /// The reply to the request of the last [`Move::Ask`], after `attempts`
+    /// requests and `elapsed_ms`: the agent's next move (an action, or a
+    /// stop). Agents that never ask stop.
+    fn answer(&mut self, _reply: Reply, _attempts: u32, _elapsed_ms: u64) -> Move {
+        Move::Stop
+    }
+    /// The request of the last [`Move::Ask`] failed for good: the episode
+    /// ends as `api_error`, and the agent records why.
+    fn fail(&mut self, _error: String, _attempts: u32, _elapsed_ms: u64) {}
+    /// The model's turns so far (none for an agent without a model).
+    fn turns(&self) -> &[Turn] {
+        &[]
+    }
+    /// The picture the agent was shown at its last move when that is not
+    /// the view's own (a perturbed one), taken once.
+    fn take_shown(&mut self) -> Option<EncodedImage> {
+        None
+    }
+}
+
+/// What an agent does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Move {
+    /// Step the simulator with this action text.
+    Act(String),
+    /// End the episode here.
+    Stop,
+    /// Send this request and give the agent its answer.
+    Ask(HttpRequest),
+    /// The agent could not go on (its picture could not be prepared, a
+    /// replay has no such task): the episode ends as `api_error`, and the
+    /// agent has recorded why.
+    Fail,
+}
+
+/// A borrowed agent plays like the agent itself, so the driver can play
+/// an agent its caller keeps.
+impl<A: Agent + ?Sized> Agent for &mut A {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn reset(&mut self, task: &Task) {
+        (**self).reset(task)
+    }
+    fn act(&mut self, observation: &Observation) -> Option<String> {
+        (**self).act(observation)
+    }
+    fn finish(&mut self, trajectory: &Trajectory) {
+        (**self).finish(trajectory)
+    }
+    fn next(&mut self, observation: &Observation, image: Option<&ViewImage>) -> Move {
+        (**self).next(observation, image)
+    }
+    fn answer(&mut self, reply: Reply, attempts: u32, elapsed_ms: u64) -> Move {
+        (**self).answer(reply, attempts, elapsed_ms)
+    }
+    fn fail(&mut self, error: String, attempts: u32, elapsed_ms: u64) {
+        (**self).fail(error, attempts, elapsed_ms)
+    }
+    fn turns(&self) -> &[Turn] {
+        (**self).turns()
+    }
+    fn take_shown(&mut self) -> Option<EncodedImage> {
+        (**self).take_shown()
+    }
 }
 
 /// Which agent a command line asked for: `oracle`, `random[:SEED]` or

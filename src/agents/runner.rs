@@ -1,7 +1,11 @@
-//! Playing an agent on tasks and collecting trajectories.
+//! Playing an agent on tasks and collecting trajectories, through the
+//! episode driver ([`crate::vlm::driver`]) with no transport: the same
+//! episode loop the page and `knoblab eval` drive.
 
 use crate::bundle::Bundle;
 use crate::sim::{Episode, Settings, SimError, Trajectory};
+use crate::vlm::batch::BatchItem;
+use crate::vlm::driver::{play_offline, DriverConfig, EpisodeDriver};
 
 use super::Agent;
 
@@ -13,8 +17,7 @@ pub fn run_episode(
     agent: &mut dyn Agent,
     settings: &Settings,
 ) -> Result<Trajectory, SimError> {
-    let mut episode = Episode::new(bundle);
-    play(&mut episode, task_id, agent, settings)
+    play(Episode::new(bundle), task_id, agent, settings).map(|(t, _)| t)
 }
 
 /// Plays every task of the bundle (or only `task`) in file order.
@@ -29,38 +32,28 @@ pub fn run_tasks(
         Some(id) => vec![id],
         None => bundle.tasks.iter().map(|t| t.id.as_str()).collect(),
     };
-    ids.into_iter()
-        .map(|id| play(&mut episode, id, agent, settings))
-        .collect()
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let (t, e) = play(episode, id, agent, settings)?;
+        out.push(t);
+        episode = e;
+    }
+    Ok(out)
 }
 
-fn play(
-    episode: &mut Episode<'_>,
+fn play<'b>(
+    episode: Episode<'b>,
     task_id: &str,
     agent: &mut dyn Agent,
     settings: &Settings,
-) -> Result<Trajectory, SimError> {
-    let mut settings = settings.clone();
-    if settings.agent.is_empty() {
-        settings.agent = agent.name();
-    }
-    let (mut observation, _) = episode.reset(task_id, settings)?;
-    if let Some(task) = episode
-        .device()
-        .bundle
-        .tasks
-        .iter()
-        .find(|t| t.id == task_id)
-    {
-        agent.reset(task);
-    }
-    while !episode.is_done() {
-        let Some(action) = agent.act(&observation) else {
-            break;
-        };
-        observation = episode.step(&action)?.observation;
-    }
-    let trajectory = episode.trajectory().cloned().ok_or(SimError::NotReset)?;
-    agent.finish(&trajectory);
-    Ok(trajectory)
+) -> Result<(Trajectory, Episode<'b>), SimError> {
+    let item = BatchItem {
+        bundle_id: episode.device().bundle.manifest.id.clone(),
+        task_id: task_id.to_string(),
+        repeat: 0,
+    };
+    let config = DriverConfig::offline(settings.clone());
+    let mut driver = EpisodeDriver::new(episode, &item, Box::new(agent), config)?;
+    let record = play_offline(&mut driver)?;
+    Ok((record.trajectory, driver.into_episode()))
 }

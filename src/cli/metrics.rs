@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::bundle::{load_path, Bundle};
 use crate::metrics::{self, number, percent, ErrorClass, RunMetrics, SwitchClass};
 use crate::sim::Trajectory;
+use crate::vlm::EpisodeStatus;
 
 use super::read::read_text_bounded;
 
@@ -48,8 +49,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         runs.push((path.display().to_string(), run));
     }
 
+    print_runs(&runs, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints runs as `knoblab metrics` does: the tables, or with `json` one
+/// document (one run's object, or a list of them). `knoblab eval` prints
+/// its run with this too.
+pub(super) fn print_runs(runs: &[(String, RunMetrics)], json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if json {
         let files: Vec<FileRun<'_>> = runs
             .iter()
             .map(|(file, run)| FileRun {
@@ -63,15 +72,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         writeln!(out, "{doc}")?;
     } else {
-        write!(out, "{}", tables(&runs))?;
+        write!(out, "{}", tables(runs))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The bundles of `dir`: `dir` itself when it is a bundle (a folder with a
 /// `manifest.json`, a zip or a single JSON file), else every sub-folder
 /// with a `manifest.json` and every `.zip` in it, by name.
-fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
+pub(super) fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
     let load = |p: &Path| load_path(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
     if !dir.exists() {
         bail!("the bundles folder {} does not exist", dir.display());
@@ -97,19 +106,41 @@ fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
     paths.iter().map(|p| load(p)).collect()
 }
 
+/// Just the status of an episode record, when the line has one.
+#[derive(serde::Deserialize)]
+struct StatusOnly {
+    #[serde(default)]
+    status: Option<EpisodeStatus>,
+}
+
 /// The episodes of a trajectory file with their line numbers; blank lines
-/// are skipped.
+/// are skipped, and so are episodes recorded as `api_error` (a request
+/// failed for good: they say nothing of the model), counted on stderr.
 fn read_trajectories(path: &Path) -> anyhow::Result<Vec<(usize, Trajectory)>> {
     let text = read_text_bounded(path)?;
     let mut out = Vec::new();
+    let mut api_errors = 0;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
+            continue;
+        }
+        let status = serde_json::from_str::<StatusOnly>(line)
+            .ok()
+            .and_then(|s| s.status);
+        if status == Some(EpisodeStatus::ApiError) {
+            api_errors += 1;
             continue;
         }
         let t = Trajectory::from_json_line(line).map_err(|e| {
             anyhow::anyhow!("{}:{}: not a trajectory line: {e}", path.display(), i + 1)
         })?;
         out.push((i + 1, t));
+    }
+    if api_errors > 0 {
+        eprintln!(
+            "{}: {api_errors} episodes ended as api_error and are not scored",
+            path.display()
+        );
     }
     Ok(out)
 }

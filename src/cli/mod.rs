@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod derive;
+mod eval;
 mod library;
 mod metrics;
 mod read;
@@ -30,6 +31,8 @@ enum Command {
     Validate(validate::Args),
     /// Run an agent on a bundle's tasks and write trajectories.
     Run(run::Args),
+    /// Run a model on library devices, many episodes at once, resumable.
+    Eval(Box<eval::Args>),
     /// Compute VGEBench metrics from trajectory files.
     Metrics(metrics::Args),
     /// Derive a device's SSM from its category's UCSM.
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => validate::run(args),
         Command::Run(args) => run::run(args),
+        Command::Eval(args) => eval::run(*args),
         Command::Metrics(args) => metrics::run(args),
         Command::Derive(args) => derive::run(args),
         Command::Score(score) => match score.benchmark {

@@ -1,4 +1,5 @@
-//! `knoblab run`: run an agent on a bundle and write trajectories as JSON Lines.
+//! `knoblab run`: run an agent on a bundle and write trajectories as JSON
+//! Lines, each appended as its episode ends (the writer of `knoblab eval`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -6,9 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::agents::{run_tasks, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
+use crate::agents::{run_episode, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
 use crate::bundle::load_path;
-use crate::sim::{Settings, Trajectory};
+use crate::eval::{Finished, Output};
+use crate::sim::Settings;
 
 use super::read::read_text_bounded;
 
@@ -46,10 +48,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Box::new(ScriptAgent::from_text(&settings.agent, &text))
         }
     };
-    let trajectories = run_tasks(&bundle, args.task.as_deref(), agent.as_mut(), &settings)?;
-
-    let out = Trajectory::to_json_lines(&trajectories)?;
-    std::fs::write(&args.out, out).with_context(|| format!("writing {}", args.out.display()))?;
+    let ids: Vec<&str> = match args.task.as_deref() {
+        Some(id) => vec![id],
+        None => bundle.tasks.iter().map(|t| t.id.as_str()).collect(),
+    };
+    // The file starts empty with the first episode; each is appended,
+    // whole and synced, as it ends, so an interrupted run keeps what
+    // finished.
+    let mut output: Option<Output> = None;
+    let mut trajectories = Vec::with_capacity(ids.len());
+    for id in ids {
+        let t = run_episode(&bundle, id, agent.as_mut(), &settings)?;
+        let out = match output.as_mut() {
+            Some(o) => o,
+            None => {
+                std::fs::write(&args.out, "")
+                    .with_context(|| format!("writing {}", args.out.display()))?;
+                output.insert(Output::open(&args.out, &Finished::default(), false)?)
+            }
+        };
+        out.append_line(&t)?;
+        trajectories.push(t);
+    }
+    if output.is_none() {
+        std::fs::write(&args.out, "").with_context(|| format!("writing {}", args.out.display()))?;
+    }
 
     let mut stdout = std::io::stdout().lock();
     for t in &trajectories {

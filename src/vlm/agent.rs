@@ -9,9 +9,11 @@
 //! The key is an argument of `prepare` and goes into the request's key
 //! header only: the agent never stores it, so no record can hold it.
 
+use super::error::VlmError;
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::ViewImage;
+use crate::agents::{Agent, Move};
+use crate::bundle::{Task, ViewImage};
 use crate::sim::action::reasoning_text;
 use crate::sim::{parse_action, Observation};
 
@@ -81,9 +83,13 @@ pub struct ModelAgent {
     system: String,
     /// Distinguishes the perturbation seeds of repeated episodes.
     episode_seed: u64,
+    /// Which repeat of its task the episode is (0 for the first).
+    repeat: u32,
     history: Vec<Exchange>,
     turns: Vec<Turn>,
     pending: Option<Pending>,
+    /// The picture sent with the last request, until taken.
+    shown: Option<EncodedImage>,
 }
 
 impl ModelAgent {
@@ -93,9 +99,11 @@ impl ModelAgent {
             episode_seed: settings.seed,
             settings,
             system,
+            repeat: 0,
             history: Vec::new(),
             turns: Vec::new(),
             pending: None,
+            shown: None,
         }
     }
 
@@ -111,7 +119,9 @@ impl ModelAgent {
 
     /// A new episode. `repeat` (0 for the first) varies the perturbation
     /// seed between repeats of the same task.
-    pub fn reset(&mut self, repeat: u32) {
+    pub fn restart(&mut self, repeat: u32) {
+        self.repeat = repeat;
+        self.shown = None;
         self.episode_seed = self
             .settings
             .seed
@@ -143,7 +153,7 @@ impl ModelAgent {
         observation: &Observation,
         image: &ViewImage,
         key: &str,
-    ) -> Result<Prepared, String> {
+    ) -> Result<Prepared, VlmError> {
         let encoded = match self.settings.perturbation {
             None => EncodedImage {
                 media_type: image.media_type.clone(),
@@ -157,7 +167,11 @@ impl ModelAgent {
         let user = prompt::turn_text(observation, self.settings.coords);
         let messages =
             prompt::messages(&self.history, self.settings.history, &user, encoded.part());
-        let request = self.settings.endpoint.request(key, &self.system, &messages);
+        let mut request = self
+            .settings
+            .endpoint
+            .request_without_key(&self.system, &messages);
+        self.settings.endpoint.authorize(&mut request, key);
         self.pending = Some(Pending {
             user,
             image: ImageSent {
@@ -223,6 +237,59 @@ impl ModelAgent {
     /// The error that ended the episode, if a request failed for good.
     pub fn api_error(&self) -> Option<&str> {
         self.turns.last().and_then(|t| t.api_error.as_deref())
+    }
+}
+
+/// The model agent plays through [`Agent::next`]: each observation becomes
+/// a request ([`Move::Ask`], without the key, which the driver adds), and
+/// each reply the action. [`ModelAgent::restart`] chooses the repeat that
+/// the next reset starts.
+impl Agent for ModelAgent {
+    fn name(&self) -> String {
+        self.settings.endpoint.model.clone()
+    }
+
+    fn reset(&mut self, _task: &Task) {
+        self.restart(self.repeat);
+    }
+
+    /// A model cannot act without an answer: played by [`Agent::next`].
+    fn act(&mut self, _observation: &Observation) -> Option<String> {
+        None
+    }
+
+    fn next(&mut self, observation: &Observation, image: Option<&ViewImage>) -> Move {
+        let Some(image) = image else {
+            let error = format!("no picture of view {} to send", observation.view);
+            ModelAgent::fail(self, error, 0, 0);
+            return Move::Fail;
+        };
+        match self.prepare(observation, image, "") {
+            Ok(prepared) => {
+                self.shown = Some(prepared.image);
+                Move::Ask(prepared.request)
+            }
+            Err(e) => {
+                ModelAgent::fail(self, e.to_string(), 0, 0);
+                Move::Fail
+            }
+        }
+    }
+
+    fn answer(&mut self, reply: Reply, attempts: u32, elapsed_ms: u64) -> Move {
+        Move::Act(self.receive(reply, attempts, elapsed_ms))
+    }
+
+    fn fail(&mut self, error: String, attempts: u32, elapsed_ms: u64) {
+        ModelAgent::fail(self, error, attempts, elapsed_ms);
+    }
+
+    fn turns(&self) -> &[Turn] {
+        ModelAgent::turns(self)
+    }
+
+    fn take_shown(&mut self) -> Option<EncodedImage> {
+        self.shown.take()
     }
 }
 
@@ -365,7 +432,7 @@ mod tests {
         agent.fail("HTTP 500: boom".into(), 4, 9_000);
         assert_eq!(agent.api_error(), Some("HTTP 500: boom"));
         assert_eq!(agent.turns()[0].attempts, 4);
-        agent.reset(1);
+        agent.restart(1);
         assert!(agent.turns().is_empty());
     }
 

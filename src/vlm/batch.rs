@@ -1,12 +1,17 @@
 //! A batch: which episodes to run, which are still to do after a reload,
-//! and how far along it is (progress, ETA, tokens, cost).
+//! and how far along it is (progress, ETA, tokens, cost); the run's
+//! description a resume checks ([`RunSpec`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bundle::Bundle;
+use crate::sim::Settings;
+
 use super::record::{EpisodeRecord, EpisodeStatus};
 use super::reply::Usage;
+use super::settings::AgentSettings;
 
 /// One episode of a batch: a task of a bundle, and which repeat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,4 +133,223 @@ pub fn human_duration(ms: u64) -> String {
         60..=3_599 => format!("{} min {:02} s", s / 60, s % 60),
         _ => format!("{} h {:02} min", s / 3_600, s % 3_600 / 60),
     }
+}
+
+/// Who plays the episodes of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A model behind an HTTP API (the flavour is in the settings).
+    Model,
+    /// Replies from a recorded trajectory file.
+    Replay,
+    Oracle,
+    Random,
+}
+
+impl Source {
+    /// The name shown and written into trajectories.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Model => "model",
+            Source::Replay => "replay",
+            Source::Oracle => "oracle",
+            Source::Random => "random",
+        }
+    }
+
+    /// Whether its episodes send requests to a model.
+    pub fn sends_requests(self) -> bool {
+        self == Source::Model
+    }
+}
+
+/// The version of [`RunSpec`] this build writes and reads.
+pub const RUN_SPEC_VERSION: u32 = 1;
+
+fn run_spec_v1() -> u32 {
+    1
+}
+
+/// What a run is, as a resume needs it: who plays, with which settings
+/// (never the key), the episodes planned, and the logic of each bundle
+/// they play. What has finished is the records of the run
+/// ([`RunSpec::remaining`]). The page keeps it in IndexedDB with each
+/// batch; `knoblab eval` writes it beside its output file. Versioned:
+/// a reader refuses a version it does not know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// [`RUN_SPEC_VERSION`] when written (1 when absent: batches stored
+    /// before the field existed).
+    #[serde(default = "run_spec_v1")]
+    pub version: u32,
+    pub source: Source,
+    pub settings: AgentSettings,
+    pub items: Vec<BatchItem>,
+    /// The logic hash of each bundle played, by bundle id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bundles: BTreeMap<String, String>,
+    /// The replay file's text, for a replay run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+}
+
+impl RunSpec {
+    /// A run of `items` by `source` with `settings`, on these bundles.
+    pub fn new(
+        source: Source,
+        settings: AgentSettings,
+        items: Vec<BatchItem>,
+        bundles: &[&Bundle],
+    ) -> RunSpec {
+        RunSpec {
+            version: RUN_SPEC_VERSION,
+            source,
+            settings,
+            items,
+            bundles: bundles
+                .iter()
+                .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
+                .collect(),
+            replay: None,
+        }
+    }
+
+    /// Reads a run spec written by this or an earlier version.
+    pub fn parse(text: &str) -> Result<RunSpec, RunSpecError> {
+        let spec: RunSpec = serde_json::from_str(text).map_err(|e| RunSpecError::Unreadable {
+            message: e.to_string(),
+        })?;
+        if spec.version > RUN_SPEC_VERSION {
+            return Err(RunSpecError::Version {
+                found: spec.version,
+                known: RUN_SPEC_VERSION,
+            });
+        }
+        Ok(spec)
+    }
+
+    /// The items without a record: what a resume runs.
+    pub fn remaining(&self, done: &[EpisodeRecord]) -> Vec<BatchItem> {
+        remaining(&self.items, done)
+    }
+
+    /// The trajectory settings of this run's episodes.
+    pub fn trajectory_settings(&self) -> Settings {
+        let s = &self.settings;
+        match self.source {
+            Source::Model => s.trajectory_settings(&s.endpoint.model),
+            Source::Replay => {
+                let mut t = s.trajectory_settings("replay");
+                t.model = None;
+                t.endpoint = None;
+                t
+            }
+            Source::Oracle => Settings {
+                agent: "oracle".into(),
+                ..Settings::with_lambda(s.lambda)
+            },
+            Source::Random => Settings {
+                agent: format!("random:{}", s.seed),
+                seed: Some(s.seed),
+                ..Settings::with_lambda(s.lambda)
+            },
+        }
+    }
+
+    /// What differs between this run and `other` in a way that makes their
+    /// episodes incomparable, each as `what: before → now`; empty when a
+    /// resume may go on. Concurrency, timeout, retries and prices may
+    /// change between sessions.
+    pub fn differences(&self, other: &RunSpec) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |what: &str, a: String, b: String| {
+            if a != b {
+                out.push(format!("{what}: {a} before, {b} now"));
+            }
+        };
+        let (a, b) = (&self.settings, &other.settings);
+        check(
+            "agent",
+            self.source.name().into(),
+            other.source.name().into(),
+        );
+        check(
+            "API",
+            a.endpoint.flavor.name().into(),
+            b.endpoint.flavor.name().into(),
+        );
+        check(
+            "base URL",
+            a.endpoint.base_url.trim().into(),
+            b.endpoint.base_url.trim().into(),
+        );
+        check("model", a.endpoint.model.clone(), b.endpoint.model.clone());
+        check("λ", a.lambda.to_string(), b.lambda.to_string());
+        check(
+            "prompt version",
+            self.trajectory_settings()
+                .prompt_version
+                .unwrap_or_default(),
+            other
+                .trajectory_settings()
+                .prompt_version
+                .unwrap_or_default(),
+        );
+        check("history", a.history.name(), b.history.name());
+        check(
+            "coordinates",
+            a.coords.name().into(),
+            b.coords.name().into(),
+        );
+        let perturbation =
+            |s: &AgentSettings| s.perturbation.map_or("none".into(), |p| p.to_string());
+        check("perturbation", perturbation(a), perturbation(b));
+        check("seed", a.seed.to_string(), b.seed.to_string());
+        check(
+            "temperature",
+            a.endpoint.temperature.to_string(),
+            b.endpoint.temperature.to_string(),
+        );
+        check(
+            "max tokens",
+            a.endpoint.max_tokens.to_string(),
+            b.endpoint.max_tokens.to_string(),
+        );
+        for (id, hash) in &self.bundles {
+            if let Some(now) = other.bundles.get(id) {
+                check(
+                    &format!("the logic of device {id}"),
+                    hash.clone(),
+                    now.clone(),
+                );
+            }
+        }
+        if self.items != other.items {
+            check(
+                "the episodes planned",
+                format!("{} ({})", self.items.len(), summary(&self.items)),
+                format!("{} ({})", other.items.len(), summary(&other.items)),
+            );
+        }
+        out
+    }
+}
+
+/// A few item keys, for a message.
+fn summary(items: &[BatchItem]) -> String {
+    let mut keys: Vec<String> = items.iter().take(3).map(BatchItem::key).collect();
+    if items.len() > 3 {
+        keys.push("…".into());
+    }
+    keys.join(", ")
+}
+
+/// A run spec that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunSpecError {
+    #[error("not a run description: {message}")]
+    Unreadable { message: String },
+    #[error("run description version {found}; this build reads up to {known}")]
+    Version { found: u32, known: u32 },
 }

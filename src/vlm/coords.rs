@@ -5,6 +5,7 @@
 //! reply's coordinate is rewritten onto that scale before the simulator's
 //! parser reads it; the raw reply is kept as it was.
 
+use super::error::VlmError;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -37,14 +38,14 @@ impl CoordConvention {
     }
 
     /// Reads `0-1000`, `0-1` or `pixels`.
-    pub fn parse(text: &str) -> Result<CoordConvention, String> {
+    pub fn parse(text: &str) -> Result<CoordConvention, VlmError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "0-1000" => Ok(CoordConvention::Scale1000),
             "0-1" => Ok(CoordConvention::Unit),
             "pixels" => Ok(CoordConvention::Pixels),
-            other => Err(format!(
-                "unknown coordinate convention \"{other}\": expected 0-1000, 0-1 or pixels"
-            )),
+            other => Err(VlmError::UnknownCoords {
+                found: other.to_string(),
+            }),
         }
     }
 
@@ -191,6 +192,7 @@ mod tests {
         }
         assert!(CoordConvention::parse("0-100")
             .unwrap_err()
+            .to_string()
             .contains("0-1000"));
     }
 }

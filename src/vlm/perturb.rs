@@ -3,6 +3,7 @@
 //! 25 or 40% of the picture, placed from a seed. The same picture, setting
 //! and seed give the same bytes (golden files in `tests/fixtures/vlm/`).
 
+use super::error::VlmError;
 use std::fmt;
 use std::io::Cursor;
 
@@ -44,12 +45,9 @@ impl Perturbation {
     ];
 
     /// Reads `jpeg:50`, `blur:3`, `patches:25`.
-    pub fn parse(text: &str) -> Result<Perturbation, String> {
-        let bad = || {
-            format!(
-                "unknown perturbation \"{text}\": expected jpeg:Q (1-100), blur:SIGMA (1-20) \
-                 or patches:PERCENT (1-90)"
-            )
+    pub fn parse(text: &str) -> Result<Perturbation, VlmError> {
+        let bad = || VlmError::UnknownPerturbation {
+            found: text.to_string(),
         };
         let (kind, value) = text.trim().split_once(':').ok_or_else(bad)?;
         let value: u8 = value.trim().parse().map_err(|_| bad())?;
@@ -101,9 +99,16 @@ impl EncodedImage {
 /// Applies a perturbation to a PNG or JPEG picture. The patches are placed
 /// by `seed`. JPEG perturbations give JPEG, the others PNG. Bytes that do
 /// not decode give a message, never a panic.
-pub fn apply(bytes: &[u8], perturbation: Perturbation, seed: u64) -> Result<EncodedImage, String> {
+pub fn apply(
+    bytes: &[u8],
+    perturbation: Perturbation,
+    seed: u64,
+) -> Result<EncodedImage, VlmError> {
     let image = image::load_from_memory(bytes)
-        .map_err(|e| format!("the picture could not be decoded for {perturbation}: {e}"))?
+        .map_err(|e| VlmError::Undecodable {
+            perturbation: perturbation.to_string(),
+            message: e.to_string(),
+        })?
         .to_rgb8();
     match perturbation {
         Perturbation::Jpeg { quality } => jpeg(&image, quality),
@@ -119,22 +124,28 @@ pub fn apply(bytes: &[u8], perturbation: Perturbation, seed: u64) -> Result<Enco
     }
 }
 
-fn jpeg(image: &RgbImage, quality: u8) -> Result<EncodedImage, String> {
+fn jpeg(image: &RgbImage, quality: u8) -> Result<EncodedImage, VlmError> {
     let mut bytes = Vec::new();
     JpegEncoder::new_with_quality(&mut bytes, quality)
         .encode_image(image)
-        .map_err(|e| format!("JPEG encoding failed: {e}"))?;
+        .map_err(|e| VlmError::Encoding {
+            format: "JPEG",
+            message: e.to_string(),
+        })?;
     Ok(EncodedImage {
         media_type: "image/jpeg".into(),
         bytes,
     })
 }
 
-fn png(image: &RgbImage) -> Result<EncodedImage, String> {
+fn png(image: &RgbImage) -> Result<EncodedImage, VlmError> {
     let mut out = Cursor::new(Vec::new());
     DynamicImage::ImageRgb8(image.clone())
         .write_to(&mut out, ImageFormat::Png)
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+        .map_err(|e| VlmError::Encoding {
+            format: "PNG",
+            message: e.to_string(),
+        })?;
     Ok(EncodedImage {
         media_type: "image/png".into(),
         bytes: out.into_inner(),
@@ -249,6 +260,7 @@ mod tests {
             .all(|p| p.x + p.side <= 3 && p.y + p.side <= 1));
         assert!(apply(b"not an image", Perturbation::Blur { sigma: 1 }, 0)
             .unwrap_err()
+            .to_string()
             .contains("blur:1"));
     }
 }

@@ -7,6 +7,7 @@
 //! `specs/devices.md` section 2. Changing its words changes
 //! [`PROMPT_VERSION`], which every trajectory records.
 
+use super::error::VlmError;
 use serde::{Deserialize, Serialize};
 
 use crate::sim::Observation;
@@ -109,14 +110,16 @@ impl HistoryWindow {
     }
 
     /// Reads `full` or a number of turns.
-    pub fn parse(text: &str) -> Result<HistoryWindow, String> {
+    pub fn parse(text: &str) -> Result<HistoryWindow, VlmError> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("full") {
             return Ok(HistoryWindow::Full);
         }
-        text.parse().map(HistoryWindow::Last).map_err(|_| {
-            format!("unknown history window \"{text}\": expected full or a number of turns")
-        })
+        text.parse()
+            .map(HistoryWindow::Last)
+            .map_err(|_| VlmError::UnknownHistory {
+                found: text.to_string(),
+            })
     }
 
     /// The turns kept of `past` (oldest first): the last n, or all.

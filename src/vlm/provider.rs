@@ -13,6 +13,7 @@
 //! OpenRouter and Fireworks. An empty key sends no key header at all, for
 //! local servers that need none.
 
+use super::error::VlmError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -36,13 +37,13 @@ impl Flavor {
     }
 
     /// Reads `openai` or `anthropic` (any case).
-    pub fn parse(text: &str) -> Result<Flavor, String> {
+    pub fn parse(text: &str) -> Result<Flavor, VlmError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "openai" => Ok(Flavor::OpenAi),
             "anthropic" => Ok(Flavor::Anthropic),
-            other => Err(format!(
-                "unknown API flavour \"{other}\": expected openai or anthropic"
-            )),
+            other => Err(VlmError::UnknownFlavor {
+                found: other.to_string(),
+            }),
         }
     }
 }
@@ -141,19 +142,19 @@ impl Endpoint {
     /// The request for one turn: the system prompt, then the messages.
     /// `key` goes into the key header only (none when empty).
     pub fn request(&self, key: &str, system: &str, messages: &[Message]) -> HttpRequest {
-        let key = key.trim();
+        let mut request = self.request_without_key(system, messages);
+        self.authorize(&mut request, key);
+        request
+    }
+
+    /// The request for one turn with no key header yet: what a model agent
+    /// prepares; the episode driver adds the key ([`Endpoint::authorize`])
+    /// when it hands the request to the transport, so no agent holds it.
+    pub fn request_without_key(&self, system: &str, messages: &[Message]) -> HttpRequest {
         let mut headers = Vec::new();
         let body = match self.flavor {
-            Flavor::OpenAi => {
-                if !key.is_empty() {
-                    headers.push(("authorization".into(), format!("Bearer {key}")));
-                }
-                self.openai_body(system, messages)
-            }
+            Flavor::OpenAi => self.openai_body(system, messages),
             Flavor::Anthropic => {
-                if !key.is_empty() {
-                    headers.push(("x-api-key".into(), key.to_string()));
-                }
                 headers.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
                 headers.push((
                     "anthropic-dangerous-direct-browser-access".into(),
@@ -168,6 +169,21 @@ impl Endpoint {
             headers,
             body: body.to_string(),
         }
+    }
+
+    /// Puts `key` into the request's key header, first of its headers
+    /// (`Authorization: Bearer …`, or Anthropic's `x-api-key`); an empty
+    /// key adds none.
+    pub fn authorize(&self, request: &mut HttpRequest, key: &str) {
+        let key = key.trim();
+        if key.is_empty() {
+            return;
+        }
+        let header = match self.flavor {
+            Flavor::OpenAi => ("authorization".to_string(), format!("Bearer {key}")),
+            Flavor::Anthropic => ("x-api-key".to_string(), key.to_string()),
+        };
+        request.headers.insert(0, header);
     }
 
     fn openai_body(&self, system: &str, messages: &[Message]) -> Value {

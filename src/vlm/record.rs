@@ -7,6 +7,7 @@
 //! ends as `api_error`: it says nothing about the model, so the
 //! [`BatchReport`] scores the other episodes and counts these apart.
 
+use super::error::VlmError;
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Bundle;
@@ -51,7 +52,7 @@ impl EpisodeRecord {
     }
 
     /// Reads a JSON Lines file of records; every bad line is named.
-    pub fn parse_lines(text: &str) -> Result<Vec<EpisodeRecord>, String> {
+    pub fn parse_lines(text: &str) -> Result<Vec<EpisodeRecord>, VlmError> {
         let mut out = Vec::new();
         let mut problems = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -66,7 +67,7 @@ impl EpisodeRecord {
         if problems.is_empty() {
             Ok(out)
         } else {
-            Err(problems.join("; "))
+            Err(VlmError::RecordLines { problems })
         }
     }
 

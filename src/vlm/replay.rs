@@ -6,11 +6,15 @@
 //! reply when the file holds the model's turns, else with
 //! `Action: <recorded action>`. When a recording runs out the agent stops.
 
-use crate::agents::Agent;
+use super::error::VlmError;
+use std::sync::Arc;
+
+use crate::agents::{Agent, Move};
 use crate::bundle::{Bundle, Task, ViewImage};
 use crate::sim::{Observation, Trajectory};
 
-use super::agent::ModelAgent;
+use super::agent::{ModelAgent, Turn};
+use super::perturb::EncodedImage;
 use super::record::EpisodeRecord;
 use super::reply::{Reply, Usage};
 use super::settings::AgentSettings;
@@ -32,18 +36,17 @@ pub struct Replay {
 impl Replay {
     /// Reads a JSON Lines file of trajectories or batch records; a bad line
     /// is named with its number.
-    pub fn parse(text: &str) -> Result<Replay, String> {
+    pub fn parse(text: &str) -> Result<Replay, VlmError> {
         let mut recordings = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let trajectory = Trajectory::from_json_line(line).map_err(|e| {
-                format!(
-                    "replay file, line {}: {e}; expected a trajectory line",
-                    i + 1
-                )
-            })?;
+            let trajectory =
+                Trajectory::from_json_line(line).map_err(|e| VlmError::ReplayLine {
+                    line: i + 1,
+                    message: e.to_string(),
+                })?;
             // A batch record also holds the model's raw replies.
             let turns = serde_json::from_str::<EpisodeRecord>(line)
                 .map(|r| r.turns)
@@ -66,7 +69,7 @@ impl Replay {
             });
         }
         if recordings.is_empty() {
-            return Err("the replay file holds no trajectory".into());
+            return Err(VlmError::ReplayEmpty);
         }
         Ok(Replay { recordings })
     }
@@ -102,16 +105,17 @@ impl Replay {
         task_id: &str,
         repeat: u32,
         turn: usize,
-    ) -> Result<Option<Reply>, String> {
+    ) -> Result<Option<Reply>, VlmError> {
         let of_task: Vec<&Recording> = self
             .recordings
             .iter()
             .filter(|r| r.bundle_id == bundle_id && r.task_id == task_id)
             .collect();
         if of_task.is_empty() {
-            return Err(format!(
-                "the replay file has no episode of task {task_id} of {bundle_id}"
-            ));
+            return Err(VlmError::ReplayNoTask {
+                bundle: bundle_id.to_string(),
+                task: task_id.to_string(),
+            });
         }
         let recording = of_task[repeat as usize % of_task.len()];
         Ok(recording.replies.get(turn).map(|text| Reply {
@@ -123,11 +127,13 @@ impl Replay {
 }
 
 /// A model agent whose replies come from a [`Replay`]: an [`Agent`] like
-/// any other, so the runner plays it natively (tests) as the page does.
+/// any other. Each turn goes through the model agent as a request would
+/// (prompt, perturbation, request building), and is answered from the
+/// file instead of a server, so the driver never has to send anything.
 #[derive(Debug, Clone)]
 pub struct ReplayAgent {
     model: ModelAgent,
-    replay: Replay,
+    replay: Arc<Replay>,
     bundle_id: String,
     views: Vec<(String, ViewImage)>,
     task_id: String,
@@ -136,10 +142,14 @@ pub struct ReplayAgent {
 
 impl ReplayAgent {
     /// Replays on `bundle`, with these settings.
-    pub fn new(bundle: &Bundle, replay: Replay, settings: AgentSettings) -> ReplayAgent {
+    pub fn new(
+        bundle: &Bundle,
+        replay: impl Into<Arc<Replay>>,
+        settings: AgentSettings,
+    ) -> ReplayAgent {
         ReplayAgent {
             model: ModelAgent::new(settings),
-            replay,
+            replay: replay.into(),
             bundle_id: bundle.manifest.id.clone(),
             views: bundle
                 .views
@@ -169,7 +179,7 @@ impl Agent for ReplayAgent {
 
     fn reset(&mut self, task: &Task) {
         self.task_id = task.id.clone();
-        self.model.reset(self.repeat);
+        self.model.restart(self.repeat);
     }
 
     fn act(&mut self, observation: &Observation) -> Option<String> {
@@ -177,22 +187,37 @@ impl Agent for ReplayAgent {
             .views
             .iter()
             .find(|(name, _)| *name == observation.view)
-            .map(|(_, image)| image.clone())?;
+            .map(|(_, image)| image.clone());
+        match self.next(observation, image.as_ref()) {
+            Move::Act(action) => Some(action),
+            _ => None,
+        }
+    }
+
+    fn next(&mut self, observation: &Observation, image: Option<&ViewImage>) -> Move {
         let turn = self.model.turns().len();
-        if let Err(e) = self.model.prepare(observation, &image, "") {
-            self.model.fail(e, 0, 0);
-            return None;
+        match Agent::next(&mut self.model, observation, image) {
+            Move::Ask(_) => {}
+            other => return other,
         }
         match self
             .replay
             .answer(&self.bundle_id, &self.task_id, self.repeat, turn)
         {
-            Ok(Some(reply)) => Some(self.model.receive(reply, 1, 0)),
-            Ok(None) => None,
+            Ok(Some(reply)) => self.model.answer(reply, 1, 0),
+            Ok(None) => Move::Stop,
             Err(e) => {
-                self.model.fail(e, 1, 0);
-                None
+                self.model.fail(e.to_string(), 1, 0);
+                Move::Fail
             }
         }
+    }
+
+    fn turns(&self) -> &[Turn] {
+        self.model.turns()
+    }
+
+    fn take_shown(&mut self) -> Option<EncodedImage> {
+        self.model.take_shown()
     }
 }

@@ -132,6 +132,9 @@ pub enum Failure {
     /// wrong, or the server refused this page's origin (CORS). Browsers do
     /// not say which.
     Network { message: String },
+    /// A native client got no usable answer: the connection failed or was
+    /// cut (a reply ended mid-body), with the client's own words.
+    Transport { message: String },
 }
 
 impl Failure {
@@ -144,7 +147,7 @@ impl Failure {
                 ..
             } => retryable_status(*status),
             Failure::Reply { .. } => false,
-            Failure::Timeout { .. } | Failure::Network { .. } => true,
+            Failure::Timeout { .. } | Failure::Network { .. } | Failure::Transport { .. } => true,
         }
     }
 
@@ -158,6 +161,9 @@ impl Failure {
                 endpoint.url(),
                 after_ms / 1_000
             ),
+            Failure::Transport { message } => {
+                format!("no usable answer from {}: {message}", endpoint.url())
+            }
             Failure::Network { message } => {
                 let mut text = format!(
                     "the browser could not reach {} ({message}). Either the server is down or \

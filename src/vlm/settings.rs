@@ -90,8 +90,15 @@ impl Default for AgentSettings {
 
 impl AgentSettings {
     /// Checks what a form may have got wrong, each problem saying what is
-    /// valid.
+    /// valid (the page's limits: at most 16 at once, a timeout of 1 s or
+    /// more).
     pub fn problems(&self) -> Vec<String> {
+        self.problems_with(16, 1_000)
+    }
+
+    /// [`AgentSettings::problems`] with other limits on concurrency and
+    /// the timeout (`knoblab eval` allows more of both).
+    pub fn problems_with(&self, max_concurrency: u32, min_timeout_ms: u64) -> Vec<String> {
         let mut out = Vec::new();
         let base = self.endpoint.base_url.trim();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
@@ -111,11 +118,17 @@ impl AgentSettings {
         if self.endpoint.max_tokens == 0 {
             out.push("max tokens must be at least 1".into());
         }
-        if self.timeout_ms < 1_000 {
-            out.push("the timeout must be at least 1 second".into());
+        if self.timeout_ms < min_timeout_ms {
+            out.push(format!(
+                "the timeout must be at least {} s",
+                min_timeout_ms as f64 / 1_000.0
+            ));
         }
-        if !(1..=16).contains(&self.concurrency) {
-            out.push(format!("concurrency {} is outside 1–16", self.concurrency));
+        if !(1..=max_concurrency).contains(&self.concurrency) {
+            out.push(format!(
+                "concurrency {} is outside 1–{max_concurrency}",
+                self.concurrency
+            ));
         }
         if self.lambda == 0 {
             out.push("λ must be at least 1".into());

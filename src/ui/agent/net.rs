@@ -11,13 +11,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestInit, Response};
 
-use crate::vlm::retry::retry_after_ms;
 use crate::vlm::{Failure, HttpRequest};
 
-/// What came back from a POST: status, `Retry-After` (ms) and body.
+/// What came back from a POST: status, `Retry-After` (as sent) and body.
 pub struct HttpResponse {
     pub status: u16,
-    pub retry_after_ms: Option<u64>,
+    pub retry_after: Option<String>,
     pub body: String,
 }
 
@@ -100,12 +99,7 @@ async fn send(w: &web_sys::Window, url: &str, init: &RequestInit) -> Result<Http
         .map_err(|e| js_error(&e))?
         .dyn_into()
         .map_err(|_| "fetch did not return a Response".to_string())?;
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .ok()
-        .flatten()
-        .and_then(|v| retry_after_ms(&v, now_ms()));
+    let retry_after = response.headers().get("retry-after").ok().flatten();
     let body = JsFuture::from(response.text().map_err(|e| js_error(&e))?)
         .await
         .map_err(|e| js_error(&e))?
@@ -113,7 +107,7 @@ async fn send(w: &web_sys::Window, url: &str, init: &RequestInit) -> Result<Http
         .unwrap_or_default();
     Ok(HttpResponse {
         status: response.status(),
-        retry_after_ms: retry_after,
+        retry_after,
         body,
     })
 }

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransactionMode};
 
-use crate::vlm::{AgentSettings, BatchItem, EpisodeRecord};
+use crate::vlm::{EpisodeRecord, RunSpec};
 
 use super::net::js_error;
 
@@ -21,29 +21,7 @@ const DB_VERSION: u32 = 1;
 const BATCHES: &str = "batches";
 const EPISODES: &str = "episodes";
 
-/// Who plays the episodes of a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// A model behind an HTTP API (the flavour is in the settings).
-    Model,
-    /// Replies from a recorded trajectory file.
-    Replay,
-    Oracle,
-    Random,
-}
-
-impl Source {
-    /// The name shown and written into trajectories.
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::Model => "model",
-            Source::Replay => "replay",
-            Source::Oracle => "oracle",
-            Source::Random => "random",
-        }
-    }
-}
+pub use crate::vlm::batch::Source;
 
 /// Whether a batch is still to be finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,21 +33,20 @@ pub enum BatchState {
 }
 
 /// What a batch is: enough to resume it after a reload. Never the key.
+/// The run's finished episodes are in the `episodes` store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchMeta {
     pub id: String,
     pub created_ms: u64,
-    pub source: Source,
-    pub settings: AgentSettings,
-    pub items: Vec<BatchItem>,
+    /// The run: who plays, its settings, the items planned (the core's
+    /// versioned description, as `knoblab eval` keeps it too).
+    #[serde(flatten)]
+    pub run: RunSpec,
     pub state: BatchState,
     /// Whether a key was typed for it (the key itself is never stored), so
     /// that resuming asks for one again.
     #[serde(default)]
     pub uses_key: bool,
-    /// The replay file's text, for a replay batch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replay: Option<String>,
 }
 
 /// Resolves when a request succeeds, with its result.

@@ -17,14 +17,14 @@ use super::state::{resume, start, Run};
 pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
     move || {
         run.resumable.get().map(|(meta, done)| {
-            let total = meta.items.len();
+            let total = meta.run.items.len();
             let for_resume = meta.clone();
             let for_discard = meta.clone();
             view! {
                 <div class="notice resume" data-testid="agent-resume-banner">
                     <p>{format!("An unfinished batch ({}) was found in this browser: {done} of {total} episodes are done.",
-                        match meta.source {
-                            Source::Model => format!("{} at {}", meta.settings.endpoint.model, meta.settings.endpoint.base_url),
+                        match meta.run.source {
+                            Source::Model => format!("{} at {}", meta.run.settings.endpoint.model, meta.run.settings.endpoint.base_url),
                             other => format!("{} agent", other.name()),
                         })}</p>
                     <button data-testid="agent-resume" on:click=move |_| resume(run, form, for_resume.clone())>"Resume it"</button>
@@ -127,8 +127,8 @@ pub fn Exports(run: Run, report: Memo<Option<Result<BatchReport, String>>>) -> i
     };
     let export_csv = move |_| {
         let label = run.meta.with_untracked(|m| match m {
-            Some(m) if m.source == Source::Model => m.settings.endpoint.model.clone(),
-            Some(m) => m.source.name().to_string(),
+            Some(m) if m.run.source == Source::Model => m.run.settings.endpoint.model.clone(),
+            Some(m) => m.run.source.name().to_string(),
             None => String::new(),
         });
         match report.get_untracked() {

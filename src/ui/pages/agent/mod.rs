@@ -49,10 +49,12 @@ pub fn AgentPage() -> impl IntoView {
     spawn_local(look_for_unfinished(run));
 
     let progress = Signal::derive(move || {
-        let total = run.meta.with(|m| m.as_ref().map_or(0, |m| m.items.len()));
+        let total = run
+            .meta
+            .with(|m| m.as_ref().map_or(0, |m| m.run.items.len()));
         let prices = run
             .meta
-            .with(|m| m.as_ref().map(|m| (m.source, m.settings.prices)));
+            .with(|m| m.as_ref().map(|m| (m.run.source, m.run.settings.prices)));
         run.records.with(|records| {
             Progress::new(
                 records,

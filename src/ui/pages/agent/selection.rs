@@ -101,7 +101,7 @@ pub fn Selection(run: Run, form: Form) -> impl IntoView {
                 <p class="muted">{move || run.replay_text.with(|t| match t.as_deref().map(Replay::parse) {
                     None => "No file chosen.".to_string(),
                     Some(Ok(r)) => format!("{} recorded episodes of {} tasks.", r.len(), r.tasks().len()),
-                    Some(Err(e)) => e,
+                    Some(Err(e)) => e.to_string(),
                 })}</p>
             </Show>
             <div class="field-row">

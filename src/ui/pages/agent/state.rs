@@ -12,8 +12,8 @@ use crate::bundle::{Bundle, LibraryIndex};
 use crate::ui::agent::runner::{self, Batch, Event, RunState, StepView};
 use crate::ui::agent::store::{BatchMeta, BatchState, Source, Store};
 use crate::ui::agent::{library, net};
-use crate::vlm::batch::{plan, remaining};
-use crate::vlm::{BatchItem, EpisodeRecord, Replay};
+use crate::vlm::batch::plan;
+use crate::vlm::{BatchItem, EpisodeRecord, Replay, RunSpec};
 
 use super::form::Form;
 
@@ -142,7 +142,7 @@ impl Run {
         };
         let all_done = self
             .records
-            .with_untracked(|r| remaining(&meta.items, r).is_empty());
+            .with_untracked(|r| meta.run.remaining(r).is_empty());
         if !cancelled && all_done {
             meta.state = BatchState::Done;
             self.meta.set(Some(meta.clone()));
@@ -247,7 +247,7 @@ pub fn start(run: Run, form: Form, one: bool) {
     let replay = match (source, &replay_text) {
         (Source::Replay, Some(text)) => match Replay::parse(text) {
             Ok(r) => Some(r),
-            Err(e) => return run.problems.set(vec![e]),
+            Err(e) => return run.problems.set(vec![e.to_string()]),
         },
         (Source::Replay, None) => {
             return run
@@ -275,15 +275,20 @@ pub fn start(run: Run, form: Form, one: bool) {
         if one {
             items.truncate(1);
         }
+        let mut spec = run.bundles.with_untracked(|bundles| {
+            let played: Vec<&Bundle> = ids
+                .iter()
+                .filter_map(|id| bundles.get(id).map(|b| b.as_ref()))
+                .collect();
+            RunSpec::new(source, settings, items.clone(), &played)
+        });
+        spec.replay = replay_text.filter(|_| source == Source::Replay);
         let meta = BatchMeta {
             id: format!("batch-{}", net::now_ms()),
             created_ms: net::now_ms(),
-            source,
-            settings,
-            items: items.clone(),
+            run: spec,
             state: BatchState::Running,
             uses_key: source == Source::Model && !key.trim().is_empty(),
-            replay: replay_text.filter(|_| source == Source::Replay),
         };
         // One unfinished batch at a time: a new one ends the offer to resume
         // an older one, which would otherwise come back after the next reload.
@@ -302,7 +307,7 @@ pub fn start(run: Run, form: Form, one: bool) {
 /// the items without one are run.
 pub fn resume(run: Run, form: Form, meta: BatchMeta) {
     run.problems.set(Vec::new());
-    form.show(meta.source, &meta.settings);
+    form.show(meta.run.source, &meta.run.settings);
     let key = form.key.get_untracked();
     if meta.uses_key && key.trim().is_empty() {
         return run.problems.set(vec![
@@ -310,12 +315,12 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
                 .into(),
         ]);
     }
-    let replay = match meta.replay.as_deref().map(Replay::parse).transpose() {
+    let replay = match meta.run.replay.as_deref().map(Replay::parse).transpose() {
         Ok(r) => r,
-        Err(e) => return run.problems.set(vec![e]),
+        Err(e) => return run.problems.set(vec![e.to_string()]),
     };
     spawn_local(async move {
-        let ids: BTreeSet<String> = meta.items.iter().map(|i| i.bundle_id.clone()).collect();
+        let ids: BTreeSet<String> = meta.run.items.iter().map(|i| i.bundle_id.clone()).collect();
         if let Err(e) = run.load_bundles(&ids).await {
             return run.problems.set(vec![e]);
         }
@@ -326,7 +331,7 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
             },
             None => Vec::new(),
         };
-        let queue = remaining(&meta.items, &records);
+        let queue = meta.run.remaining(&records);
         run.records.set(records);
         run.resumable.set(None);
         run.launch(meta, queue, replay, key);
@@ -353,7 +358,7 @@ pub async fn look_for_unfinished(run: Run) {
         .find(|b| b.state == BatchState::Running)
     {
         let done = store.episodes(&meta.id).await.map_or(0, |r| r.len());
-        if done < meta.items.len() && !run.active.get_untracked() {
+        if done < meta.run.items.len() && !run.active.get_untracked() {
             run.resumable.set(Some((meta, done)));
         }
     }

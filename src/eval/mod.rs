@@ -1,0 +1,632 @@
+//! The native runner (native only): plays a run's episodes on threads,
+//! each driving the core's episode driver
+//! ([`crate::vlm::driver::EpisodeDriver`]) with a blocking HTTP client,
+//! and appends each finished episode to the output file as it ends
+//! ([`output`]). A run is resumable exactly once: started again on the
+//! same file, it plays only the items without a record. `knoblab eval` is
+//! this function and a progress bar; the Python bindings call it too.
+//!
+//! - [`load_library`], [`load_bundles`], [`make_plan`]: a plan from devices.
+//! - [`evaluate`]: the runner; [`prepare_output`] before shards.
+//! - [`output`]: the output file and its run description.
+//! - [`http`]: the transport.
+
+pub mod http;
+pub mod output;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use thiserror::Error;
+
+use crate::bundle::Bundle;
+use crate::sim::Episode;
+use crate::vlm::batch::BatchItem;
+use crate::vlm::driver::{self, ApiKey, DriverConfig, EpisodeDriver, Need};
+use crate::vlm::record::EpisodeStatus;
+use crate::vlm::{EpisodeRecord, Replay, RunSpec, Usage};
+
+pub use output::{read_finished, spec_path, Finished, Output};
+
+/// What a run needs besides its options: the description (who plays,
+/// settings, the items planned), the bundles, and a replay's file.
+#[derive(Debug, Clone)]
+pub struct EvalPlan {
+    pub spec: RunSpec,
+    pub bundles: Vec<Arc<Bundle>>,
+    pub replay: Option<Arc<Replay>>,
+}
+
+/// One of `count` processes sharing a plan and its output file: it plays
+/// the remaining items whose position in the plan is `index` modulo
+/// `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    /// The key requests carry (empty for a server that needs none).
+    pub key: ApiKey,
+    /// Episodes in flight at once (at least 1).
+    pub concurrency: usize,
+    /// Stop starting episodes once the run's estimated cost (the output
+    /// file's episodes included) reaches this many dollars.
+    pub max_cost: Option<f64>,
+    /// Play only this share of the plan.
+    pub shard: Option<Shard>,
+}
+
+/// What the runner tells its caller as it goes (from its threads).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalEvent {
+    /// The output file was read: `done` of `total` items have a record
+    /// already; `notes` say what was dropped (a torn line, repeats).
+    Resumed {
+        done: usize,
+        total: usize,
+        notes: Vec<String>,
+    },
+    /// An episode began.
+    Started { item: String },
+    /// A request failed and is tried again after a wait.
+    Retrying {
+        item: String,
+        message: String,
+        wait_ms: u64,
+    },
+    /// An episode ended and is in the file.
+    Finished {
+        item: String,
+        status: EpisodeStatus,
+        steps: usize,
+        /// Items with a record now, of `total`.
+        done: usize,
+        total: usize,
+        /// The run's tokens and estimated cost so far (file included).
+        usage: Usage,
+        cost: Option<f64>,
+    },
+    /// An item could not be played (its bundle or task is missing).
+    Problem { item: String, message: String },
+}
+
+/// Why the runner stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Every item of the plan (or of the shard) has a record.
+    Complete,
+    /// The cancel flag was raised: episodes in flight were dropped.
+    Cancelled,
+    /// `max_cost` was reached: no episode was started after.
+    MaxCost,
+}
+
+/// What a run ended with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalOutcome {
+    /// Every record of the plan's items now in the file, in plan order.
+    pub records: Vec<EpisodeRecord>,
+    /// Episodes finished by this call.
+    pub ran: usize,
+    /// Items of the plan still without a record.
+    pub left: usize,
+    pub stop: Stop,
+    /// Items that could not be played, with why.
+    pub problems: Vec<String>,
+}
+
+/// What stops a run before it starts, or while it writes.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EvalError {
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{path}: {message}")]
+    Spec { path: String, message: String },
+    #[error("{path}:{line}: not an episode record: {message}")]
+    BadLine {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error(
+        "{path} holds episodes of a different run, so this run would not resume it: {}; \
+         use another --out, or the settings of that run",
+        differences.join("; ")
+    )]
+    Refused {
+        path: String,
+        differences: Vec<String>,
+    },
+    #[error("the plan is empty: no task of the devices chosen matches")]
+    EmptyPlan,
+    #[error("{path}: {message}")]
+    Load { path: String, message: String },
+    #[error("no device {id} among the bundles given")]
+    NoDevice { id: String },
+    #[error("no device matches the ids and categories asked for")]
+    NoDevices,
+}
+
+/// Which devices to play: these ids and categories (empty: all).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceFilter {
+    pub devices: Vec<String>,
+    pub categories: Vec<String>,
+}
+
+impl DeviceFilter {
+    fn keeps(&self, id: &str, category: &str) -> bool {
+        (self.devices.is_empty() || self.devices.iter().any(|d| d == id))
+            && (self.categories.is_empty() || self.categories.iter().any(|c| c == category))
+    }
+
+    /// Every device id asked for is among `bundles`, and some device is.
+    fn check(&self, bundles: &[Bundle]) -> Result<(), EvalError> {
+        for id in &self.devices {
+            if !bundles.iter().any(|b| &b.manifest.id == id) {
+                return Err(EvalError::NoDevice { id: id.clone() });
+            }
+        }
+        if bundles.is_empty() {
+            return Err(EvalError::NoDevices);
+        }
+        Ok(())
+    }
+}
+
+fn load_one(path: &Path) -> Result<Bundle, EvalError> {
+    crate::bundle::load_path(path).map_err(|e| EvalError::Load {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The devices of a library index (`data/library.json`) that `filter`
+/// keeps, in index order.
+pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
+    let load_error = |message: String| EvalError::Load {
+        path: index.display().to_string(),
+        message,
+    };
+    let bytes = std::fs::read(index).map_err(|e| load_error(e.to_string()))?;
+    let library = crate::bundle::LibraryIndex::parse(&bytes).map_err(load_error)?;
+    let root = index.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for entry in &library.devices {
+        if filter.keeps(&entry.id, &entry.category) {
+            out.push(load_one(&root.join(&entry.path))?);
+        }
+    }
+    filter.check(&out)?;
+    Ok(out)
+}
+
+/// The bundles at `paths` (folders, zips, JSON files) that `filter` keeps.
+pub fn load_bundles(paths: &[PathBuf], filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
+    let mut out = Vec::new();
+    for path in paths {
+        let bundle = load_one(path)?;
+        if filter.keeps(&bundle.manifest.id, &bundle.manifest.category) {
+            out.push(bundle);
+        }
+    }
+    filter.check(&out)?;
+    Ok(out)
+}
+
+/// The plan of `source` with `settings` on `bundles`: each task (only
+/// those in `tasks`, when given) `repeats` times, in bundle and task order.
+pub fn make_plan(
+    source: crate::vlm::Source,
+    settings: crate::vlm::AgentSettings,
+    bundles: Vec<Bundle>,
+    tasks: &[String],
+    repeats: u32,
+    replay: Option<(Replay, String)>,
+) -> Result<EvalPlan, EvalError> {
+    let chosen: Vec<(String, Vec<String>)> = bundles
+        .iter()
+        .map(|b| {
+            let ids = b
+                .tasks
+                .iter()
+                .map(|t| t.id.clone())
+                .filter(|t| tasks.is_empty() || tasks.contains(t))
+                .collect::<Vec<_>>();
+            (b.manifest.id.clone(), ids)
+        })
+        .filter(|(_, ids)| !ids.is_empty())
+        .collect();
+    let items = crate::vlm::batch::plan(&chosen, repeats.max(1));
+    if items.is_empty() {
+        return Err(EvalError::EmptyPlan);
+    }
+    let played: Vec<&Bundle> = bundles.iter().collect();
+    let mut spec = RunSpec::new(source, settings, items, &played);
+    let replay = replay.map(|(r, text)| {
+        spec.replay = Some(text);
+        Arc::new(r)
+    });
+    Ok(EvalPlan {
+        spec,
+        bundles: bundles.into_iter().map(Arc::new).collect(),
+        replay,
+    })
+}
+
+/// Milliseconds since 1970, the clock the driver is given (a
+/// `Retry-After` date is compared with it).
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Checks that `out` belongs to this run (its description, or with none
+/// its records' settings), writing the description when it has none.
+fn check_output(plan: &EvalPlan, out: &Path, finished: &Finished) -> Result<(), EvalError> {
+    let path = out.display().to_string();
+    match output::read_spec(out)? {
+        Some(before) => {
+            let differences = before.differences(&plan.spec);
+            if !differences.is_empty() {
+                return Err(EvalError::Refused { path, differences });
+            }
+        }
+        None => {
+            let expected = plan.spec.trajectory_settings();
+            let mut differences = Vec::new();
+            for r in &finished.records {
+                let s = &r.trajectory.settings;
+                let mut check = |what: &str, a: String, b: String| {
+                    let d = format!("{what}: {a} before, {b} now");
+                    if a != b && !differences.contains(&d) {
+                        differences.push(d);
+                    }
+                };
+                check("agent", s.agent.clone(), expected.agent.clone());
+                check(
+                    "model",
+                    s.model.clone().unwrap_or_default(),
+                    expected.model.clone().unwrap_or_default(),
+                );
+                check("λ", s.lambda.to_string(), expected.lambda.to_string());
+                check(
+                    "prompt version",
+                    s.prompt_version.clone().unwrap_or_default(),
+                    expected.prompt_version.clone().unwrap_or_default(),
+                );
+                if let Some(hash) = plan.spec.bundles.get(&r.trajectory.bundle_id) {
+                    check(
+                        &format!("the logic of device {}", r.trajectory.bundle_id),
+                        r.trajectory.logic_hash.clone(),
+                        hash.clone(),
+                    );
+                }
+            }
+            let planned: std::collections::BTreeSet<String> =
+                plan.spec.items.iter().map(BatchItem::key).collect();
+            let foreign: Vec<&str> = finished
+                .records
+                .iter()
+                .map(|r| r.item.as_str())
+                .filter(|i| !planned.contains(*i))
+                .collect();
+            if !foreign.is_empty() {
+                differences.push(format!(
+                    "{} episodes not in this plan (first {})",
+                    foreign.len(),
+                    foreign[0]
+                ));
+            }
+            if !differences.is_empty() {
+                return Err(EvalError::Refused { path, differences });
+            }
+            output::write_spec(out, &plan.spec)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gets `out` ready for a run split into shards: checks that it belongs to
+/// this plan (writing the run description beside it when it has none) and
+/// cuts a torn last line. Call it once, before any shard starts; without
+/// shards [`evaluate`] does this itself. Returns what the file holds.
+pub fn prepare_output(plan: &EvalPlan, out: &Path) -> Result<Finished, EvalError> {
+    let finished = read_finished(out)?;
+    check_output(plan, out, &finished)?;
+    Output::open(out, &finished, true)?;
+    Ok(finished)
+}
+
+/// The shared state of a run's threads.
+struct Shared<'p> {
+    plan: &'p EvalPlan,
+    options: &'p EvalOptions,
+    bundles: BTreeMap<String, Arc<Bundle>>,
+    queue: Mutex<VecDeque<BatchItem>>,
+    output: Mutex<Output>,
+    /// Items with a record, tokens and cost so far.
+    tally: Mutex<(usize, Usage, Option<f64>)>,
+    ran: Mutex<usize>,
+    problems: Mutex<Vec<String>>,
+    error: Mutex<Option<EvalError>>,
+    /// Raised when no episode may start any more (max cost, an error).
+    halt: AtomicBool,
+    max_cost_hit: AtomicBool,
+    client: http::Client,
+}
+
+/// Plays the plan's items that have no record in `out` yet, `concurrency`
+/// at a time, appending each finished episode to `out` as it ends.
+/// `progress` hears every event (from the worker threads). Raising
+/// `cancel` stops it: no new request is sent, episodes in flight are
+/// dropped (they run again on resume), and it returns
+/// [`Stop::Cancelled`] once every thread has stopped (at worst after a
+/// request's timeout).
+pub fn evaluate(
+    plan: &EvalPlan,
+    options: &EvalOptions,
+    out: &Path,
+    progress: &(dyn Fn(&EvalEvent) + Sync),
+    cancel: &AtomicBool,
+) -> Result<EvalOutcome, EvalError> {
+    if plan.spec.items.is_empty() {
+        return Err(EvalError::EmptyPlan);
+    }
+    let finished = read_finished(out)?;
+    check_output(plan, out, &finished)?;
+    // Shards leave the repair to `prepare_output`, run once before them: a
+    // line another shard is writing can look torn while it is written.
+    let output = Output::open(out, &finished, options.shard.is_none())?;
+    let total = plan.spec.items.len();
+    let mut todo = plan.spec.remaining(&finished.records);
+    if let Some(shard) = options.shard {
+        let count = shard.count.max(1);
+        let position: HashMap<String, usize> = plan
+            .spec
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (item.key(), i))
+            .collect();
+        todo.retain(|item| {
+            position
+                .get(&item.key())
+                .is_some_and(|p| p % count == shard.index)
+        });
+    }
+    let mut usage = Usage::default();
+    let mut cost: Option<f64> = None;
+    let planned: std::collections::BTreeSet<String> =
+        plan.spec.items.iter().map(BatchItem::key).collect();
+    let mine: Vec<&EpisodeRecord> = finished
+        .records
+        .iter()
+        .filter(|r| planned.contains(&r.item))
+        .collect();
+    for r in &mine {
+        usage.add(r.usage);
+        if let Some(c) = r.cost {
+            cost = Some(cost.unwrap_or(0.0) + c);
+        }
+    }
+    progress(&EvalEvent::Resumed {
+        done: mine.len(),
+        total,
+        notes: finished.notes.clone(),
+    });
+
+    let shared = Shared {
+        plan,
+        options,
+        bundles: plan
+            .bundles
+            .iter()
+            .map(|b| (b.manifest.id.clone(), b.clone()))
+            .collect(),
+        queue: Mutex::new(todo.into()),
+        output: Mutex::new(output),
+        tally: Mutex::new((mine.len(), usage, cost)),
+        ran: Mutex::new(0),
+        problems: Mutex::new(Vec::new()),
+        error: Mutex::new(None),
+        halt: AtomicBool::new(false),
+        max_cost_hit: AtomicBool::new(false),
+        client: http::Client::new(plan.spec.settings.timeout_ms),
+    };
+    let workers = options.concurrency.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| worker(&shared, progress, cancel));
+        }
+    });
+    if let Some(e) = lock(&shared.error).take() {
+        return Err(e);
+    }
+    let ran = *lock(&shared.ran);
+    let problems = lock(&shared.problems).clone();
+
+    // The file again: other processes (shards) may have appended too.
+    let now = read_finished(out)?;
+    let mut by_item: HashMap<String, EpisodeRecord> = now
+        .records
+        .into_iter()
+        .map(|r| (r.item.clone(), r))
+        .collect();
+    let records: Vec<EpisodeRecord> = plan
+        .spec
+        .items
+        .iter()
+        .filter_map(|i| by_item.remove(&i.key()))
+        .collect();
+    let left = total - records.len();
+    let stop = if cancel.load(Ordering::SeqCst) && left > 0 {
+        Stop::Cancelled
+    } else if shared.max_cost_hit.load(Ordering::SeqCst) && left > 0 {
+        Stop::MaxCost
+    } else {
+        Stop::Complete
+    };
+    Ok(EvalOutcome {
+        records,
+        ran,
+        left,
+        stop,
+        problems,
+    })
+}
+
+/// A lock, even if a thread panicked holding it (the data stays usable:
+/// each update is one assignment).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn stopped(shared: &Shared<'_>, cancel: &AtomicBool) -> bool {
+    cancel.load(Ordering::SeqCst) || shared.halt.load(Ordering::SeqCst)
+}
+
+/// One thread: takes items until none is left or the run stops. Keeps one
+/// compiled episode per bundle, reused across its items.
+fn worker(shared: &Shared<'_>, progress: &(dyn Fn(&EvalEvent) + Sync), cancel: &AtomicBool) {
+    let mut episodes: HashMap<String, Episode<'_>> = HashMap::new();
+    loop {
+        if stopped(shared, cancel) {
+            return;
+        }
+        if let Some(max) = shared.options.max_cost {
+            let (_, _, cost) = *lock(&shared.tally);
+            if cost.is_some_and(|c| c >= max) {
+                shared.max_cost_hit.store(true, Ordering::SeqCst);
+                shared.halt.store(true, Ordering::SeqCst);
+                return;
+            }
+        }
+        let Some(item) = lock(&shared.queue).pop_front() else {
+            return;
+        };
+        let Some(bundle) = shared.bundles.get(&item.bundle_id) else {
+            problem(
+                shared,
+                progress,
+                &item,
+                format!("the device {} is not loaded", item.bundle_id),
+            );
+            continue;
+        };
+        let episode = episodes
+            .remove(&item.bundle_id)
+            .unwrap_or_else(|| Episode::new(bundle));
+        match play(shared, bundle, episode, &item, progress, cancel) {
+            Ok((Some(record), episode)) => {
+                episodes.insert(item.bundle_id.clone(), episode);
+                finished(shared, progress, *record);
+            }
+            Ok((None, _)) => return,
+            Err(message) => problem(shared, progress, &item, message),
+        }
+    }
+}
+
+fn problem(
+    shared: &Shared<'_>,
+    progress: &(dyn Fn(&EvalEvent) + Sync),
+    item: &BatchItem,
+    message: String,
+) {
+    lock(&shared.problems).push(format!("{}: {message}", item.key()));
+    progress(&EvalEvent::Problem {
+        item: item.key(),
+        message,
+    });
+}
+
+type Played<'b> = (Option<Box<EpisodeRecord>>, Episode<'b>);
+
+/// Drives one episode; no record when the run was stopped during it.
+fn play<'b>(
+    shared: &Shared<'_>,
+    bundle: &'b Bundle,
+    episode: Episode<'b>,
+    item: &BatchItem,
+    progress: &(dyn Fn(&EvalEvent) + Sync),
+    cancel: &AtomicBool,
+) -> Result<Played<'b>, String> {
+    let spec = &shared.plan.spec;
+    let agent = driver::player(spec, bundle, shared.plan.replay.as_ref(), item.repeat)
+        .map_err(|e| e.to_string())?;
+    let config = DriverConfig::for_run(spec, shared.options.key.clone());
+    let mut driver = EpisodeDriver::new(episode, item, agent, config).map_err(|e| e.to_string())?;
+    progress(&EvalEvent::Started { item: item.key() });
+    loop {
+        let need = driver.poll(now_ms()).map_err(|e| e.to_string())?;
+        for event in driver.take_events() {
+            if let driver::Event::Retrying { message, wait_ms } = event {
+                progress(&EvalEvent::Retrying {
+                    item: item.key(),
+                    message,
+                    wait_ms,
+                });
+            }
+        }
+        match need {
+            Need::Done(record) => return Ok((Some(record), driver.into_episode())),
+            Need::Send {
+                request,
+                timeout_ms,
+            } => {
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok((None, driver.into_episode()));
+                }
+                let answer = shared.client.send(&request, timeout_ms);
+                driver.feed(answer, now_ms());
+            }
+            Need::Wait { ms } => {
+                let until = now_ms().saturating_add(ms);
+                while now_ms() < until {
+                    if cancel.load(Ordering::SeqCst) {
+                        return Ok((None, driver.into_episode()));
+                    }
+                    let left = until.saturating_sub(now_ms()).min(50);
+                    std::thread::sleep(Duration::from_millis(left));
+                }
+            }
+        }
+    }
+}
+
+/// Appends a finished episode and tells the caller.
+fn finished(shared: &Shared<'_>, progress: &(dyn Fn(&EvalEvent) + Sync), record: EpisodeRecord) {
+    if let Err(e) = lock(&shared.output).append(&record) {
+        *lock(&shared.error) = Some(e);
+        shared.halt.store(true, Ordering::SeqCst);
+        return;
+    }
+    *lock(&shared.ran) += 1;
+    let (done, usage, cost) = {
+        let mut tally = lock(&shared.tally);
+        tally.0 += 1;
+        tally.1.add(record.usage);
+        if let Some(c) = record.cost {
+            tally.2 = Some(tally.2.unwrap_or(0.0) + c);
+        }
+        *tally
+    };
+    progress(&EvalEvent::Finished {
+        item: record.item.clone(),
+        status: record.status,
+        steps: record.trajectory.steps.len(),
+        done,
+        total: shared.plan.spec.items.len(),
+        usage,
+        cost,
+    });
+}

@@ -1,0 +1,211 @@
+//! A run's output file: JSON Lines of [`EpisodeRecord`]s, the trajectory
+//! format the Agent page exports, appended one whole line per finished
+//! episode, and its run description beside it (`FILE.run.json`, a
+//! [`RunSpec`]).
+//!
+//! **Writing.** The file is opened with `O_APPEND`; each record is one
+//! `write` of the whole line with its `\n`, then `fsync`ed before the
+//! episode counts as finished. Several processes (shards of one plan) may
+//! append to the same file at once: appends of whole lines do not
+//! interleave on a local file system.
+//!
+//! **Reading.** Every line that parses is a finished episode. A last line
+//! that is torn (no `\n` at its end, or not a record: a crash or power
+//! loss in the middle of a write) is not an episode: it is reported and
+//! cut off before this process appends, so the next line starts clean. A
+//! bad line anywhere else is an error naming it. An item found twice
+//! keeps its first record, and the repeat is reported.
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::vlm::{EpisodeRecord, RunSpec};
+
+use super::EvalError;
+
+/// The run description's path beside an output file: `FILE.run.json`.
+pub fn spec_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_os_string();
+    name.push(".run.json");
+    PathBuf::from(name)
+}
+
+/// What an output file holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Finished {
+    /// The records, in file order, each item once.
+    pub records: Vec<EpisodeRecord>,
+    /// What was dropped, for the user: a torn last line, repeated items.
+    pub notes: Vec<String>,
+    /// Where the whole lines end (the length to cut a torn tail to).
+    pub whole_len: u64,
+}
+
+fn io_error(path: &Path, what: &str, e: std::io::Error) -> EvalError {
+    EvalError::Io {
+        path: path.display().to_string(),
+        message: format!("{what}: {e}"),
+    }
+}
+
+/// Reads an output file (an absent file holds nothing).
+pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Finished::default()),
+        Err(e) => return Err(io_error(path, "reading", e)),
+    };
+    let mut out = Finished::default();
+    let mut seen = BTreeSet::new();
+    let mut start = 0usize;
+    let mut line_no = 0usize;
+    while start < bytes.len() {
+        line_no += 1;
+        let end = bytes[start..].iter().position(|&b| b == b'\n');
+        let (line, next, whole) = match end {
+            Some(i) => (&bytes[start..start + i], start + i + 1, true),
+            None => (&bytes[start..], bytes.len(), false),
+        };
+        let is_last = next >= bytes.len();
+        let text = String::from_utf8_lossy(line);
+        if text.trim().is_empty() {
+            if whole {
+                out.whole_len = next as u64;
+            }
+            start = next;
+            continue;
+        }
+        match (serde_json::from_str::<EpisodeRecord>(&text), whole) {
+            (Ok(record), true) => {
+                if seen.insert(record.item.clone()) {
+                    out.records.push(record);
+                } else {
+                    out.notes.push(format!(
+                        "{}:{line_no}: {} is already in the file; the first record is kept",
+                        path.display(),
+                        record.item
+                    ));
+                }
+                out.whole_len = next as u64;
+            }
+            _ if is_last => {
+                out.notes.push(format!(
+                    "{}:{line_no}: the last line is torn ({} bytes{}, written when a run was \
+                     stopped); it is dropped and its episode runs again",
+                    path.display(),
+                    line.len(),
+                    if whole { "" } else { " without a line end" }
+                ));
+            }
+            (Ok(_), false) => {
+                return Err(EvalError::BadLine {
+                    path: path.display().to_string(),
+                    line: line_no,
+                    message: "no line end".into(),
+                })
+            }
+            (Err(e), _) => {
+                return Err(EvalError::BadLine {
+                    path: path.display().to_string(),
+                    line: line_no,
+                    message: e.to_string(),
+                })
+            }
+        }
+        start = next;
+    }
+    Ok(out)
+}
+
+/// An output file open for appending.
+#[derive(Debug)]
+pub struct Output {
+    file: File,
+    path: PathBuf,
+}
+
+impl Output {
+    /// Opens (creating) `path` for appending. A torn last line found by
+    /// [`read_finished`] is cut off first when `repair` is set: do it in
+    /// one process before others append.
+    pub fn open(path: &Path, finished: &Finished, repair: bool) -> Result<Output, EvalError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| io_error(path, "opening", e))?;
+        if repair {
+            let len = file
+                .metadata()
+                .map_err(|e| io_error(path, "reading the size of", e))?
+                .len();
+            if len > finished.whole_len {
+                file.set_len(finished.whole_len)
+                    .map_err(|e| io_error(path, "cutting the torn last line of", e))?;
+                file.sync_all().map_err(|e| io_error(path, "syncing", e))?;
+            }
+        }
+        Ok(Output {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one record as one whole line, synced to disk before this
+    /// returns.
+    pub fn append(&mut self, record: &EpisodeRecord) -> Result<(), EvalError> {
+        self.append_line(record)
+    }
+
+    /// Appends any value as one whole JSON line, synced to disk before
+    /// this returns (`knoblab run` writes bare trajectories).
+    pub fn append_line(&mut self, value: &impl serde::Serialize) -> Result<(), EvalError> {
+        let mut line = serde_json::to_string(value).map_err(|e| EvalError::Io {
+            path: self.path.display().to_string(),
+            message: format!("writing a record: {e}"),
+        })?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|e| io_error(&self.path, "appending to", e))?;
+        self.file
+            .sync_data()
+            .map_err(|e| io_error(&self.path, "syncing", e))
+    }
+}
+
+/// Reads the run description beside `out`, if there is one.
+pub fn read_spec(out: &Path) -> Result<Option<RunSpec>, EvalError> {
+    let path = spec_path(out);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => RunSpec::parse(&text)
+            .map(Some)
+            .map_err(|e| EvalError::Spec {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(&path, "reading", e)),
+    }
+}
+
+/// Writes the run description beside `out`, whole or not at all (a
+/// temporary file renamed over it).
+pub fn write_spec(out: &Path, spec: &RunSpec) -> Result<(), EvalError> {
+    let path = spec_path(out);
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let text = serde_json::to_string_pretty(spec).map_err(|e| EvalError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let mut file = File::create(&tmp).map_err(|e| io_error(&tmp, "creating", e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|_| file.write_all(b"\n"))
+        .and_then(|_| file.sync_all())
+        .map_err(|e| io_error(&tmp, "writing", e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| io_error(&path, "renaming into", e))
+}
