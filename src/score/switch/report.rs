@@ -249,6 +249,176 @@ fn score_mcq_item(item: &Item, p: Option<&Prediction>) -> McqResult {
     }
 }
 
+/// Every running total of a report: what [`build_report`] adds each scored
+/// item to, and turns into the report's tables at the end.
+#[derive(Debug, Default)]
+struct ReportTally {
+    overall: Tally,
+    columns: BTreeMap<Skill, Tally>,
+    by_form: BTreeMap<String, Tally>,
+    by_scenario: BTreeMap<String, Tally>,
+    partial: Mean,
+    partial_exact: Tally,
+    open_em: Mean,
+    open_f1: Mean,
+    open_columns: BTreeMap<Skill, (Mean, Mean)>,
+    judge: JudgeTally,
+}
+
+/// The judge's running totals: its accuracy, per column, and the
+/// diagnostic counts.
+#[derive(Debug, Default)]
+struct JudgeTally {
+    counts: JudgeTable,
+    scored: Tally,
+    columns: BTreeMap<Skill, Tally>,
+    matches: BTreeMap<AnswerMatch, usize>,
+}
+
+impl ReportTally {
+    /// Counts one MCQ item.
+    fn add_mcq(&mut self, item: &Item, skill: Option<Skill>, result: &McqResult) {
+        self.overall.add(result.correct);
+        if let Some(s) = skill {
+            self.columns.entry(s).or_default().add(result.correct);
+        }
+        self.by_form
+            .entry(item.key.form.clone())
+            .or_default()
+            .add(result.correct);
+        self.by_scenario
+            .entry(
+                item.scenario_family
+                    .clone()
+                    .unwrap_or_else(|| "(none)".into()),
+            )
+            .or_default()
+            .add(result.correct);
+        if let Some(ps) = result.partial {
+            self.partial.add(ps);
+            self.partial_exact.add(result.correct);
+        }
+    }
+
+    /// Counts one OpenQA item's offline scores.
+    fn add_open(&mut self, skill: Option<Skill>, result: &OpenOutcome) {
+        self.open_em.add(result.em);
+        self.open_f1.add(result.f1);
+        if let Some(s) = skill {
+            let cell = self.open_columns.entry(s).or_default();
+            cell.0.add(result.em);
+            cell.1.add(result.f1);
+        }
+    }
+
+    /// Writes the tables into `report` (the judge's only when `judging`).
+    fn finish(self, report: &mut SwitchReport, judging: bool) {
+        report.mcq = McqTable {
+            overall: self.overall.into(),
+            columns: skill_columns(&self.columns, |t| Cell::from(*t), Cell::default()),
+        };
+        report.multi_select_partial = PartialSummary {
+            mean: self.partial.value(),
+            exact_accuracy: self.partial_exact.accuracy(),
+            n: self.partial.n,
+        };
+        report.by_form = Columns(
+            self.by_form
+                .into_iter()
+                .map(|(k, t)| (k, t.into()))
+                .collect(),
+        );
+        report.by_scenario = Columns(
+            self.by_scenario
+                .into_iter()
+                .map(|(k, t)| (k, t.into()))
+                .collect(),
+        );
+        let open_cell = |(em, f1): &(Mean, Mean)| OpenCell {
+            em: em.value(),
+            f1: f1.value(),
+            n: em.n,
+        };
+        report.openqa = OpenTable {
+            em: self.open_em.value(),
+            f1: self.open_f1.value(),
+            n: self.open_em.n,
+            columns: skill_columns(&self.open_columns, open_cell, OpenCell::default()),
+        };
+        if judging {
+            report.judge = Some(self.judge.finish());
+        }
+    }
+}
+
+impl JudgeTally {
+    /// Counts one judge outcome.
+    fn add(&mut self, skill: Option<Skill>, o: &JudgeOutcome) {
+        let judge = &mut self.counts;
+        match o {
+            JudgeOutcome::MultipleChoiceContamination { .. } => judge.contamination_zero += 1,
+            JudgeOutcome::Judged {
+                verdict,
+                multiple_choice_contamination,
+                ..
+            } => {
+                *self.matches.entry(verdict.answer_match).or_default() += 1;
+                judge.essential_missing += usize::from(verdict.essential_missing);
+                judge.wrong_extra_info += usize::from(verdict.wrong_extra_info);
+                judge.too_vague += usize::from(verdict.too_vague);
+                judge.format_issue += usize::from(verdict.format_issue);
+                judge.contamination_flagged += usize::from(*multiple_choice_contamination);
+                judge.inconsistent += usize::from(!verdict.warnings.is_empty());
+            }
+            JudgeOutcome::Failed { .. } => judge.judge_failures += 1,
+            JudgeOutcome::Incomplete { .. } => judge.incomplete += 1,
+            JudgeOutcome::NotJudged => judge.not_judged += 1,
+        }
+        if let Some(score) = o.score() {
+            self.scored.add(score == 1);
+            if let Some(s) = skill {
+                self.columns.entry(s).or_default().add(score == 1);
+            }
+        }
+    }
+
+    fn finish(self) -> JudgeTable {
+        let mut judge = JudgeTable {
+            prompt_version: JUDGE_PROMPT_VERSION,
+            ..self.counts
+        };
+        judge.accuracy = self.scored.accuracy();
+        judge.scored = self.scored.n;
+        judge.columns = skill_columns(&self.columns, |t| Cell::from(*t), Cell::default());
+        judge.answer_match = Columns(
+            AnswerMatch::ALL
+                .iter()
+                .map(|m| {
+                    (
+                        m.name().to_string(),
+                        self.matches.get(m).copied().unwrap_or(0),
+                    )
+                })
+                .collect(),
+        );
+        let verdicts: usize = self.matches.values().sum();
+        judge.answer_match_share = Columns(
+            judge
+                .answer_match
+                .0
+                .iter()
+                .map(|(k, n)| {
+                    (
+                        k.clone(),
+                        (verdicts > 0).then(|| *n as f64 / verdicts as f64),
+                    )
+                })
+                .collect(),
+        );
+        judge
+    }
+}
+
 /// Scores predictions against the ground truth.
 ///
 /// `pred_file` names the predictions in error messages.
@@ -259,22 +429,7 @@ pub fn build_report(
 ) -> Result<SwitchReport, InputErrors> {
     let (assigned, unmatched) = match_predictions(gt, pred_file, predictions)?;
     let judging = predictions.iter().any(|p| p.judge.is_some());
-
-    let mut overall = Tally::default();
-    let mut columns: BTreeMap<Skill, Tally> = BTreeMap::new();
-    let mut by_form: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut by_scenario: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut partial = Mean::default();
-    let mut partial_exact = Tally::default();
-    let (mut open_em, mut open_f1) = (Mean::default(), Mean::default());
-    let mut open_columns: BTreeMap<Skill, (Mean, Mean)> = BTreeMap::new();
-    let mut judge = JudgeTable {
-        prompt_version: JUDGE_PROMPT_VERSION,
-        ..JudgeTable::default()
-    };
-    let mut judge_tally = Tally::default();
-    let mut judge_columns: BTreeMap<Skill, Tally> = BTreeMap::new();
-    let mut matches: BTreeMap<AnswerMatch, usize> = BTreeMap::new();
+    let mut tally = ReportTally::default();
     let mut report = SwitchReport {
         extractor_version: EXTRACTOR_VERSION,
         unmatched,
@@ -306,26 +461,7 @@ pub fn build_report(
         match item.gold {
             Gold::Choice(_) | Gold::MultiSelect(_) => {
                 let result = score_mcq_item(item, p);
-                overall.add(result.correct);
-                if let Some(s) = skill {
-                    columns.entry(s).or_default().add(result.correct);
-                }
-                by_form
-                    .entry(item.key.form.clone())
-                    .or_default()
-                    .add(result.correct);
-                by_scenario
-                    .entry(
-                        item.scenario_family
-                            .clone()
-                            .unwrap_or_else(|| "(none)".into()),
-                    )
-                    .or_default()
-                    .add(result.correct);
-                if let Some(ps) = result.partial {
-                    partial.add(ps);
-                    partial_exact.add(result.correct);
-                }
+                tally.add_mcq(item, skill, &result);
                 if let (Some(f), Some(p)) = (&result.failure, p) {
                     report.parse_failures.push(ParseFailureEntry {
                         item: row.item.clone(),
@@ -355,13 +491,7 @@ pub fn build_report(
                         unreadable: false,
                     }
                 };
-                open_em.add(result.em);
-                open_f1.add(result.f1);
-                if let Some(s) = skill {
-                    let cell = open_columns.entry(s).or_default();
-                    cell.0.add(result.em);
-                    cell.1.add(result.f1);
-                }
+                tally.add_open(skill, &result);
                 if let (true, Some(p)) = (result.unreadable, p) {
                     report.parse_failures.push(ParseFailureEntry {
                         item: row.item.clone(),
@@ -377,34 +507,7 @@ pub fn build_report(
                         .and_then(|p| p.judge.as_ref())
                         .map(|j| j.attempts.as_slice());
                     let o = outcome(&case, replies);
-                    match &o {
-                        JudgeOutcome::MultipleChoiceContamination { .. } => {
-                            judge.contamination_zero += 1
-                        }
-                        JudgeOutcome::Judged {
-                            verdict,
-                            multiple_choice_contamination,
-                            ..
-                        } => {
-                            *matches.entry(verdict.answer_match).or_default() += 1;
-                            judge.essential_missing += usize::from(verdict.essential_missing);
-                            judge.wrong_extra_info += usize::from(verdict.wrong_extra_info);
-                            judge.too_vague += usize::from(verdict.too_vague);
-                            judge.format_issue += usize::from(verdict.format_issue);
-                            judge.contamination_flagged +=
-                                usize::from(*multiple_choice_contamination);
-                            judge.inconsistent += usize::from(!verdict.warnings.is_empty());
-                        }
-                        JudgeOutcome::Failed { .. } => judge.judge_failures += 1,
-                        JudgeOutcome::Incomplete { .. } => judge.incomplete += 1,
-                        JudgeOutcome::NotJudged => judge.not_judged += 1,
-                    }
-                    if let Some(score) = o.score() {
-                        judge_tally.add(score == 1);
-                        if let Some(s) = skill {
-                            judge_columns.entry(s).or_default().add(score == 1);
-                        }
-                    }
+                    tally.judge.add(skill, &o);
                     row.judge = Some(o);
                 }
                 row.openqa = Some(result);
@@ -412,60 +515,7 @@ pub fn build_report(
         }
         report.per_item.push(row);
     }
-
-    report.mcq = McqTable {
-        overall: overall.into(),
-        columns: skill_columns(&columns, |t| Cell::from(*t), Cell::default()),
-    };
-    report.multi_select_partial = PartialSummary {
-        mean: partial.value(),
-        exact_accuracy: partial_exact.accuracy(),
-        n: partial.n,
-    };
-    report.by_form = Columns(by_form.into_iter().map(|(k, t)| (k, t.into())).collect());
-    report.by_scenario = Columns(
-        by_scenario
-            .into_iter()
-            .map(|(k, t)| (k, t.into()))
-            .collect(),
-    );
-    let open_cell = |(em, f1): &(Mean, Mean)| OpenCell {
-        em: em.value(),
-        f1: f1.value(),
-        n: em.n,
-    };
-    report.openqa = OpenTable {
-        em: open_em.value(),
-        f1: open_f1.value(),
-        n: open_em.n,
-        columns: skill_columns(&open_columns, open_cell, OpenCell::default()),
-    };
-    if judging {
-        judge.accuracy = judge_tally.accuracy();
-        judge.scored = judge_tally.n;
-        judge.columns = skill_columns(&judge_columns, |t| Cell::from(*t), Cell::default());
-        judge.answer_match = Columns(
-            AnswerMatch::ALL
-                .iter()
-                .map(|m| (m.name().to_string(), matches.get(m).copied().unwrap_or(0)))
-                .collect(),
-        );
-        let verdicts: usize = matches.values().sum();
-        judge.answer_match_share = Columns(
-            judge
-                .answer_match
-                .0
-                .iter()
-                .map(|(k, n)| {
-                    (
-                        k.clone(),
-                        (verdicts > 0).then(|| *n as f64 / verdicts as f64),
-                    )
-                })
-                .collect(),
-        );
-        report.judge = Some(judge);
-    }
+    tally.finish(&mut report, judging);
     Ok(report)
 }
 
