@@ -641,3 +641,29 @@ fn the_page_scores_a_dropped_release_folder_in_the_leaderboard_layout() {
         "{csv}"
     );
 }
+
+#[test]
+fn an_answers_file_may_be_one_object_or_one_line() {
+    let files = release_files();
+    let gt_with = |name: &str, bytes: &[u8]| {
+        let options = LoadOptions {
+            answers: vec![(name.into(), bytes.to_vec())],
+            ..LoadOptions::default()
+        };
+        GroundTruth::from_files_with(
+            files.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+            &options,
+        )
+    };
+    // One object id → answer: m2 is C, m5 is B.
+    let gt = gt_with("key.json", br#"{"m2": "C", "m5": "B"}"#).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(gt.items.len(), 12);
+    // One line answering m2 only: m5 (line 5) is still missing, named alone.
+    let err = gt_with("key.jsonl", br#"{"id": "m2", "answer": "C"}"#).unwrap_err();
+    assert!(err.to_string().contains("1 row (line 5)"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the answers file has no answer for their ids"),
+        "{err}"
+    );
+}

@@ -299,7 +299,7 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
     }
     if let Some(format) = by_name(path, bytes) {
         let items = match format {
-            Format::SwitchGroundTruth => count_switch_items(bytes),
+            Format::SwitchGroundTruth => count_switch_items(base_name(path), bytes),
             _ => 1,
         };
         return Ok(Detected {
@@ -446,14 +446,17 @@ fn detect_lines(path: &str, text: &str) -> Result<Detected, String> {
 
 /// Items in a SWITCH `vqa.json`/`openqa.json` (`{"data": [...]}`), or
 /// lines of a release `data.jsonl` or answers file; 0 for the manifests.
-fn count_switch_items(bytes: &[u8]) -> usize {
+fn count_switch_items(name: &str, bytes: &[u8]) -> usize {
+    use crate::score::switch::release::{is_answers_file, is_rows_file};
+    // A rows or answers file of one line parses as one object: one row.
+    let rows = is_rows_file(name) || is_answers_file(name);
     match serde_json::from_slice::<Value>(bytes) {
         Ok(v) => v
             .get("data")
             .and_then(Value::as_array)
             .map(Vec::len)
             .or_else(|| v.as_array().map(Vec::len))
-            .unwrap_or(0),
+            .unwrap_or(usize::from(rows && v.is_object())),
         Err(_) => String::from_utf8_lossy(bytes)
             .lines()
             .filter(|l| !l.trim().is_empty())

@@ -130,7 +130,10 @@ impl Answers {
     /// error naming both places.
     pub fn read(&mut self, file: &str, bytes: &[u8], errors: &mut Vec<InputError>) {
         if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(bytes) {
-            if !map.values().all(Value::is_object) || map.is_empty() {
+            // One object of ids → answers (a one-line JSON Lines file is an
+            // object too, but it has an id field).
+            let one_row = ID_FIELDS.iter().any(|f| map.contains_key(*f));
+            if !one_row && !map.values().all(Value::is_object) {
                 for (id, answer) in map {
                     self.insert(id, answer, format!("{file}: key"), errors);
                 }
