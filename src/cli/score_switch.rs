@@ -4,46 +4,122 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
+use crate::score::switch::report::ModelAccess;
+use crate::score::switch::{
+    self, predictions, GroundTruth, Layout, LoadOptions, ReportOptions, SwitchReport,
+};
 
 use super::read::read_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The dataset root: a folder, a zip of it, or one vqa.json/openqa.json.
+    /// The dataset root: a folder, a zip of it, or one vqa.json/openqa.json;
+    /// or the public release's tree (mcq_hf_1500/data.jsonl,
+    /// <task_family>/data.jsonl, media/, summary.json).
     #[arg(long, required_unless_present = "video")]
     pub gt: Option<PathBuf>,
     /// The predictions file: JSON Lines (or a JSON array), with saved judge
     /// outputs under "judge" when the OpenQA answers were judged.
     #[arg(long, required_unless_present = "video")]
     pub pred: Option<PathBuf>,
+    /// Answers published apart from the release rows: JSON Lines of
+    /// {"id", "answer"} (or one object id → answer), joined by id. Repeatable.
+    #[arg(long)]
+    pub answers: Vec<PathBuf>,
+    /// SPLIT=PATH_FRAGMENT: the items of ground-truth files whose path
+    /// contains the fragment are in the split (open or held). Repeatable.
+    #[arg(long = "split")]
+    pub splits: Vec<String>,
+    /// Count task families outside the eight in Overall.
+    #[arg(long)]
+    pub include_extra_families: bool,
+    /// The model's name (default: the predictions' model_name/model, else
+    /// the file's name).
+    #[arg(long)]
+    pub model_name: Option<String>,
+    /// open_weight or closed_api (default: the predictions' model_access).
+    #[arg(long)]
+    pub model_access: Option<String>,
+    /// Who submits, for the leaderboard submission row.
+    #[arg(long)]
+    pub submitted_by: Option<String>,
+    /// The submission's time (RFC 3339); default: now.
+    #[arg(long)]
+    pub submission_time: Option<String>,
     /// Generated-video judge outputs (JSON Lines or a JSON array).
     #[arg(long)]
     pub video: Option<PathBuf>,
+    /// Human ratings of the generated videos (JSON Lines of {"model",
+    /// "input_form", "human_score"}), for Table 3's human column.
+    #[arg(long, requires = "video")]
+    pub video_human: Option<PathBuf>,
+    /// The tables printed: paper (grouped skill columns, Table 6, Table 3)
+    /// or leaderboard (task × modality, Open / Held / Overall). The --json
+    /// document holds both.
+    #[arg(long, default_value = "paper")]
+    pub layout: String,
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
 }
 
+/// Now as RFC 3339 UTC, to the second.
+fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    crate::score::switch::report::rfc3339_utc(secs)
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let layout = Layout::parse(&args.layout).map_err(anyhow::Error::msg)?;
+    let mut load = LoadOptions::default();
+    for s in &args.splits {
+        load.splits
+            .push(LoadOptions::parse_split(s).map_err(anyhow::Error::msg)?);
+    }
+    for a in &args.answers {
+        load.answers
+            .push((a.display().to_string(), read_bounded(a)?));
+    }
+    let options = ReportOptions {
+        include_extra_families: args.include_extra_families,
+        model_name: args.model_name.clone(),
+        model_access: args
+            .model_access
+            .as_deref()
+            .map(ModelAccess::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
+        submitted_by: args.submitted_by.clone(),
+        submission_time: Some(args.submission_time.clone().unwrap_or_else(now_rfc3339)),
+    };
     let mut report = match (&args.gt, &args.pred) {
         (Some(gt), Some(pred)) => {
-            let gt = GroundTruth::load_path(gt)?;
+            let gt = GroundTruth::load_path_with(gt, &load)?;
             let bytes = read_bounded(pred)?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)?;
-            switch::build_report(&gt, &name, &preds)?
+            switch::build_report_with(&gt, &name, &preds, &options)?
         }
         _ => SwitchReport::default(),
     };
     if let Some(video) = &args.video {
         let bytes = read_bounded(video)?;
-        report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
+        let human = match &args.video_human {
+            Some(h) => Some((h.display().to_string(), read_bounded(h)?)),
+            None => None,
+        };
+        report.video = Some(switch::score_videos_with(
+            &video.display().to_string(),
+            &bytes,
+            human.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+        )?);
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", switch::render_text(&report));
+        print!("{}", switch::render_layout(&report, layout));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -212,7 +212,13 @@ fn by_name(path: &str, bytes: &[u8]) -> Option<Format> {
     if matches!(
         name,
         "vqa.json" | "openqa.json" | "dataset_manifest.json" | "form_matrix.json"
-    ) {
+    ) || crate::score::switch::release::is_rows_file(name)
+        || crate::score::switch::release::is_answers_file(name)
+    {
+        // The public release's rows (`data.jsonl`) and answers files are
+        // SWITCH ground truth by name: their rows carry `task_family` and
+        // `id` like predictions do. (Its `summary.json` is not needed, and
+        // the name is too common to claim.)
         return Some(Format::SwitchGroundTruth);
     }
     None
@@ -228,10 +234,19 @@ fn classify_object(v: &Value) -> Option<Format> {
     if has("interaction_prediction") || (has("image_path") && has("locate_results")) {
         return Some(Format::FineStateResultFile);
     }
+    // A release row (a question with options or an answer, no response)
+    // under another name is ground truth, not a prediction.
+    if !has("response")
+        && (has("question") || has("query"))
+        && (has("options") || has("choices") || has("GT") || has("label"))
+        && (has("task_family") || has("question_id") || has("id"))
+    {
+        return Some(Format::SwitchGroundTruth);
+    }
     if has("task_family") && (has("id") || has("origin_qa_id")) {
         return Some(Format::SwitchPredictions);
     }
-    if has("origin_qa_id") && (has("response") || has("answer")) {
+    if (has("origin_qa_id") || has("question_id")) && (has("response") || has("answer")) {
         return Some(Format::SwitchPredictions);
     }
     if has("scene_fidelity") || has("control_correctness") {
@@ -284,7 +299,7 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
     }
     if let Some(format) = by_name(path, bytes) {
         let items = match format {
-            Format::SwitchGroundTruth => count_switch_items(bytes),
+            Format::SwitchGroundTruth => count_switch_items(base_name(path), bytes),
             _ => 1,
         };
         return Ok(Detected {
@@ -429,13 +444,24 @@ fn detect_lines(path: &str, text: &str) -> Result<Detected, String> {
     })
 }
 
-/// Items in a SWITCH `vqa.json`/`openqa.json` (`{"data": [...]}`); 0 for
-/// the manifests.
-fn count_switch_items(bytes: &[u8]) -> usize {
-    serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .and_then(|v| v.get("data").and_then(Value::as_array).map(Vec::len))
-        .unwrap_or(0)
+/// Items in a SWITCH `vqa.json`/`openqa.json` (`{"data": [...]}`), or
+/// lines of a release `data.jsonl` or answers file; 0 for the manifests.
+fn count_switch_items(name: &str, bytes: &[u8]) -> usize {
+    use crate::score::switch::release::{is_answers_file, is_rows_file};
+    // A rows or answers file of one line parses as one object: one row.
+    let rows = is_rows_file(name) || is_answers_file(name);
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) => v
+            .get("data")
+            .and_then(Value::as_array)
+            .map(Vec::len)
+            .or_else(|| v.as_array().map(Vec::len))
+            .unwrap_or(usize::from(rows && v.is_object())),
+        Err(_) => String::from_utf8_lossy(bytes)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count(),
+    }
 }
 
 #[cfg(test)]
@@ -447,6 +473,33 @@ mod tests {
         let line = br#"{"task_family": "vqa_task", "form": "img2txt", "id": 0, "response": "B"}"#;
         assert_eq!(
             detect("p.jsonl", line).map(|d| d.format),
+            Ok(Format::SwitchPredictions)
+        );
+    }
+
+    #[test]
+    fn the_public_release_files_are_switch_ground_truth() {
+        let row = br#"{"id": "q1", "task_family": "recovery_abnormal", "question": "Which?", "options": ["a", "b"]}"#;
+        for name in [
+            "mcq_hf_1500/data.jsonl",
+            "recovery_abnormal/data.jsonl",
+            "answers.jsonl",
+        ] {
+            let d = detect(name, row).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                (d.format, d.items),
+                (Format::SwitchGroundTruth, 1),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            detect("rows.jsonl", row).map(|d| d.format),
+            Ok(Format::SwitchGroundTruth)
+        );
+        // Predictions for release rows name them by question_id.
+        let pred = br#"{"question_id": "m1", "response": "Answer: A"}"#;
+        assert_eq!(
+            detect("pred.jsonl", pred).map(|d| d.format),
             Ok(Format::SwitchPredictions)
         );
     }

@@ -147,6 +147,15 @@ pub fn latex_rows(rows: &[LeaderRow]) -> String {
         .collect()
 }
 
+/// The SWITCH leaderboard submission row as the leaderboard takes it:
+/// `model_name`, `model_access`, `submitted_by`, `submission_time` and
+/// `results` = `{"mcq_open": {"acc"}, "mcq_closed": {"acc"}, "openqa_open":
+/// {"em", "f1"}, "openqa_closed": {"em", "f1"}}`, fractions in 0–1 (`null`
+/// where a split is not known), pretty-printed.
+pub fn switch_submission(row: &super::switch::report::Submission) -> String {
+    serde_json::to_string_pretty(row).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,35 @@ pub struct JobOptions {
     pub finestate_parser: Option<String>,
     /// Formats the user chose, by file path, over what detection said.
     pub overrides: BTreeMap<String, Format>,
+    /// SWITCH: the layout, the model's metadata, splits and extra families.
+    pub switch: SwitchOptions,
+}
+
+/// SWITCH's choices, as `knoblab score switch` takes them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SwitchOptions {
+    /// The tables shown (`--layout`).
+    pub layout: switch::Layout,
+    /// The report's options (`--model-name`, `--model-access`,
+    /// `--submitted-by`, `--include-extra-families`; the page sets the
+    /// submission time when the job starts).
+    pub report: switch::ReportOptions,
+    /// `SPLIT=PATH_FRAGMENT` entries (`--split`).
+    pub splits: Vec<String>,
+}
+
+/// A file the page offers for download, made by the core's exports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Download {
+    /// The scored file it is of.
+    pub file: String,
+    /// The button's label.
+    pub label: String,
+    /// The downloaded file's name.
+    pub name: String,
+    pub mime: String,
+    pub text: String,
 }
 
 /// A bundle for trajectory metrics, as files in memory.
@@ -126,6 +155,9 @@ pub struct Outcome {
     pub reports: Vec<ReportView>,
     pub failures: Vec<Failure>,
     pub leaderboards: Vec<Leaderboard>,
+    /// Downloads offered beside the reports (SWITCH's submission row and
+    /// leaderboard-layout tables).
+    pub downloads: Vec<Download>,
 }
 
 /// Sorts the dropped files into results and the ground-truth pool.
@@ -308,6 +340,7 @@ pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
             }),
         }
     }
+    outcome.downloads = std::mem::take(&mut ground.downloads);
     outcome.leaderboards = leaderboards(&outcome.reports);
     progress(&Progress {
         done: total,
@@ -351,6 +384,7 @@ struct Ground<'a> {
     finestate: Option<MemFiles>,
     switch: Option<Result<GroundTruth, String>>,
     bundles: Option<Result<Vec<Bundle>, String>>,
+    downloads: Vec<Download>,
 }
 
 impl<'a> Ground<'a> {
@@ -361,6 +395,7 @@ impl<'a> Ground<'a> {
             finestate: None,
             switch: None,
             bundles: None,
+            downloads: Vec::new(),
         }
     }
 
@@ -388,12 +423,19 @@ impl<'a> Ground<'a> {
         })
     }
 
-    fn switch(&mut self) -> Result<&GroundTruth, String> {
+    fn switch(&mut self, options: &SwitchOptions) -> Result<&GroundTruth, String> {
         let pool = self.pool;
         self.switch
             .get_or_insert_with(|| {
-                GroundTruth::from_files(pool.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
-                    .map_err(|e| e.to_string())
+                let mut load = switch::LoadOptions::default();
+                for s in &options.splits {
+                    load.splits.push(switch::LoadOptions::parse_split(s)?);
+                }
+                GroundTruth::from_files_with(
+                    pool.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+                    &load,
+                )
+                .map_err(|e| e.to_string())
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -446,7 +488,9 @@ fn score_unit(
             };
             score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
         }
-        Some(Benchmark::Switch) => score_switch(first, &unit.label, unit.format, ground),
+        Some(Benchmark::Switch) => {
+            score_switch(first, &unit.label, unit.format, &options.switch, ground)
+        }
         Some(Benchmark::Trajectories) => {
             let bundles = ground.bundles(bundles)?;
             score_trajectories(first, &unit.label, bundles)
@@ -531,6 +575,7 @@ fn score_switch(
     file: &InputFile,
     label: &str,
     format: Format,
+    options: &SwitchOptions,
     ground: &mut Ground,
 ) -> Result<ReportView, String> {
     let report = if format == Format::SwitchVideoJudge {
@@ -539,15 +584,79 @@ fn score_switch(
             ..Default::default()
         }
     } else {
-        let gt = ground.switch().map_err(|e| {
-            format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root (or its zip, or its vqa.json/openqa.json files)", file.path)
+        let gt = ground.switch(options).map_err(|e| {
+            format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root or the public release's folder (or its zip, or its vqa.json/openqa.json/data.jsonl files)", file.path)
         })?;
         let preds = switch_predictions::read_predictions(&file.path, &file.bytes)
             .map_err(|e| e.to_string())?;
-        switch::build_report(gt, &file.path, &preds).map_err(|e| e.to_string())?
+        switch::build_report_with(gt, &file.path, &preds, &options.report)
+            .map_err(|e| e.to_string())?
     };
     let doc = serde_json::to_value(&report).map_err(|e| e.to_string())?;
-    Ok(view::switch::view(&file.path, label, &report, &doc))
+    if !report.per_item.is_empty() {
+        ground
+            .downloads
+            .extend(switch_downloads(&file.path, &report, &doc, options.layout));
+    }
+    Ok(view::switch::view_in(
+        &file.path,
+        label,
+        &report,
+        &doc,
+        options.layout,
+    ))
+}
+
+/// The downloads of a SWITCH report: the submission row (JSON), and the
+/// layout's rows as CSV, Markdown and LaTeX.
+pub fn switch_downloads(
+    file: &str,
+    report: &switch::SwitchReport,
+    doc: &Value,
+    layout: switch::Layout,
+) -> Vec<Download> {
+    let slug: String = report
+        .model
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let rows = view::switch::layout_rows(file, report, doc, layout);
+    let which = match layout {
+        switch::Layout::Paper => "paper",
+        switch::Layout::Leaderboard => "leaderboard",
+    };
+    let mut out = vec![Download {
+        file: file.into(),
+        label: "Submission row (JSON)".into(),
+        name: format!("switch-submission-{slug}.json"),
+        mime: "application/json".into(),
+        text: super::export::switch_submission(&report.submission),
+    }];
+    for (label, ext, mime, text) in [
+        ("CSV", "csv", "text/csv", super::export::csv(&rows)),
+        (
+            "Markdown",
+            "md",
+            "text/markdown",
+            super::export::markdown(&rows),
+        ),
+        (
+            "LaTeX rows",
+            "tex",
+            "application/x-tex",
+            super::export::latex_rows(&rows),
+        ),
+    ] {
+        out.push(Download {
+            file: file.into(),
+            label: format!("{which} layout ({label})"),
+            name: format!("switch-{which}-{slug}.{ext}"),
+            mime: mime.into(),
+            text,
+        });
+    }
+    out
 }
 
 /// Scores trajectories as `knoblab metrics` does for one file.

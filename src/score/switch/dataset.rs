@@ -118,6 +118,162 @@ impl Skill {
     }
 }
 
+impl Skill {
+    /// The paper's column group of the skill (Tables 1 and 2).
+    ///
+    /// **Decision:** the paper groups its eight columns in three:
+    /// "Interface Understanding" (Task Understanding, State Perception, UI
+    /// Recognition: reading the panel and what it is for), "Action &
+    /// Consequence Reasoning" (Action Reasoning, Sequential Action
+    /// Quantification, State Transition Prediction: what to do and what it
+    /// does) and "Closed-loop Reflection" (Outcome Verification, Recovery
+    /// Reasoning: checking the result and fixing a mistake). The spec names
+    /// no groups; this is the paper's reading order, and [`Skill::ALL`]
+    /// keeps each group's columns together.
+    pub fn group(self) -> &'static str {
+        match self {
+            Skill::TaskUnderstanding | Skill::StatePerception | Skill::UiRecognition => {
+                SKILL_GROUPS[0]
+            }
+            Skill::ActionReasoning
+            | Skill::SequentialActionQuantification
+            | Skill::StateTransitionPrediction => SKILL_GROUPS[1],
+            Skill::OutcomeVerification | Skill::RecoveryReasoning => SKILL_GROUPS[2],
+        }
+    }
+}
+
+/// The paper's three column groups, in order.
+pub const SKILL_GROUPS: [&str; 3] = [
+    "Interface Understanding",
+    "Action & Consequence Reasoning",
+    "Closed-loop Reflection",
+];
+
+/// The leaderboard's split of an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Split {
+    /// The public ("open") split.
+    Open,
+    /// The held-out ("closed") split.
+    Held,
+}
+
+impl Split {
+    /// Both splits, in the leaderboard's row order.
+    pub const ALL: [Split; 2] = [Split::Open, Split::Held];
+
+    /// The leaderboard's row name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Open => "Open",
+            Split::Held => "Held",
+        }
+    }
+
+    /// The submission's suffix (`mcq_open`, `mcq_closed`).
+    pub fn submission_suffix(self) -> &'static str {
+        match self {
+            Split::Open => "open",
+            Split::Held => "closed",
+        }
+    }
+
+    /// Reads a split name.
+    ///
+    /// **Decision:** `open`, `public` and `dev` are the open split; `held`,
+    /// `held_out`, `held-out`, `heldout`, `closed`, `hidden` and `private`
+    /// the held-out one (any case). Anything else is not a split.
+    pub fn parse(text: &str) -> Option<Split> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "open" | "public" | "dev" => Some(Split::Open),
+            "held" | "held_out" | "held-out" | "heldout" | "closed" | "hidden" | "private" => {
+                Some(Split::Held)
+            }
+            _ => None,
+        }
+    }
+
+    /// The accepted names, for messages.
+    pub const NAMES: &'static str =
+        "open, public, dev (the open split); held, held_out, heldout, closed, hidden, private (the held-out split)";
+}
+
+/// The modality code of a form, as the leaderboard writes it: `IT`
+/// (image→text), `II` (image→image), and for the video forms `VT`, `VI`,
+/// `IV`, `VV`; `?` for a form KnobLab does not know.
+pub fn modality(form: &str) -> &'static str {
+    match form {
+        "img2txt" => "IT",
+        "img2img" => "II",
+        "video2txt" => "VT",
+        "video2img" => "VI",
+        "img2video" => "IV",
+        "video2video" => "VV",
+        _ => "?",
+    }
+}
+
+/// The leaderboard's task of a task family: its number, and the column's
+/// name before the modality.
+///
+/// **Decision:** the leaderboard names tasks, not families. `vqa_state`
+/// is "1/ Task-Aware VQA (a) UI State Rec." (recognising the panel's state
+/// for a task); `vqa_task` and `ui_grounding` are "2/ UI Compr." (what the
+/// interface is for and which control does what); `action` (counting
+/// questions included) is "3/ Action"; `final_state` "4/ State
+/// Transition"; `verification_action` "5/ Verification (a) Planning" and
+/// `verification_state` "5/ Verification (b) Expected State". `recovery`
+/// and families outside the eight have no leaderboard task: they get
+/// columns of their own, named by the family.
+pub fn leaderboard_task(family: &str) -> Option<(u8, &'static str)> {
+    Some(match family {
+        "vqa_state" => (1, "1/ Task-Aware VQA (a) UI State Rec."),
+        "vqa_task" | "ui_grounding" => (2, "2/ UI Compr."),
+        "action" => (3, "3/ Action"),
+        "final_state" => (4, "4/ State Transition"),
+        "verification_action" => (5, "5/ Verification (a) Planning"),
+        "verification_state" => (6, "5/ Verification (b) Expected State"),
+        _ => return None,
+    })
+}
+
+/// The leaderboard's own columns (its image-only results), in order: every
+/// report shows them, empty ones as "–".
+pub const LEADERBOARD_COLUMNS: [&str; 8] = [
+    "1/ Task-Aware VQA (a) UI State Rec. (IT)",
+    "2/ UI Compr. (IT)",
+    "3/ Action (IT)",
+    "4/ State Transition (IT)",
+    "4/ State Transition (II)",
+    "5/ Verification (a) Planning (IT)",
+    "5/ Verification (b) Expected State (IT)",
+    "5/ Verification (b) Expected State (II)",
+];
+
+/// The leaderboard column of an item and its sort key: the task's column
+/// with the form's modality, `"<family> (<modality>)"` for a family with no
+/// leaderboard task.
+pub fn leaderboard_column(family: &str, form: &str) -> ((u8, String, u8), String) {
+    let m = modality(form);
+    let m_order = ["IT", "II", "VT", "VI", "IV", "VV", "?"]
+        .iter()
+        .position(|x| *x == m)
+        .unwrap_or(6) as u8;
+    match leaderboard_task(family) {
+        Some((n, task)) => ((n, String::new(), m_order), format!("{task} ({m})")),
+        None => (
+            (u8::MAX, family.to_string(), m_order),
+            format!("{family} ({m})"),
+        ),
+    }
+}
+
+/// Whether a task family is one of the eight KnobLab knows.
+pub fn is_known_family(family: &str) -> bool {
+    TASK_FAMILIES.contains(&family)
+}
+
 /// An item's key: `(task_family, form, id)`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ItemKey {
@@ -160,8 +316,14 @@ pub struct Item {
     /// Option letter → text (or a media path for image/video options).
     pub options: BTreeMap<char, String>,
     pub answer_mode: Option<String>,
-    /// The file the item was read from.
+    /// The file the item was read from (with its line, for a JSON Lines
+    /// release file: `mcq_hf_1500/data.jsonl:7`).
     pub file: String,
+    /// The leaderboard split, when the item, its folder or an option names
+    /// one.
+    pub split: Option<Split>,
+    /// Media paths the item names (images, videos), as written.
+    pub media: Vec<String>,
 }
 
 impl Item {

@@ -52,8 +52,16 @@ pub enum InputError {
         first: usize,
         second: usize,
     },
+    /// Rows of a release file lack fields KnobLab needs.
+    #[error("{file}: {records}: fields found: {found}; missing: {missing}")]
+    MissingFields {
+        file: String,
+        records: String,
+        found: String,
+        missing: String,
+    },
     /// No ground-truth file was found among the inputs.
-    #[error("{source_name}: no vqa.json or openqa.json found; expected <root>/<task_family>/<form>/vqa.json (or openqa.json), a zip of that tree, or one such file")]
+    #[error("{source_name}: no vqa.json, openqa.json or data.jsonl found; expected <root>/<task_family>/<form>/vqa.json (or openqa.json), the public release's <set>/data.jsonl files (mcq_hf_1500/data.jsonl, <task_family>/data.jsonl), a zip of either tree, or one such file")]
     NoGroundTruth { source_name: String },
 }
 

@@ -10,17 +10,87 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::dataset::{
-    Gold, GroundTruth, Item, ItemKey, ItemKind, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
+    Gold, GroundTruth, Item, ItemKey, ItemKind, Split, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
 use super::error::{describe, json_error, InputError, InputErrors};
+use super::release;
 use crate::score::limits::read_zip_entry;
+
+/// Choices that change how the ground truth is read.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `(path fragment, split)`: the items of a ground-truth file whose
+    /// path contains the fragment get the split, unless an item names its
+    /// own (`--split open=mcq_open/`).
+    pub splits: Vec<(String, Split)>,
+    /// Answers files `(name, bytes)` joined by id to release rows that
+    /// carry no answer (see [`super::release`]); answers files found among
+    /// the ground-truth files are read as well.
+    pub answers: Vec<(String, Vec<u8>)>,
+}
+
+impl LoadOptions {
+    /// Parses `SPLIT=FRAGMENT` (or `FRAGMENT=SPLIT`) as the CLI and the page
+    /// take it.
+    pub fn parse_split(text: &str) -> Result<(String, Split), String> {
+        let (a, b) = text.split_once('=').ok_or_else(|| {
+            format!("{text:?}: expected SPLIT=PATH_FRAGMENT, e.g. open=mcq_open/")
+        })?;
+        match (Split::parse(a), Split::parse(b)) {
+            (Some(s), _) => Ok((b.to_string(), s)),
+            (None, Some(s)) => Ok((a.to_string(), s)),
+            _ => Err(format!(
+                "{text:?}: neither side is a split; accepted: {}",
+                Split::NAMES
+            )),
+        }
+    }
+
+    /// The split of a file: the first option fragment its path contains,
+    /// else a folder named as a split.
+    fn split_of(&self, path: &str) -> Option<Split> {
+        self.splits
+            .iter()
+            .find(|(fragment, _)| path.contains(fragment.as_str()))
+            .map(|(_, s)| *s)
+            .or_else(|| {
+                let parts: Vec<&str> = path.split('/').collect();
+                parts[..parts.len().saturating_sub(1)]
+                    .iter()
+                    .rev()
+                    .find_map(|f| split_folder(f))
+            })
+    }
+}
+
+/// The split a folder's name gives: only `open`, `held`, `held_out`,
+/// `heldout` and `closed` (any case). **Decision:** the other split names
+/// ([`Split::parse`]: `public`, `private`, …) are too common as folder
+/// names above a dataset to be read from a path.
+fn split_folder(name: &str) -> Option<Split> {
+    match name.to_ascii_lowercase().as_str() {
+        "open" => Some(Split::Open),
+        "held" | "held_out" | "heldout" | "closed" => Some(Split::Held),
+        _ => None,
+    }
+}
+
+/// The ground-truth files KnobLab reads, by name: the dataset's
+/// `vqa.json`/`openqa.json`, the release's rows, answers and summary.
+pub fn is_ground_truth_name(name: &str) -> bool {
+    matches!(name, "vqa.json" | "openqa.json")
+        || release::is_rows_file(name)
+        || release::is_answers_file(name)
+        || release::is_summary_file(name)
+}
 
 impl GroundTruth {
     /// Reads the ground truth from in-memory files (path → bytes), as a
     /// folder walk or a dropped folder provides them. Only files named
-    /// `vqa.json` and `openqa.json` are read; media, `dataset_manifest.json`
-    /// and `form_matrix.json` are ignored. A path's last two folders give the
-    /// task family and the form.
+    /// `vqa.json` and `openqa.json` (and the release's `data.jsonl`,
+    /// answers files and `summary.json`, see [`super::release`]) are read;
+    /// media, `dataset_manifest.json` and `form_matrix.json` are ignored. A
+    /// path's last two folders give the task family and the form.
     ///
     /// ```
     /// use knoblab::score::switch::dataset::GroundTruth;
@@ -32,15 +102,43 @@ impl GroundTruth {
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
     ) -> Result<GroundTruth, InputErrors> {
+        GroundTruth::from_files_with(files, &LoadOptions::default())
+    }
+
+    /// [`GroundTruth::from_files`] with splits and answers files.
+    pub fn from_files_with<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        options: &LoadOptions,
+    ) -> Result<GroundTruth, InputErrors> {
         let mut errors = Vec::new();
         let mut items = Vec::new();
         let mut seen_any = false;
         let mut names = Vec::new();
-        for (path, bytes) in files {
-            names.push(path.to_string());
-            let normalized = path.replace('\\', "/");
-            let file_name = normalized.rsplit('/').next().unwrap_or("");
-            let kind = match file_name {
+        let files: Vec<(String, &[u8])> = files
+            .into_iter()
+            .map(|(p, b)| (p.replace('\\', "/"), b))
+            .collect();
+        let base = |p: &str| p.rsplit('/').next().unwrap_or("").to_string();
+        // Answers first: rows are joined to them by id.
+        let mut answers = release::Answers::default();
+        for (name, bytes) in &options.answers {
+            answers.read(name, bytes, &mut errors);
+        }
+        for (path, bytes) in &files {
+            if release::is_answers_file(&base(path)) {
+                answers.read(path, bytes, &mut errors);
+            }
+        }
+        for (normalized, bytes) in &files {
+            names.push(normalized.clone());
+            let file_name = base(normalized);
+            if release::is_rows_file(&file_name) {
+                seen_any = true;
+                let ctx = release::RowsContext::new(normalized, options.split_of(normalized));
+                release::read_rows(&ctx, bytes, &answers, &mut items, &mut errors);
+                continue;
+            }
+            let kind = match file_name.as_str() {
                 "vqa.json" => ItemKind::Mcq,
                 "openqa.json" => ItemKind::OpenQa,
                 _ => continue,
@@ -49,15 +147,20 @@ impl GroundTruth {
             let parts: Vec<&str> = normalized.split('/').collect();
             let folder_form = parts.len().checked_sub(2).and_then(|i| parts.get(i));
             let folder_family = parts.len().checked_sub(3).and_then(|i| parts.get(i));
+            let form_known = folder_form.is_some_and(|f| FORMS.contains(f));
             let context = FileContext {
-                file: path.to_string(),
+                file: normalized.to_string(),
                 kind,
+                // **Decision:** under a known form folder, the folder above
+                // is the family whatever its name (a family outside the
+                // eight is kept under its own name).
                 family: folder_family
-                    .filter(|f| TASK_FAMILIES.contains(*f))
+                    .filter(|f| form_known || TASK_FAMILIES.contains(*f))
                     .map(|s| s.to_string()),
                 form: folder_form
                     .filter(|f| FORMS.contains(*f))
                     .map(|s| s.to_string()),
+                split: options.split_of(normalized),
             };
             read_file(&context, bytes, &mut items, &mut errors);
         }
@@ -89,17 +192,38 @@ impl GroundTruth {
     /// Reads the ground truth from one dropped file: a `.zip` of the root
     /// (recognised by its signature) or a single `vqa.json`/`openqa.json`.
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<GroundTruth, InputErrors> {
+        GroundTruth::from_bytes_with(name, bytes, &LoadOptions::default())
+    }
+
+    /// [`GroundTruth::from_bytes`] with splits and answers files.
+    pub fn from_bytes_with(
+        name: &str,
+        bytes: &[u8],
+        options: &LoadOptions,
+    ) -> Result<GroundTruth, InputErrors> {
         if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
             let files = unzip(name, bytes)?;
-            GroundTruth::from_files(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
+            GroundTruth::from_files_with(
+                files.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+                options,
+            )
         } else {
-            GroundTruth::from_files([(name, bytes)])
+            GroundTruth::from_files_with([(name, bytes)], options)
         }
     }
 
     /// Reads the ground truth from a folder, a `.zip` or one JSON file on disk.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn load_path(path: &std::path::Path) -> Result<GroundTruth, InputErrors> {
+        GroundTruth::load_path_with(path, &LoadOptions::default())
+    }
+
+    /// [`GroundTruth::load_path`] with splits and answers files.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn load_path_with(
+        path: &std::path::Path,
+        options: &LoadOptions,
+    ) -> Result<GroundTruth, InputErrors> {
         use crate::score::limits::read_file;
         let io = |p: &std::path::Path, e: &dyn std::fmt::Display| InputError::Io {
             file: p.display().to_string(),
@@ -115,10 +239,11 @@ impl GroundTruth {
                     let p = entry.path();
                     if p.is_dir() {
                         stack.push(p);
-                    } else if matches!(
-                        p.file_name().and_then(|n| n.to_str()),
-                        Some("vqa.json" | "openqa.json")
-                    ) {
+                    } else if p
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_ground_truth_name)
+                    {
                         let bytes = read_file(&p).map_err(|e| io(&p, &e))?;
                         files.push((p.display().to_string(), bytes));
                     }
@@ -131,10 +256,13 @@ impl GroundTruth {
                 }
                 .into());
             }
-            GroundTruth::from_files(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())))
+            GroundTruth::from_files_with(
+                files.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+                options,
+            )
         } else {
             let bytes = read_file(path).map_err(|e| io(path, &e))?;
-            GroundTruth::from_bytes(&path.display().to_string(), &bytes)
+            GroundTruth::from_bytes_with(&path.display().to_string(), &bytes, options)
         }
     }
 
@@ -144,7 +272,7 @@ impl GroundTruth {
     }
 }
 
-/// Unpacks the `vqa.json`/`openqa.json` entries of a zip.
+/// Unpacks the ground-truth entries of a zip (see [`is_ground_truth_name`]).
 ///
 /// The entries are read within the bounds of [`crate::score::limits`], so
 /// a zip bomb is refused.
@@ -160,9 +288,8 @@ pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, 
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).map_err(|e| zip_error(&e))?;
         let entry_name = entry.name().to_string();
-        if entry.is_dir()
-            || !(entry_name.ends_with("vqa.json") || entry_name.ends_with("openqa.json"))
-        {
+        let base = entry_name.rsplit('/').next().unwrap_or("");
+        if entry.is_dir() || !is_ground_truth_name(base) {
             continue;
         }
         let content = read_zip_entry(&mut entry, &mut total).map_err(|e| zip_error(&e))?;
@@ -176,6 +303,7 @@ struct FileContext {
     kind: ItemKind,
     family: Option<String>,
     form: Option<String>,
+    split: Option<Split>,
 }
 
 fn read_file(ctx: &FileContext, bytes: &[u8], items: &mut Vec<Item>, errors: &mut Vec<InputError>) {
@@ -265,15 +393,32 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     }
     // The item's own field names the family and form; the folders are the
     // fallback (a single dropped file has no folders).
-    let family = opt_text("task_family").or_else(|| ctx.family.clone());
-    match &family {
-        Some(f) if TASK_FAMILIES.contains(&f.as_str()) => {}
-        _ => errors.push(field_error(
+    // **Decision:** a family outside the eight is kept under its own name
+    // (reported apart, and in Overall only when asked); only a missing or
+    // empty family is an error.
+    let family = opt_text("task_family")
+        .filter(|f| !f.trim().is_empty())
+        .or_else(|| ctx.family.clone());
+    if family.is_none() {
+        errors.push(field_error(
             "task_family",
-            &format!("one of {}", TASK_FAMILIES.join(", ")),
+            &format!(
+                "a family name (one of {}, or any other), or the file under <root>/<task_family>/<form>/",
+                TASK_FAMILIES.join(", ")
+            ),
             found("task_family"),
-        )),
+        ));
     }
+    let split = match obj.get("split") {
+        Some(v) => match v.as_str().and_then(Split::parse) {
+            Some(s) => Some(s),
+            None => {
+                errors.push(field_error("split", Split::NAMES, describe(v)));
+                None
+            }
+        },
+        None => ctx.split,
+    };
     // **Decision:** a single file dropped without its folders, whose items
     // carry no `form`, gets the form [`UNKNOWN_FORM`]; predictions then
     // match it by task family and id whatever form they name.
@@ -343,6 +488,8 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
         options,
         answer_mode: opt_text("answer_mode"),
         file: ctx.file.clone(),
+        split,
+        media: Vec::new(),
     })
 }
 
@@ -363,7 +510,11 @@ fn gold_letter(text: &str) -> Option<char> {
 /// `vqa.json` item follows `output_schema.type`, and without it its `GT`
 /// (a letter is single choice, a list is multi-select). Letters must be
 /// A–E.
-fn parse_gold(kind: ItemKind, schema_type: Option<&str>, gt: &Value) -> Result<Gold, String> {
+pub(crate) fn parse_gold(
+    kind: ItemKind,
+    schema_type: Option<&str>,
+    gt: &Value,
+) -> Result<Gold, String> {
     let in_range = |c: char| ('A'..='E').contains(&c);
     let letters = |v: &Value| -> Option<BTreeSet<char>> {
         let set: Option<BTreeSet<char>> = match v {

@@ -24,6 +24,7 @@
 //!
 //! - [`dataset`]: items, gold answers, skill columns.
 //! - [`load`]: reading the ground-truth layout (folder, zip, one file).
+//! - [`release`]: the public test release's rows (`data.jsonl`) and answers.
 //! - [`predictions`]: the predictions file (and saved judge outputs).
 //! - [`extract`]: MCQ answer extraction, rule by rule.
 //! - `markup`: JSON objects and `\boxed{}` in replies, shared by the readers.
@@ -46,15 +47,17 @@ pub mod matching;
 pub mod mcq;
 pub mod openqa;
 pub mod predictions;
+pub mod release;
 pub mod report;
 pub mod table;
 pub mod video;
 
 pub use dataset::GroundTruth;
 pub use error::{InputError, InputErrors};
+pub use load::LoadOptions;
 pub use matching::{judge_cases, PendingJudge};
-pub use report::{build_report, SwitchReport};
-pub use table::render_text;
+pub use report::{build_report, build_report_with, Layout, ReportOptions, SwitchReport};
+pub use table::{render_layout, render_leaderboard, render_text};
 
 /// Scores a predictions file against ground-truth files, all in memory:
 /// what the page calls with dropped files. Ground-truth files are
@@ -76,7 +79,20 @@ pub fn score_files<'a>(
 
 /// Scores video-judge outputs alone (no ground truth is needed).
 pub fn score_videos(name: &str, bytes: &[u8]) -> Result<video::VideoReport, InputErrors> {
-    Ok(video::aggregate_videos(&video::read_video_judgements(
-        name, bytes,
-    )?))
+    score_videos_with(name, bytes, None)
+}
+
+/// Scores video-judge outputs with human ratings given apart (`(name,
+/// bytes)` of a file [`video::read_human_judgements`] reads).
+pub fn score_videos_with(
+    name: &str,
+    bytes: &[u8],
+    human: Option<(&str, &[u8])>,
+) -> Result<video::VideoReport, InputErrors> {
+    let judgements = video::read_video_judgements(name, bytes)?;
+    let human = match human {
+        Some((n, b)) => video::read_human_judgements(n, b)?,
+        None => Vec::new(),
+    };
+    Ok(video::aggregate_videos_with(&judgements, &human))
 }

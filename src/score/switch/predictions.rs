@@ -83,6 +83,10 @@ pub struct Prediction {
     /// The raw response when both `response` and `answer` are given.
     pub response: Option<String>,
     pub judge: Option<SavedJudge>,
+    /// The model, when the line names it (`model_name` or `model`).
+    pub model: Option<String>,
+    /// `model_access` when the line gives it (`open_weight` | `closed_api`).
+    pub model_access: Option<String>,
 }
 
 /// Reads a predictions file: JSON Lines, or one JSON array of objects.
@@ -148,8 +152,21 @@ fn parse_prediction(file: &str, line: usize, value: Value) -> Result<Prediction,
     let Value::Object(obj) = value else {
         return Err(field_error("(line)", "a JSON object", describe(&value)));
     };
+    let has_position = ["task_family", "form", "id"]
+        .iter()
+        .all(|f| obj.get(*f).and_then(text_of).is_some());
+    // **Decision:** a line for a release row may name it by `question_id`
+    // (or by a lone `id` with no task family and form): both are matched
+    // like `origin_qa_id`, which a release row takes from its id.
+    let release_id = obj.get("question_id").and_then(text_of).or_else(|| {
+        (!obj.contains_key("task_family") && !obj.contains_key("form"))
+            .then(|| obj.get("id").and_then(text_of))
+            .flatten()
+    });
     let key = if let Some(origin) = obj.get("origin_qa_id").and_then(text_of) {
         PredictionKey::Origin(origin)
+    } else if let (false, Some(id)) = (has_position, release_id) {
+        PredictionKey::Origin(id)
     } else {
         let get = |f: &str| obj.get(f).and_then(text_of);
         let kind = match obj
@@ -220,12 +237,15 @@ fn parse_prediction(file: &str, line: usize, value: Value) -> Result<Prediction,
         PredictionContent::Answer(_) => response,
         PredictionContent::Response(_) => None,
     };
+    let string = |f: &str| obj.get(f).and_then(Value::as_str).map(str::to_string);
     Ok(Prediction {
         line,
         key,
         content,
         response,
         judge,
+        model: string("model_name").or_else(|| string("model")),
+        model_access: string("model_access"),
     })
 }
 

@@ -1,10 +1,12 @@
-//! The report as text tables for people: skills as columns and Overall, as
-//! in the paper, then the parse failures.
+//! The report as text tables for people, in either layout
+//! ([`Layout`]): the paper's (skills as grouped columns and Overall, Table
+//! 6, Table 3) or the leaderboard's (task × modality columns, a row per
+//! split); then the parse failures.
 
 use std::fmt::Write;
 
-use super::dataset::Skill;
-use super::report::{Cell, SwitchReport};
+use super::dataset::{Skill, SKILL_GROUPS};
+use super::report::{Cell, Layout, SwitchReport};
 // > An empty column shows "–", not 0.
 use crate::display::percent;
 
@@ -14,6 +16,25 @@ fn row(out: &mut String, cells: &[String]) {
 
 fn rule(out: &mut String, n: usize) {
     row(out, &vec!["---".to_string(); n]);
+}
+
+/// The paper's group row above [`headers`]: each group's name over its
+/// first column.
+fn group_headers() -> Vec<String> {
+    let mut h = vec!["group".to_string()];
+    let mut last = "";
+    for s in Skill::ALL {
+        let g = s.group();
+        h.push(if g == last {
+            String::new()
+        } else {
+            g.to_string()
+        });
+        last = g;
+    }
+    h.push(String::new());
+    let _ = SKILL_GROUPS;
+    h
 }
 
 fn headers() -> Vec<String> {
@@ -35,7 +56,23 @@ fn small_table(out: &mut String, title: &str, cells: &[(String, Cell)]) {
     }
 }
 
-/// Renders the report as Markdown-style tables.
+/// Renders the report in a layout.
+pub fn render_layout(report: &SwitchReport, layout: Layout) -> String {
+    match layout {
+        Layout::Paper => render_text(report),
+        Layout::Leaderboard => render_leaderboard(report),
+    }
+}
+
+fn model_line(out: &mut String, report: &SwitchReport) {
+    let group = report
+        .model
+        .group
+        .map_or("model access not given".to_string(), str::to_string);
+    let _ = writeln!(out, "Model: {} ({group})", report.model.name);
+}
+
+/// Renders the report as Markdown-style tables in the paper's layout.
 pub fn render_text(report: &SwitchReport) -> String {
     let mut out = String::new();
     if report.per_item.is_empty() {
@@ -45,9 +82,12 @@ pub fn render_text(report: &SwitchReport) -> String {
         }
     }
     let _ = writeln!(out, "SWITCH ({})", report.extractor_version);
+    model_line(&mut out, report);
+    let g = group_headers();
+    row(&mut out, &g);
+    rule(&mut out, g.len());
     let h = headers();
     row(&mut out, &h);
-    rule(&mut out, h.len());
 
     let mut acc = vec!["MCQ acc (%)".to_string()];
     let mut n = vec!["MCQ n".to_string()];
@@ -94,9 +134,29 @@ pub fn render_text(report: &SwitchReport) -> String {
     );
     small_table(&mut out, "MCQ by form", &report.by_form.0);
     small_table(&mut out, "MCQ by scenario", &report.by_scenario.0);
+    extra_families(&mut out, report);
 
     if let Some(j) = &report.judge {
-        let _ = writeln!(out, "\nJudge diagnostics ({})", j.prompt_version);
+        let _ = writeln!(
+            out,
+            "\nTable 6: OpenQA judge diagnostics ({}; % of all {} responses)",
+            j.prompt_version, j.responses
+        );
+        let names: Vec<String> = j.table6.0.iter().map(|(k, _)| k.clone()).collect();
+        row(&mut out, &names);
+        rule(&mut out, names.len());
+        row(
+            &mut out,
+            &j.table6
+                .0
+                .iter()
+                .map(|(_, v)| percent(*v))
+                .collect::<Vec<_>>(),
+        );
+        let _ = writeln!(
+            out,
+            "\nKnobLab's diagnostic: shares of the verdicts only (not the paper's Table 6)"
+        );
         row(&mut out, &["answer_match".into(), "n".into(), "%".into()]);
         rule(&mut out, 3);
         for ((name, count), (_, share)) in j.answer_match.0.iter().zip(&j.answer_match_share.0) {
@@ -126,7 +186,106 @@ pub fn render_text(report: &SwitchReport) -> String {
     if let Some(v) = &report.video {
         video_table(&mut out, v);
     }
+    footer(&mut out, report);
+    out
+}
 
+fn extra_families(out: &mut String, report: &SwitchReport) {
+    if report.extra_families.0.is_empty() {
+        return;
+    }
+    let counted = report.extra_families.0.iter().any(|(_, c)| c.in_overall);
+    let _ = writeln!(
+        out,
+        "\nFamilies outside the eight ({} Overall)",
+        if counted { "counted in" } else { "not in" }
+    );
+    row(
+        out,
+        &[
+            "family".into(),
+            "MCQ acc (%)".into(),
+            "MCQ n".into(),
+            "OpenQA EM (%)".into(),
+            "OpenQA F1 (%)".into(),
+            "OpenQA n".into(),
+        ],
+    );
+    rule(out, 6);
+    for (name, c) in &report.extra_families.0 {
+        row(
+            out,
+            &[
+                name.clone(),
+                percent(c.mcq.accuracy),
+                c.mcq.n.to_string(),
+                percent(c.openqa.em),
+                percent(c.openqa.f1),
+                c.openqa.n.to_string(),
+            ],
+        );
+    }
+}
+
+/// Renders the report as Markdown-style tables in the leaderboard's layout.
+pub fn render_leaderboard(report: &SwitchReport) -> String {
+    let mut out = String::new();
+    if report.per_item.is_empty() {
+        if let Some(v) = &report.video {
+            video_table(&mut out, v);
+            return out;
+        }
+    }
+    let b = &report.leaderboard;
+    let _ = writeln!(
+        out,
+        "SWITCH leaderboard layout ({})",
+        report.extractor_version
+    );
+    model_line(&mut out, report);
+    let _ = writeln!(out, "\nMCQ accuracy (%)");
+    let mut h = vec!["split".to_string()];
+    h.extend(b.columns.iter().cloned());
+    row(&mut out, &h);
+    rule(&mut out, h.len());
+    for (split, cells) in &b.mcq.0 {
+        let mut r = vec![split.clone()];
+        r.extend(cells.0.iter().map(|(_, c)| percent(c.accuracy)));
+        row(&mut out, &r);
+    }
+    let _ = writeln!(out, "\nOpenQA (all tasks)");
+    row(
+        &mut out,
+        &["split".into(), "EM (%)".into(), "F1 (%)".into(), "n".into()],
+    );
+    rule(&mut out, 4);
+    for (split, c) in &b.openqa.0 {
+        row(
+            &mut out,
+            &[split.clone(), percent(c.em), percent(c.f1), c.n.to_string()],
+        );
+    }
+    if !b.splits_known {
+        let _ = writeln!(
+            out,
+            "\nNo item carries a split: give a split field, a folder named open/held, or --split."
+        );
+    } else if b.items_without_split > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} items carry no split: they count in Overall only.",
+            b.items_without_split
+        );
+    }
+    extra_families(&mut out, report);
+    if let Some(v) = &report.video {
+        video_table(&mut out, v);
+    }
+    footer(&mut out, report);
+    out
+}
+
+fn footer(out: &mut String, report: &SwitchReport) {
     let _ = writeln!(out, "\nParse failures: {}", report.parse_failures.len());
     for f in &report.parse_failures {
         let shown: String = f
@@ -163,12 +322,19 @@ pub fn render_text(report: &SwitchReport) -> String {
             let _ = writeln!(out, "  line {}: {}", u.line, u.key);
         }
     }
-    out
 }
 
 fn video_table(out: &mut String, v: &super::video::VideoReport) {
-    let _ = writeln!(out, "\nGenerated-video judge (means, 1–5)");
-    let head = [
+    let _ = writeln!(
+        out,
+        "\nTable 3: generated videos (VLM judge means, 1–5{})",
+        if v.has_human {
+            "; Human: mean human rating"
+        } else {
+            ""
+        }
+    );
+    let mut head: Vec<String> = [
         "model",
         "input form",
         "n",
@@ -177,22 +343,34 @@ fn video_table(out: &mut String, v: &super::video::VideoReport) {
         "PC",
         "EO",
         "Overall",
-    ];
-    row(out, &head.map(String::from));
+    ]
+    .map(String::from)
+    .to_vec();
+    if v.has_human {
+        head.push("Human".into());
+    }
+    row(out, &head);
     rule(out, head.len());
-    for r in &v.rows {
-        row(
-            out,
-            &[
-                r.model.clone(),
-                r.input_form.clone(),
-                r.n.to_string(),
-                format!("{:.2}", r.scene_fidelity),
-                format!("{:.2}", r.control_correctness),
-                format!("{:.2}", r.procedure_correctness),
-                format!("{:.2}", r.execution_observability),
-                format!("{:.2}", r.overall_score),
-            ],
-        );
+    let line = |out: &mut String, r: &super::video::VideoRow| {
+        let mut cells = vec![
+            r.model.clone(),
+            r.input_form.clone(),
+            r.n.to_string(),
+            format!("{:.2}", r.scene_fidelity),
+            format!("{:.2}", r.control_correctness),
+            format!("{:.2}", r.procedure_correctness),
+            format!("{:.2}", r.execution_observability),
+            format!("{:.2}", r.overall_score),
+        ];
+        if v.has_human {
+            cells.push(r.human.map_or("–".into(), |h| format!("{h:.2}")));
+        }
+        row(out, &cells);
+    };
+    for avg in &v.averages {
+        for r in v.rows.iter().filter(|r| r.input_form == avg.input_form) {
+            line(out, r);
+        }
+        line(out, avg);
     }
 }

@@ -41,6 +41,8 @@ pub struct VideoJudgement {
     pub overall_score: f64,
     pub confidence: Option<f64>,
     pub major_errors: Vec<String>,
+    /// A human rating of the same video (1–5), when given (`human_score`).
+    pub human: Option<f64>,
 }
 
 /// One row of the table: a model on an input form.
@@ -57,12 +59,91 @@ pub struct VideoRow {
     pub confidence: Option<f64>,
     /// Videos with at least one major error.
     pub with_major_errors: usize,
+    /// The mean human rating (1–5), when human judgements are given.
+    pub human: Option<f64>,
+    /// How many videos have a human rating.
+    pub human_n: usize,
 }
 
-/// The video-judge table: one row per (model, input form), sorted.
+/// The video-judge table: one row per (model, input form), sorted, and the
+/// paper's Average row per input form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct VideoReport {
     pub rows: Vec<VideoRow>,
+    /// One row per input form, `model` = "Average": the mean of that
+    /// form's model rows (each model counts once, as a table's average row
+    /// does), `n` their videos in all; `human` the mean of the rows that
+    /// have one.
+    pub averages: Vec<VideoRow>,
+    /// Whether any human judgement was given (the table then shows a
+    /// human-evaluation column).
+    pub has_human: bool,
+}
+
+/// A human rating of one generated video.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HumanJudgement {
+    pub line: usize,
+    pub model: String,
+    pub input_form: String,
+    pub score: f64,
+}
+
+/// Reads human ratings: JSON Lines (or a JSON array) of `{"model",
+/// "input_form" (or "form"), "human_score" (or "score"): 1–5}`.
+pub fn read_human_judgements(file: &str, bytes: &[u8]) -> Result<Vec<HumanJudgement>, InputErrors> {
+    let (records, mut errors) = json_records(file, bytes);
+    let mut out = Vec::new();
+    for (line, value) in records {
+        let record = format!("line {line}");
+        let error = |field: &str, expected: &str, found: Option<&Value>| InputError::Field {
+            file: file.to_string(),
+            record: record.clone(),
+            field: field.to_string(),
+            expected: expected.to_string(),
+            found: found.map(describe).unwrap_or_else(|| "nothing".into()),
+        };
+        let Value::Object(obj) = &value else {
+            errors.push(error("(line)", "a JSON object", Some(&value)));
+            continue;
+        };
+        let string = |f: &str| obj.get(f).and_then(Value::as_str).map(str::to_string);
+        let model = string("model");
+        let form = string("input_form").or_else(|| string("form"));
+        let score = score_of(obj, "human_score").or_else(|| score_of(obj, "score"));
+        match (model, form, score) {
+            (Some(model), Some(input_form), Some(score)) => out.push(HumanJudgement {
+                line,
+                model,
+                input_form,
+                score,
+            }),
+            (model, form, score) => {
+                if model.is_none() {
+                    errors.push(error("model", "the judged model's name", obj.get("model")));
+                }
+                if form.is_none() {
+                    errors.push(error(
+                        "input_form",
+                        "the input form, e.g. img2video",
+                        obj.get("input_form"),
+                    ));
+                }
+                if score.is_none() {
+                    errors.push(error(
+                        "human_score",
+                        "a number from 1 to 5",
+                        obj.get("human_score").or_else(|| obj.get("score")),
+                    ));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(InputErrors(errors))
+    }
 }
 
 /// Reads video-judge outputs, reporting every malformed line.
@@ -156,6 +237,7 @@ fn parse_judgement(
         overall_score,
         confidence: obj.get("confidence").and_then(Value::as_f64),
         major_errors,
+        human: score_of(obj, "human_score"),
     })
 }
 
@@ -177,12 +259,22 @@ fn score_of(obj: &Map<String, Value>, field: &str) -> Option<f64> {
 /// assert_eq!(report.rows[0].scene_fidelity, 4.0);
 /// ```
 pub fn aggregate_videos(judgements: &[VideoJudgement]) -> VideoReport {
+    aggregate_videos_with(judgements, &[])
+}
+
+/// [`aggregate_videos`] with human ratings given apart (each joins its
+/// model and input form's row, beside any `human_score` on the judgements).
+pub fn aggregate_videos_with(
+    judgements: &[VideoJudgement],
+    human: &[HumanJudgement],
+) -> VideoReport {
     #[derive(Default)]
     struct Acc {
         dims: [Mean; 4],
         overall: Mean,
         confidence: Mean,
         with_errors: usize,
+        human: Mean,
     }
     let mut groups: BTreeMap<(String, String), Acc> = BTreeMap::new();
     for j in judgements {
@@ -199,8 +291,18 @@ pub fn aggregate_videos(judgements: &[VideoJudgement]) -> VideoReport {
         if !j.major_errors.is_empty() {
             acc.with_errors += 1;
         }
+        if let Some(h) = j.human {
+            acc.human.add(h);
+        }
     }
-    let rows = groups
+    for h in human {
+        groups
+            .entry((h.model.clone(), h.input_form.clone()))
+            .or_default()
+            .human
+            .add(h.score);
+    }
+    let rows: Vec<VideoRow> = groups
         .into_iter()
         .map(|((model, input_form), acc)| {
             let mean = |m: &Mean| m.value().unwrap_or(0.0);
@@ -215,8 +317,62 @@ pub fn aggregate_videos(judgements: &[VideoJudgement]) -> VideoReport {
                 overall_score: mean(&acc.overall),
                 confidence: acc.confidence.value(),
                 with_major_errors: acc.with_errors,
+                human: acc.human.value(),
+                human_n: acc.human.n,
             }
         })
         .collect();
-    VideoReport { rows }
+    let has_human = rows.iter().any(|r| r.human.is_some());
+    let averages = average_rows(&rows);
+    VideoReport {
+        rows,
+        averages,
+        has_human,
+    }
+}
+
+/// The Average row of each input form: the mean of its judged model rows.
+fn average_rows(rows: &[VideoRow]) -> Vec<VideoRow> {
+    let mut forms: Vec<&str> = rows.iter().map(|r| r.input_form.as_str()).collect();
+    forms.sort_unstable();
+    forms.dedup();
+    forms
+        .into_iter()
+        .filter_map(|form| {
+            let of_form: Vec<&VideoRow> = rows
+                .iter()
+                .filter(|r| r.input_form == form && r.n > 0)
+                .collect();
+            if of_form.is_empty() {
+                return None;
+            }
+            let mean = |f: fn(&VideoRow) -> f64| {
+                of_form.iter().map(|r| f(r)).sum::<f64>() / of_form.len() as f64
+            };
+            let mut human = Mean::default();
+            let mut confidence = Mean::default();
+            for r in &of_form {
+                if let Some(h) = r.human {
+                    human.add(h);
+                }
+                if let Some(c) = r.confidence {
+                    confidence.add(c);
+                }
+            }
+            Some(VideoRow {
+                model: "Average".into(),
+                input_form: form.to_string(),
+                n: of_form.iter().map(|r| r.n).sum(),
+                scene_fidelity: mean(|r| r.scene_fidelity),
+                control_correctness: mean(|r| r.control_correctness),
+                procedure_correctness: mean(|r| r.procedure_correctness),
+                execution_observability: mean(|r| r.execution_observability),
+                overall_score: mean(|r| r.overall_score),
+                confidence: confidence.value(),
+                with_major_errors: of_form.iter().map(|r| r.with_major_errors).sum(),
+                human: human.value(),
+                human_n: of_form.iter().map(|r| r.human_n).sum(),
+            })
+        })
+        .collect()
 }

@@ -27,7 +27,7 @@ fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
 }
 
 /// Offers `text` as a file download.
-fn download(name: &str, mime: &str, text: &str) {
+pub(super) fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let bag = web_sys::BlobPropertyBag::new();
     bag.set_type(mime);

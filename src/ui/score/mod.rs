@@ -87,7 +87,10 @@ pub fn ScorePage() -> impl IntoView {
             }
         };
         let bundles = library.get_untracked();
-        match ScoreWorker::start(list, bundles, &options.get_untracked(), on_message) {
+        let mut opts = options.get_untracked();
+        // The SWITCH submission's time is the page's clock when scoring starts.
+        opts.switch.report.submission_time = js_sys::Date::new_0().to_iso_string().as_string();
+        match ScoreWorker::start(list, bundles, &opts, on_message) {
             Ok(w) => running.set_value(Some(w)),
             Err(e) => status.set(Status::Failed(e)),
         }
@@ -177,7 +180,10 @@ pub fn ScorePage() -> impl IntoView {
                         {o.failures.iter().map(|f| view! { <li class="error" data-testid="failure">{f.message.clone()}</li> }).collect_view()}
                     </ul>
                     {o.leaderboards.iter().filter(|b| b.rows.len() > 1).cloned().map(|b| view! { <LeaderboardView board=b /> }).collect_view()}
-                    {o.reports.iter().cloned().map(|v| view! { <Report view=v image_url=image_url /> }).collect_view()}
+                    {o.reports.iter().cloned().map(|v| {
+                        let downloads: Vec<_> = o.downloads.iter().filter(|d| d.file == v.file).cloned().collect();
+                        view! { <Report view=v image_url=image_url downloads=downloads /> }
+                    }).collect_view()}
                     {o.leaderboards.iter().filter(|b| b.rows.len() == 1).cloned().map(|b| view! { <LeaderboardView board=b /> }).collect_view()}
                 }
             })}
@@ -227,6 +233,38 @@ fn Options(options: RwSignal<JobOptions>, on_change: Callback<()>) -> impl IntoV
                         <option value="py">"py (released source)"</option>
                         <option value="pyc">"pyc (compiled copy)"</option>
                     </select>
+                </label>
+                <label>"SWITCH layout "
+                    <select data-testid="opt-switch-layout" on:change=move |e| {
+                        let v = event_target_value(&e);
+                        options.update(|o| o.switch.layout = crate::score::switch::Layout::parse(&v).unwrap_or_default());
+                        on_change.run(());
+                    }>
+                        <option value="paper">"paper (grouped skills, Tables 1–3, 6)"</option>
+                        <option value="leaderboard">"leaderboard (task × modality, Open / Held / Overall)"</option>
+                    </select>
+                </label>
+                {text(|o| o.switch.report.model_name.clone(), |o, v| o.switch.report.model_name = v, "opt-switch-model", "SWITCH model name", "default: the predictions' model, or the file name")}
+                <label>"SWITCH model access "
+                    <select data-testid="opt-switch-access" on:change=move |e| {
+                        let v = event_target_value(&e);
+                        options.update(|o| o.switch.report.model_access = crate::score::switch::report::ModelAccess::parse(&v).ok());
+                        on_change.run(());
+                    }>
+                        <option value="">"as the predictions say"</option>
+                        <option value="open_weight">"open_weight"</option>
+                        <option value="closed_api">"closed_api"</option>
+                    </select>
+                </label>
+                {text(|o| o.switch.report.submitted_by.clone(), |o, v| o.switch.report.submitted_by = v, "opt-switch-submitter", "SWITCH submitted by", "for the submission row")}
+                {text(|o| (!o.switch.splits.is_empty()).then(|| o.switch.splits.join(", ")), |o, v| o.switch.splits = v.map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()).unwrap_or_default(), "opt-switch-splits", "SWITCH splits", "e.g. open=mcq_open/, held=mcq_held/")}
+                <label>"SWITCH: other families in Overall "
+                    <input type="checkbox" data-testid="opt-switch-extra" prop:checked=move || options.with(|o| o.switch.report.include_extra_families)
+                        on:change=move |e| {
+                            let v = event_target_checked(&e);
+                            options.update(|o| o.switch.report.include_extra_families = v);
+                            on_change.run(());
+                        } />
                 </label>
             </div>
         </details>

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use crate::display::percent;
+use crate::score::session::Download;
 use crate::score::view::{ChartView, ItemView, ItemsView, Overlay, ReportView, Shape, TableView};
 
 /// How many filtered items the table lists at once.
@@ -16,6 +17,9 @@ const SHOWN_ITEMS: usize = 200;
 pub fn Report(
     view: ReportView,
     #[prop(into)] image_url: Callback<String, Option<String>>,
+    /// Files the core made for this report (SWITCH's submission row).
+    #[prop(optional)]
+    downloads: Vec<Download>,
 ) -> impl IntoView {
     let ReportView {
         benchmark,
@@ -32,6 +36,17 @@ pub fn Report(
             <h2>{format!("{benchmark}: {file}")}</h2>
             <p class="detected" data-testid="report-detected">{format!("detected: {detected}")}</p>
             <ul class="notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            {(!downloads.is_empty()).then(|| view! {
+                <div class="exports" data-testid="report-downloads">"Download: "
+                    {downloads.into_iter().map(|d| {
+                        let testid = format!("download-{}", d.name.rsplit('.').next().unwrap_or("file"));
+                        let testid = if d.label.starts_with("Submission") { "download-submission".to_string() } else { testid };
+                        view! {
+                            <button data-testid=testid title=d.name.clone() on:click=move |_| super::leaderboard::download(&d.name, &d.mime, &d.text)>{d.label.clone()}</button>
+                        }
+                    }).collect_view()}
+                </div>
+            })}
             <div class="report-charts">{charts.into_iter().map(|c| view! { <BarChart chart=c /> }).collect_view()}</div>
             {tables.into_iter().map(|t| view! { <Table table=t /> }).collect_view()}
             {(!items.rows.is_empty()).then(|| view! { <Items items=items image_url=image_url /> })}
