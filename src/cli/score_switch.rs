@@ -1,12 +1,12 @@
 //! `knoblab score switch`: score SWITCH predictions (and, with `--video`,
-//! generated-video judge outputs). Calls the core and prints what it returns.
+//! generated-video judge outputs); [`crate::documents::switch`] computes
+//! the report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
-
-use super::read::read_bounded;
+use crate::documents;
+use crate::score::switch;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,22 +26,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut report = match (&args.gt, &args.pred) {
-        (Some(gt), Some(pred)) => {
-            let gt = GroundTruth::load_path(gt)?;
-            let bytes = read_bounded(pred)?;
-            let name = pred.display().to_string();
-            let preds = predictions::read_predictions(&name, &bytes)?;
-            switch::build_report(&gt, &name, &preds)?
-        }
-        _ => SwitchReport::default(),
-    };
-    if let Some(video) = &args.video {
-        let bytes = read_bounded(video)?;
-        report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
-    }
+    let report = documents::switch::score(
+        args.gt.as_deref(),
+        args.pred.as_deref(),
+        args.video.as_deref(),
+    )?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&documents::switch::to_json(&report)?)?
+        );
     } else {
         print!("{}", switch::render_text(&report));
     }
