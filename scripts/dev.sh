@@ -128,8 +128,8 @@ e2e() {
 }
 
 # The Python package (bindings/python): a virtual environment with the
-# registry's maturin, numpy, gymnasium, pytest and Ray (pip's cache keeps a
-# second run offline-fast), the extension built with the `python` Cargo
+# registry's maturin, numpy, gymnasium and pytest (pip's cache keeps a
+# second run fast), the extension built with the `python` Cargo
 # profile (opt-level 3, no LTO: see Cargo.toml) into target/python/, and
 # pytest against the debug `knoblab` binary the native tests build.
 PY_VENV="${PY_VENV:-target/py-venv}"
@@ -140,10 +140,10 @@ setup_python() {
     step "creating the Python virtual environment $PY_VENV"
     python3 -m venv "$PY_VENV"
   fi
-  if ! { [ -x "$PY_VENV/bin/maturin" ] && "$PY_VENV/bin/python" -c 'import numpy, gymnasium, pytest, ray'; } >/dev/null 2>&1; then
-    step "installing maturin, numpy, gymnasium, pytest and ray into $PY_VENV"
+  if ! { [ -x "$PY_VENV/bin/maturin" ] && "$PY_VENV/bin/python" -c 'import numpy, gymnasium, pytest'; } >/dev/null 2>&1; then
+    step "installing maturin, numpy, gymnasium and pytest into $PY_VENV"
     "$PY_VENV/bin/pip" install --quiet --upgrade pip
-    "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest "ray>=2.9"
+    "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest
   fi
 }
 

@@ -9,7 +9,6 @@ Python package:
 - :mod:`knoblab.score`: ``epic``, ``finestate``, ``switch``, returning the
   documents ``knoblab score … --json`` prints.
 - :func:`metrics`: the document ``knoblab metrics --json`` prints.
-- :func:`evaluate` and :mod:`knoblab.ray`: model runs (see their docs).
 
 Errors are one class per kind, all subclasses of :class:`KnobLabError`,
 carrying the core's message with its location.
@@ -94,8 +93,8 @@ def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: Path
     Returns
     -------
     dict or list of dict
-        The document: for one file, ``{"file", "episodes", "metrics",
-        "counts", ...}``; for several, a list of them.
+        The document: for one file, ``{"file", "episodes", "sr", "ssr",
+        "spl", ...}`` (the metrics, then their counts); for several, a list.
 
     Raises
     ------

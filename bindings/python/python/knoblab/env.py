@@ -307,9 +307,9 @@ class KnobLabEnv(gymnasium.Env):
         Returns
         -------
         dict
-            SR, SSR, SPL, State-F1, EIR, TIR, VSPS, GVPE, EER, PSR and the
-            distances (``None`` where there is nothing to measure), with
-            the error and view-switch counts.
+            ``task_id``, ``bundle_id``, then SR, SSR, SPL, State-F1, EIR,
+            TIR, VSPS, GVPE, EER, PSR and the distances (``None`` where
+            there is nothing to measure) and their ``counts``.
         """
         return json.loads(self._episode.metrics())
 
