@@ -1,5 +1,5 @@
 # The two commands of README.md, and their parts. All logic is in scripts/dev.sh.
-.PHONY: serve test setup build lint native wasm-test e2e library fuzz
+.PHONY: serve test setup build lint native python wasm-test e2e library fuzz
 
 serve:      ; scripts/dev.sh serve
 test:       ; scripts/dev.sh test
@@ -7,6 +7,7 @@ setup:      ; scripts/dev.sh setup
 build:      ; scripts/dev.sh build
 lint:       ; scripts/dev.sh lint
 native:     ; scripts/dev.sh native
+python:     ; scripts/dev.sh python
 wasm-test:  ; scripts/dev.sh wasm-test
 e2e:        ; scripts/dev.sh e2e
 library:    ; scripts/dev.sh library

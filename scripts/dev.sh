@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # KnobLab's build and test driver. The Makefile's targets call it; so can you:
-#   scripts/dev.sh setup | serve | build | test | native | wasm-test | e2e | lint | fuzz
+#   scripts/dev.sh setup | serve | build | test | native | python | wasm-test | e2e | lint | fuzz
 # Every install step checks first and skips what is present, so a second run
 # starts in seconds. Nothing is downloaded from outside the package registries:
 # Trunk is pointed at the wasm-bindgen and wasm-opt installed here.
@@ -127,6 +127,37 @@ e2e() {
   BASE_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 e2e/
 }
 
+# The Python package (bindings/python): a virtual environment with the
+# registry's maturin, numpy, gymnasium and pytest (pip's cache keeps a
+# second run fast), the extension built with the `python` Cargo
+# profile (opt-level 3, no LTO: see Cargo.toml) into target/python/, and
+# pytest against the debug `knoblab` binary the native tests build.
+PY_VENV="${PY_VENV:-target/py-venv}"
+case "$PY_VENV" in /*) ;; *) PY_VENV="$PWD/$PY_VENV" ;; esac
+
+setup_python() {
+  if [ ! -x "$PY_VENV/bin/python" ]; then
+    step "creating the Python virtual environment $PY_VENV"
+    python3 -m venv "$PY_VENV"
+  fi
+  if ! { [ -x "$PY_VENV/bin/maturin" ] && "$PY_VENV/bin/python" -c 'import numpy, gymnasium, pytest'; } >/dev/null 2>&1; then
+    step "installing maturin, numpy, gymnasium and pytest into $PY_VENV"
+    "$PY_VENV/bin/pip" install --quiet --upgrade pip
+    "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest
+  fi
+}
+
+python_test() {
+  setup_python
+  step "building and installing the Python package (pip install ./bindings/python, Cargo profile python)"
+  # --no-build-isolation: the build uses the venv's maturin (on PATH) instead of fetching one.
+  PATH="$PY_VENV/bin:$PATH" "$PY_VENV/bin/pip" install --quiet --no-build-isolation --force-reinstall --no-deps ./bindings/python
+  step "the knoblab binary the parity tests compare with (debug)"
+  cargo build --quiet --bin knoblab
+  step "Python tests (pytest)"
+  KNOBLAB_CLI="$PWD/target/debug/knoblab" "$PY_VENV/bin/python" -m pytest -q bindings/python/tests
+}
+
 # Regenerates the device library (data/devices, data/library.json,
 # data/library-sheet.png) from data/gen and data/ucsm.
 library() {
@@ -185,10 +216,11 @@ case "${1:-}" in
   build) setup_build && build ;;
   lint) lint ;;
   native) native ;;
+  python) python_test ;;
   wasm-test) wasm_test ;;
   e2e) e2e ;;
   library) library ;;
   fuzz) fuzz ;;
-  test) setup && lint && native && wasm_test && e2e && fuzz ;;
-  *) echo "usage: $0 setup|serve|build|test|lint|native|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
+  test) setup && lint && native && python_test && wasm_test && e2e && fuzz ;;
+  *) echo "usage: $0 setup|serve|build|test|lint|native|python|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
 esac

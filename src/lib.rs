@@ -23,10 +23,12 @@
 //!   types (pure; the transport lives at the edge).
 //! - [`score`]: benchmark scorers (`epic`, `finestate`, `switch`) and their
 //!   shared pieces.
+//! - [`documents`]: the documents `knoblab … --json` prints, computed from
+//!   paths (the CLI and the Python bindings call them).
 //! - [`display`]: how tables for people show numbers ("–" when undefined).
 //! - `ui` (wasm32 only): the Leptos app.
-//! - `cli` (native only): the `knoblab` command line.
-//! - `devicegen` (native only): the device library generator.
+//! - `cli` (native only, feature `cli`, on by default): the `knoblab` command line.
+//! - `devicegen` (native only, feature `cli`): the device library generator.
 //! - `eval` (native only): the native runner: a run's episodes on threads
 //!   with an HTTP client, resumable, behind `knoblab eval`.
 //!
@@ -36,6 +38,7 @@
 pub mod agents;
 pub mod bundle;
 pub mod display;
+pub mod documents;
 pub mod geom;
 pub mod metrics;
 pub mod play;
@@ -43,9 +46,9 @@ pub mod score;
 pub mod sim;
 pub mod vlm;
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod cli;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;

@@ -5,7 +5,7 @@ fn main() {
     knoblab::ui::start();
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 fn main() -> std::process::ExitCode {
     knoblab::cli::main()
 }

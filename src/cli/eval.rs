@@ -346,7 +346,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             &scored,
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-        print_runs(&[(args.out.display().to_string(), run)], args.json)?;
+        let runs = crate::documents::metrics::MetricsRuns {
+            runs: vec![(args.out.display().to_string(), run)],
+            // Said above, with the first one's reason.
+            api_errors: Vec::new(),
+        };
+        print_runs(&runs, args.json)?;
     }
     Ok(match outcome.stop {
         Stop::Cancelled => ExitCode::from(130),

@@ -1,20 +1,14 @@
 //! `knoblab metrics`: VGEBench metrics from trajectory files, one run per
 //! file, side by side as the paper compares models. The metrics themselves
-//! are [`crate::metrics`]; this file reads files and prints.
+//! are [`crate::metrics`], read from the files by [`crate::documents::metrics`];
+//! this file prints.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
-use serde::Serialize;
-
-use crate::bundle::{load_path, Bundle};
-use crate::metrics::{self, number, percent, ErrorClass, RunMetrics, SwitchClass};
-use crate::sim::Trajectory;
-use crate::vlm::EpisodeStatus;
-
-use super::read::read_text_bounded;
+use crate::documents;
+use crate::metrics::{number, percent, ErrorClass, RunMetrics, SwitchClass};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,120 +23,25 @@ pub struct Args {
     pub json: bool,
 }
 
-/// One run in JSON output: the file it came from, then its metrics.
-#[derive(Debug, Serialize)]
-struct FileRun<'a> {
-    file: String,
-    #[serde(flatten)]
-    run: &'a RunMetrics,
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let bundles = load_bundles(&args.bundles)?;
-    let mut runs = Vec::with_capacity(args.trajectories.len());
-    for path in &args.trajectories {
-        let trajectories = read_trajectories(path)?;
-        let numbered: Vec<(usize, &Trajectory)> =
-            trajectories.iter().map(|(line, t)| (*line, t)).collect();
-        let run = metrics::run_numbered(&bundles, &numbered)
-            .with_context(|| format!("{}", path.display()))?;
-        runs.push((path.display().to_string(), run));
+    let runs = documents::metrics::metrics(&args.trajectories, &args.bundles)?;
+    for (file, n) in &runs.api_errors {
+        eprintln!("{file}: {n} episodes ended as api_error and are not scored");
     }
-
     print_runs(&runs, args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints runs as `knoblab metrics` does: the tables, or with `json` one
-/// document (one run's object, or a list of them). `knoblab eval` prints
-/// its run with this too.
-pub(super) fn print_runs(runs: &[(String, RunMetrics)], json: bool) -> anyhow::Result<()> {
+/// Prints runs as `knoblab metrics` does: the tables, or with `json` its
+/// document. `knoblab eval` prints its run with this too.
+pub(super) fn print_runs(runs: &documents::metrics::MetricsRuns, json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
-        let files: Vec<FileRun<'_>> = runs
-            .iter()
-            .map(|(file, run)| FileRun {
-                file: file.clone(),
-                run,
-            })
-            .collect();
-        let doc = match files.as_slice() {
-            [one] => serde_json::to_string_pretty(one)?,
-            many => serde_json::to_string_pretty(many)?,
-        };
-        writeln!(out, "{doc}")?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&runs.to_json()?)?)?;
     } else {
-        write!(out, "{}", tables(runs))?;
+        write!(out, "{}", tables(&runs.runs))?;
     }
     Ok(())
-}
-
-/// The bundles of `dir`: `dir` itself when it is a bundle (a folder with a
-/// `manifest.json`, a zip or a single JSON file), else every sub-folder
-/// with a `manifest.json` and every `.zip` in it, by name.
-pub(super) fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
-    let load = |p: &Path| load_path(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
-    if !dir.exists() {
-        bail!("the bundles folder {} does not exist", dir.display());
-    }
-    if dir.is_file() || dir.join("manifest.json").is_file() {
-        return Ok(vec![load(dir)?]);
-    }
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.join("manifest.json").is_file()
-                || (p.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("zip")))
-        })
-        .collect();
-    paths.sort();
-    if paths.is_empty() {
-        bail!(
-            "{} holds no bundle (a folder with a manifest.json, or a .zip)",
-            dir.display()
-        );
-    }
-    paths.iter().map(|p| load(p)).collect()
-}
-
-/// Just the status of an episode record, when the line has one.
-#[derive(serde::Deserialize)]
-struct StatusOnly {
-    #[serde(default)]
-    status: Option<EpisodeStatus>,
-}
-
-/// The episodes of a trajectory file with their line numbers; blank lines
-/// are skipped, and so are episodes recorded as `api_error` (a request
-/// failed for good: they say nothing of the model), counted on stderr.
-fn read_trajectories(path: &Path) -> anyhow::Result<Vec<(usize, Trajectory)>> {
-    let text = read_text_bounded(path)?;
-    let mut out = Vec::new();
-    let mut api_errors = 0;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let status = serde_json::from_str::<StatusOnly>(line)
-            .ok()
-            .and_then(|s| s.status);
-        if status == Some(EpisodeStatus::ApiError) {
-            api_errors += 1;
-            continue;
-        }
-        let t = Trajectory::from_json_line(line).map_err(|e| {
-            anyhow::anyhow!("{}:{}: not a trajectory line: {e}", path.display(), i + 1)
-        })?;
-        out.push((i + 1, t));
-    }
-    if api_errors > 0 {
-        eprintln!(
-            "{}: {api_errors} episodes ended as api_error and are not scored",
-            path.display()
-        );
-    }
-    Ok(out)
 }
 
 /// The three tables: main results, error-type shares, view-switch

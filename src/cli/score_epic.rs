@@ -1,12 +1,11 @@
-//! `knoblab score epic`: score EPIC-Bench predictions.
+//! `knoblab score epic`: score EPIC-Bench predictions
+//! ([`crate::documents::epic`] computes the document).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::read::read_text_bounded;
-use crate::score::epic::render::{to_json, to_text};
-use crate::score::epic::{score_text, DirSource, RunOptions};
+use crate::documents::epic;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,50 +26,20 @@ pub struct Args {
     pub json: bool,
 }
 
-const MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if let Some(m) = &args.coord_mode {
-        anyhow::ensure!(
-            MODES.contains(&m.as_str()),
-            "--coord-mode {m:?} is not a coordinate mode; expected one of {}",
-            MODES.join(", ")
-        );
-    }
-    let text = read_text_bounded(&args.pred)?;
-    // "The lookup is an exact match on the name of the std file's parent
-    // folder (the model family)."
-    let family = args.family.clone().or_else(|| {
-        args.pred
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-    });
-    let opts = RunOptions {
-        coord_mode: args.coord_mode.clone(),
-        family,
-    };
-    anyhow::ensure!(
-        args.gt.is_dir(),
-        "--gt {}: not a folder; give the folder that holds EPIC_Bench/ (or the dataset folder above it)",
-        args.gt.display()
-    );
-    let gt = DirSource::locate(&args.gt);
-    let report = score_text(&text, &gt, &opts)?;
-    anyhow::ensure!(
-        report.gt_expected == 0 || report.gt_found > 0,
-        "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",
-        args.gt.display(),
-        report.gt_coverage_message()
-    );
-    if report.gt_found < report.gt_expected {
-        eprintln!("knoblab: warning: {}", report.gt_coverage_message());
+    let run = epic::score(
+        &args.gt,
+        &args.pred,
+        args.coord_mode.as_deref(),
+        args.family.as_deref(),
+    )?;
+    for warning in &run.warnings {
+        eprintln!("knoblab: warning: {warning}");
     }
     let out = if args.json {
-        let doc = to_json(&report, &args.pred.display().to_string());
-        serde_json::to_string_pretty(&doc)? + "\n"
+        serde_json::to_string_pretty(&run.to_json())? + "\n"
     } else {
-        to_text(&report)
+        run.to_text()
     };
     let mut stdout = std::io::stdout().lock();
     match stdout

@@ -1,24 +1,11 @@
 //! `knoblab score finestate`: score FineState-Bench results, official and
-//! corrected side by side. All logic is in `score::finestate`; this file
-//! reads files and prints.
+//! corrected side by side. [`crate::documents::finestate`] reads the files
+//! and scores them; this file prints.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
-
-use crate::score::finestate::corrected::Convention;
-use crate::score::finestate::evaluate::OfficialOptions;
-use crate::score::finestate::files::{DiskFiles, MemFiles};
-use crate::score::finestate::loader::{
-    load_annotation_jsonl, load_dataset, Dataset, ImagePolicy, Platform,
-};
-use crate::score::finestate::parser::ParserBuild;
-use crate::score::finestate::predictions::{read_predictions, read_result_files, PredictionSet};
-use crate::score::finestate::report::{score, vda_delta, Report, ScoreOptions};
-use crate::score::finestate::table;
-
-use super::read::read_bounded;
+use crate::documents::finestate::{score, FinestateOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -60,147 +47,24 @@ pub struct Args {
     pub json: bool,
 }
 
-fn load_gt(args: &Args) -> anyhow::Result<Dataset> {
-    let policy = if args.assume_images {
-        ImagePolicy::AssumePresent
-    } else {
-        ImagePolicy::Check
-    };
-    let gt = &args.gt;
-    if gt.is_dir() {
-        // A root that is itself `desktop_en/` etc. is read from its parent.
-        let name = gt.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if let Some(platform) = Platform::parse(name).filter(|p| p.data_root() == name) {
-            let parent = gt.parent().unwrap_or(Path::new("."));
-            let files = DiskFiles::new(parent);
-            return Ok(crate::score::finestate::loader::load_platform(
-                &files, platform, policy,
-            ));
-        }
-        return Ok(load_dataset(&DiskFiles::new(gt), policy));
-    }
-    let bytes = read_bounded(gt)?;
-    if gt
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
-    {
-        let files = MemFiles::from_zip(&bytes)?;
-        return Ok(load_dataset(&files, policy));
-    }
-    let platform = match &args.platform {
-        Some(p) => Platform::parse(p).with_context(|| format!("unknown platform `{p}`"))?,
-        None => {
-            let name = gt.to_string_lossy().to_lowercase();
-            match Platform::ALL.into_iter().find(|p| name.contains(p.name())) {
-                Some(p) => p,
-                None => bail!(
-                    "cannot tell the platform of {}; pass --platform",
-                    gt.display()
-                ),
-            }
-        }
-    };
-    // Image paths in the file are relative to the dataset root: the file's
-    // folder's parent if the file sits in `web_en/` and the like.
-    let dir = gt.parent().unwrap_or(Path::new("."));
-    let root = if dir.file_name().and_then(|n| n.to_str()) == Some(platform.data_root()) {
-        dir.parent().unwrap_or(Path::new("."))
-    } else {
-        dir
-    };
-    let name = gt.to_string_lossy().to_string();
-    Ok(load_annotation_jsonl(
-        &DiskFiles::new(root),
-        platform,
-        &name,
-        &bytes,
-        policy,
-    ))
-}
-
-fn load_predictions(path: &Path) -> anyhow::Result<PredictionSet> {
-    if path.is_dir() {
-        let mut results = Vec::new();
-        let mut lists = Vec::new();
-        for entry in
-            std::fs::read_dir(path).with_context(|| format!("reading {}", path.display()))?
-        {
-            let entry = entry?;
-            let name = entry.file_name().to_string_lossy().to_string();
-            if name.starts_with("result_") && name.ends_with(".json") {
-                results.push((name, read_bounded(&entry.path())?));
-            } else if name.ends_with("_results.json") {
-                lists.push(entry.path());
-            }
-        }
-        if !results.is_empty() {
-            return Ok(read_result_files(&results));
-        }
-        if let [list] = lists.as_slice() {
-            return load_predictions(list);
-        }
-        bail!("{} holds no result_<i>.json files", path.display());
-    }
-    let bytes = read_bounded(path)?;
-    Ok(read_predictions(&path.to_string_lossy(), &bytes)?)
-}
-
-fn run_one(
-    data: &Dataset,
-    preds: &PredictionSet,
-    args: &Args,
-    vda_flag: bool,
-) -> anyhow::Result<Report> {
-    let parser: ParserBuild = args.parser.parse().map_err(anyhow::Error::msg)?;
-    let convention: Convention = args.convention.parse().map_err(anyhow::Error::msg)?;
-    let vda = match (vda_flag, preds.hinted()) {
-        (true, Some(false)) => {
-            eprintln!("knoblab: warning: --vda given, but the result files show no VDA hint");
-            true
-        }
-        (false, Some(true)) => {
-            eprintln!("knoblab: the result files show the VDA hint; scoring as a VDA run");
-            true
-        }
-        (flag, _) => flag,
-    };
-    let options = ScoreOptions {
-        official: OfficialOptions {
-            model: Some(args.model.clone()),
-            parser,
-            vda,
-        },
-        convention,
-    };
-    Ok(score(data, preds, &options))
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let data = load_gt(&args)?;
-    if data.instances.is_empty() {
-        bail!(
-            "no instance loaded from {} ({} records left out; try --assume-images if the images are absent)",
-            args.gt.display(),
-            data.skipped.len()
-        );
-    }
-    let preds = load_predictions(&args.pred)?;
-    let report = run_one(&data, &preds, &args, args.vda)?;
-    let delta = match &args.vda_pred {
-        Some(path) => {
-            let hinted_preds = load_predictions(path)?;
-            let hinted = run_one(&data, &hinted_preds, &args, true)?;
-            Some(vda_delta(&report, &hinted))
-        }
-        None => None,
+    let options = FinestateOptions {
+        model: args.model.clone(),
+        parser: args.parser.clone(),
+        vda: args.vda,
+        vda_pred: args.vda_pred.clone(),
+        convention: args.convention.clone(),
+        platform: args.platform.clone(),
+        assume_images: args.assume_images,
     };
+    let run = score(&args.gt, &args.pred, &options)?;
+    for warning in &run.warnings {
+        eprintln!("knoblab: warning: {warning}");
+    }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report.to_json(delta.as_ref()))?
-        );
+        println!("{}", serde_json::to_string_pretty(&run.to_json())?);
     } else {
-        print!("{}", table::render(&report, delta.as_ref()));
+        print!("{}", run.to_text());
     }
     Ok(ExitCode::SUCCESS)
 }

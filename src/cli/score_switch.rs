@@ -4,12 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::score::switch::report::ModelAccess;
-use crate::score::switch::{
-    self, predictions, GroundTruth, Layout, LoadOptions, ReportOptions, SwitchReport,
-};
-
-use super::read::read_bounded;
+use crate::documents::{self, switch::SwitchOptions};
+use crate::score::switch::{self, Layout};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -73,49 +69,22 @@ fn now_rfc3339() -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let layout = Layout::parse(&args.layout).map_err(anyhow::Error::msg)?;
-    let mut load = LoadOptions::default();
-    for s in &args.splits {
-        load.splits
-            .push(LoadOptions::parse_split(s).map_err(anyhow::Error::msg)?);
-    }
-    for a in &args.answers {
-        load.answers
-            .push((a.display().to_string(), read_bounded(a)?));
-    }
-    let options = ReportOptions {
+    let options = SwitchOptions {
+        answers: args.answers.clone(),
+        splits: args.splits.clone(),
         include_extra_families: args.include_extra_families,
         model_name: args.model_name.clone(),
-        model_access: args
-            .model_access
-            .as_deref()
-            .map(ModelAccess::parse)
-            .transpose()
-            .map_err(anyhow::Error::msg)?,
+        model_access: args.model_access.clone(),
         submitted_by: args.submitted_by.clone(),
         submission_time: Some(args.submission_time.clone().unwrap_or_else(now_rfc3339)),
+        video_human: args.video_human.clone(),
     };
-    let mut report = match (&args.gt, &args.pred) {
-        (Some(gt), Some(pred)) => {
-            let gt = GroundTruth::load_path_with(gt, &load)?;
-            let bytes = read_bounded(pred)?;
-            let name = pred.display().to_string();
-            let preds = predictions::read_predictions(&name, &bytes)?;
-            switch::build_report_with(&gt, &name, &preds, &options)?
-        }
-        _ => SwitchReport::default(),
-    };
-    if let Some(video) = &args.video {
-        let bytes = read_bounded(video)?;
-        let human = match &args.video_human {
-            Some(h) => Some((h.display().to_string(), read_bounded(h)?)),
-            None => None,
-        };
-        report.video = Some(switch::score_videos_with(
-            &video.display().to_string(),
-            &bytes,
-            human.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
-        )?);
-    }
+    let report = documents::switch::score(
+        args.gt.as_deref(),
+        args.pred.as_deref(),
+        args.video.as_deref(),
+        &options,
+    )?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

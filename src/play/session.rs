@@ -1,12 +1,11 @@
 //! An episode that owns its bundle, so a page can hold it in a signal and a
 //! script can keep it between calls.
 //!
-//! [`Episode`] borrows its bundle. A session keeps the bundle behind an
-//! [`Arc`] and the actions played so far, and rebuilds the episode by
-//! replaying them (the simulator is deterministic, and a step costs about
-//! a microsecond and a half, so a replay of a whole episode is far below
-//! what a click can notice). Undo, for practice, is the same replay with
-//! one action fewer.
+//! A session keeps the bundle behind an [`Arc`] in a
+//! [`crate::sim::OwnedEpisode`], with the actions played so far: a step is
+//! one simulator step (issue #21: the player no longer replays the whole
+//! episode from reset on each click). Undo, for practice, replays the
+//! actions but the last one (the simulator is deterministic).
 
 use std::sync::Arc;
 
@@ -14,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::Bundle;
 use crate::metrics::{self, EpisodeMetrics, MetricsError};
-use crate::sim::{Episode, Info, Observation, Settings, SimError, Step, Trajectory};
+use crate::sim::{Info, Observation, OwnedEpisode, Settings, SimError, Step, Trajectory};
 
 /// How a person plays, written into the trajectory's settings (`mode`) so
 /// that practice results are never mistaken for a baseline.
@@ -71,13 +70,12 @@ impl Mode {
 /// episode shows after them.
 #[derive(Debug, Clone)]
 pub struct Session {
-    bundle: Arc<Bundle>,
+    episode: OwnedEpisode,
     task_id: String,
     settings: Settings,
     actions: Vec<String>,
     observation: Observation,
     info: Info,
-    trajectory: Trajectory,
     last: Option<Step>,
 }
 
@@ -99,32 +97,32 @@ impl Session {
         settings: Settings,
         actions: &[String],
     ) -> Result<Session, SimError> {
-        let (observation, info, trajectory, last) = play(&bundle, task_id, &settings, actions)?;
-        Ok(Session {
+        let mut episode = OwnedEpisode::new(bundle);
+        let (observation, info) = episode.reset(task_id, settings.clone())?;
+        let mut session = Session {
+            episode,
             task_id: task_id.to_string(),
-            actions: actions.to_vec(),
-            bundle,
             settings,
+            actions: Vec::with_capacity(actions.len()),
             observation,
             info,
-            trajectory,
-            last,
-        })
+            last: None,
+        };
+        for action in actions {
+            session.step(action)?;
+        }
+        Ok(session)
     }
 
     /// Plays one action (any text: a mistake is an outcome, not an error).
-    /// Errors only when the episode has already ended.
+    /// Errors only when the episode has already ended, and then changes
+    /// nothing.
     pub fn step(&mut self, action_text: &str) -> Result<Step, SimError> {
-        let mut actions = self.actions.clone();
-        actions.push(action_text.to_string());
-        let (observation, info, trajectory, last) =
-            play(&self.bundle, &self.task_id, &self.settings, &actions)?;
-        let step = last.clone().ok_or(SimError::NotReset)?;
-        self.actions = actions;
-        self.observation = observation;
-        self.info = info;
-        self.trajectory = trajectory;
-        self.last = last;
+        let step = self.episode.step(action_text)?;
+        self.actions.push(action_text.to_string());
+        self.observation = step.observation.clone();
+        self.info = step.info.clone();
+        self.last = Some(step.clone());
         Ok(step)
     }
 
@@ -134,7 +132,7 @@ impl Session {
             return Ok(false);
         };
         *self = Session::replay(
-            self.bundle.clone(),
+            self.bundle().clone(),
             &self.task_id,
             self.settings.clone(),
             earlier,
@@ -144,11 +142,11 @@ impl Session {
 
     /// The same task from the start.
     pub fn restart(&self) -> Result<Session, SimError> {
-        Session::start(self.bundle.clone(), &self.task_id, self.settings.clone())
+        Session::start(self.bundle().clone(), &self.task_id, self.settings.clone())
     }
 
     pub fn bundle(&self) -> &Arc<Bundle> {
-        &self.bundle
+        self.episode.bundle()
     }
 
     pub fn task_id(&self) -> &str {
@@ -176,7 +174,10 @@ impl Session {
 
     /// The record so far.
     pub fn trajectory(&self) -> &Trajectory {
-        &self.trajectory
+        // Every constructor resets the episode before returning a session.
+        self.episode
+            .trajectory()
+            .expect("a session's episode is reset when the session starts")
     }
 
     /// What the last step returned (none before the first).
@@ -186,12 +187,12 @@ impl Session {
 
     /// Whether every goal was reached or a budget ran out.
     pub fn is_done(&self) -> bool {
-        self.trajectory.terminated || self.trajectory.truncated
+        self.episode.is_done()
     }
 
     /// The episode's metrics, as a model's would be computed.
     pub fn metrics(&self) -> Result<EpisodeMetrics, MetricsError> {
-        metrics::episode(&self.bundle, &self.trajectory)
+        metrics::episode(self.bundle(), self.trajectory())
     }
 
     /// The λ-scaled local budget's ceiling for the current goal, for a
@@ -206,30 +207,12 @@ impl Session {
     }
 }
 
-type Played = (Observation, Info, Trajectory, Option<Step>);
-
-fn play(
-    bundle: &Bundle,
-    task_id: &str,
-    settings: &Settings,
-    actions: &[String],
-) -> Result<Played, SimError> {
-    let mut episode = Episode::new(bundle);
-    episode.reset(task_id, settings.clone())?;
-    let mut last = None;
-    for action in actions {
-        last = Some(episode.step(action)?);
-    }
-    let observation = episode.observation().ok_or(SimError::NotReset)?;
-    let info = episode.info().ok_or(SimError::NotReset)?;
-    let trajectory = episode.into_trajectory()?;
-    Ok((observation, info, trajectory, last))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::{run_episode, Oracle, RandomAgent};
     use crate::bundle::load_path;
+    use crate::sim::Episode;
 
     fn kettle() -> Arc<Bundle> {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
@@ -250,6 +233,62 @@ mod tests {
         assert_eq!(session.trajectory(), episode.trajectory().unwrap());
         assert_eq!(session.actions(), actions);
         assert_eq!(session.trajectory().settings.extra["mode"], "play");
+    }
+
+    /// What a session was before it owned its episode: every step replayed
+    /// the actions so far on a fresh episode from reset.
+    fn replayed_from_reset(
+        bundle: &Bundle,
+        task: &str,
+        settings: &Settings,
+        actions: &[String],
+    ) -> (Observation, Info, Trajectory, Option<Step>) {
+        let mut episode = Episode::new(bundle);
+        episode.reset(task, settings.clone()).unwrap();
+        let mut last = None;
+        for a in actions {
+            last = Some(episode.step(a).unwrap());
+        }
+        (
+            episode.observation().unwrap(),
+            episode.info().unwrap(),
+            episode.into_trajectory().unwrap(),
+            last,
+        )
+    }
+
+    /// Issue #21: a session steps its episode instead of replaying from
+    /// reset; after every step of random and oracle episodes on every task,
+    /// it shows exactly what the replay from reset shows.
+    #[test]
+    fn stepping_gives_what_replaying_from_reset_gave() {
+        let bundle = kettle();
+        for task in &bundle.tasks {
+            for seed in [None, Some(3), Some(11)] {
+                let settings = Mode::Play.settings(2);
+                let recorded = match seed {
+                    None => run_episode(&bundle, &task.id, &mut Oracle::new(&bundle), &settings),
+                    Some(s) => run_episode(&bundle, &task.id, &mut RandomAgent::new(s), &settings),
+                }
+                .unwrap();
+                let actions: Vec<String> = recorded.actions().map(str::to_string).collect();
+                let mut session =
+                    Session::start(bundle.clone(), &task.id, settings.clone()).unwrap();
+                for n in 1..=actions.len() {
+                    session.step(&actions[n - 1]).unwrap();
+                    let (observation, info, trajectory, last) =
+                        replayed_from_reset(&bundle, &task.id, &settings, &actions[..n]);
+                    assert_eq!(session.observation(), &observation, "{} step {n}", task.id);
+                    assert_eq!(session.info(), &info, "{} step {n}", task.id);
+                    assert_eq!(session.trajectory(), &trajectory, "{} step {n}", task.id);
+                    assert_eq!(session.last_step(), last.as_ref(), "{} step {n}", task.id);
+                }
+                assert_eq!(session.trajectory(), &recorded, "{}", task.id);
+                let resumed =
+                    Session::replay(bundle.clone(), &task.id, settings.clone(), &actions).unwrap();
+                assert_eq!(resumed.trajectory(), &recorded, "{}", task.id);
+            }
+        }
     }
 
     #[test]

@@ -367,6 +367,14 @@ impl<'b> Episode<'b> {
         self.run.map(|r| r.trajectory).ok_or(SimError::NotReset)
     }
 
+    /// Carries another episode's state over (the run under way and the
+    /// memoised C_opt values), for a copy on the same bundle compiled
+    /// again ([`super::OwnedEpisode`]'s `clone`).
+    pub(crate) fn take_state_of(&mut self, other: &Episode<'_>) {
+        self.run = other.run.clone();
+        self.c_opt_cache = other.c_opt_cache.clone();
+    }
+
     /// C_opt of a goal state from a point of the episode (memoised).
     pub fn c_opt(&mut self, from: Node, goal: usize) -> Option<u32> {
         if let Some(c) = self.c_opt_cache.get(&(from, goal)) {

@@ -10,6 +10,7 @@
 //! - [`distance`]: transition distance to a goal, and its target components.
 //! - [`episode`]: `reset` / `step`, goals and budgets.
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
+//! - [`owned`]: an episode that owns its bundle (for a signal, a Python object).
 //! - [`trajectory`]: the record, JSON Lines, and replay.
 //!
 //! ```
@@ -30,6 +31,7 @@ pub mod episode;
 pub mod matching;
 pub mod observation;
 pub mod outcome;
+pub mod owned;
 pub mod planner;
 pub mod rules;
 pub mod trajectory;
@@ -41,5 +43,6 @@ pub use distance::GoalDistance;
 pub use episode::{Episode, SimError};
 pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
+pub use owned::OwnedEpisode;
 pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
 pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

@@ -1,0 +1,126 @@
+"""KnobLab from Python.
+
+The same Rust core as the page and the ``knoblab`` command line, as a
+Python package:
+
+- :func:`make`: a device as a :class:`gymnasium.Env` (also registered as
+  ``knoblab/<device-id>`` for :func:`gymnasium.make`).
+- :func:`library`: the devices and tasks of the shipped library or a path.
+- :mod:`knoblab.score`: ``epic``, ``finestate``, ``switch``, returning the
+  documents ``knoblab score … --json`` prints.
+- :func:`metrics`: the document ``knoblab metrics --json`` prints.
+
+Errors are one class per kind, all subclasses of :class:`KnobLabError`,
+carrying the core's message with its location.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import gymnasium
+
+from . import _knoblab, score
+from ._knoblab import (
+    BundleError,
+    EpisodeError,
+    GroundTruthError,
+    KnobLabError,
+    MetricsError,
+    OptionsError,
+    ResultsError,
+)
+from .env import KnobLabEnv, make
+from .score import KnobLabWarning
+
+__version__: str = _knoblab.__version__
+
+__all__ = [
+    "BundleError",
+    "EpisodeError",
+    "GroundTruthError",
+    "KnobLabEnv",
+    "KnobLabError",
+    "KnobLabWarning",
+    "MetricsError",
+    "OptionsError",
+    "ResultsError",
+    "library",
+    "make",
+    "metrics",
+    "score",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def library(path: Optional[PathLike] = None) -> List[Dict[str, Any]]:
+    """The devices of a library and their tasks.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A library index (``library.json``) or the folder holding it.
+        Default: the library shipped inside this package (the repository's
+        ``data/``).
+
+    Returns
+    -------
+    list of dict
+        One per device, in index order: ``id``, ``name``, ``category``,
+        ``path`` and ``tasks``, each task ``{"id", "goals", "instructions"}``.
+
+    Raises
+    ------
+    knoblab.BundleError
+        The index or one of its bundles cannot be read.
+    """
+    return json.loads(_knoblab.library_json(None if path is None else os.fspath(path)))
+
+
+def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: PathLike) -> Any:
+    """VGEBench metrics of trajectory files: ``knoblab metrics --json``.
+
+    Parameters
+    ----------
+    trajectory_files : path or sequence of paths
+        JSON Lines files of trajectories, one run per file.
+    bundles : str or os.PathLike
+        A folder of bundles (folders or zips), or one bundle.
+
+    Returns
+    -------
+    dict or list of dict
+        The document: for one file, ``{"file", "episodes", "sr", "ssr",
+        "spl", ...}`` (the metrics, then their counts); for several, a list.
+
+    Raises
+    ------
+    knoblab.BundleError
+        A bundle (or the folder) cannot be loaded.
+    knoblab.ResultsError
+        A file that cannot be read, or a line that is not a trajectory
+        (the message names the file and the line).
+    knoblab.MetricsError
+        An episode recorded on another device or version of it.
+    """
+    if isinstance(trajectory_files, (str, os.PathLike)):
+        trajectory_files = [trajectory_files]
+    files = [os.fspath(p) for p in trajectory_files]
+    return json.loads(_knoblab.metrics_json(files, os.fspath(bundles)))
+
+
+def _register() -> None:
+    for device in _knoblab.shipped_device_ids():
+        env_id = f"knoblab/{device}"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="knoblab.env:KnobLabEnv",
+                kwargs={"device": device},
+            )
+
+
+_register()

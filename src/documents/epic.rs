@@ -1,0 +1,93 @@
+//! `knoblab score epic`'s document: EPIC-Bench predictions against the
+//! RLE ground truth under a folder.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::score::epic::render::{to_json, to_text};
+use crate::score::epic::{score_text, DirSource, Report, RunOptions};
+
+use super::{read_text_bounded, DocumentError};
+
+/// The coordinate modes `--coord-mode` accepts.
+pub const COORD_MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
+
+/// A scored predictions file.
+#[derive(Debug, Clone)]
+pub struct EpicRun {
+    pub report: Report,
+    /// The predictions path, as the document names it.
+    pub pred: String,
+    /// What a person should know but which does not stop scoring (ground
+    /// truth found for only some samples).
+    pub warnings: Vec<String>,
+}
+
+impl EpicRun {
+    /// The `--json` document.
+    pub fn to_json(&self) -> Value {
+        to_json(&self.report, &self.pred)
+    }
+
+    /// The tables for people.
+    pub fn to_text(&self) -> String {
+        to_text(&self.report)
+    }
+}
+
+/// Scores `pred` (raw outputs, std_format JSONL or an official score file)
+/// against the ground truth under `gt`. `family` defaults to the name of
+/// the predictions file's folder, as the official batch runner reads it.
+pub fn score(
+    gt: &Path,
+    pred: &Path,
+    coord_mode: Option<&str>,
+    family: Option<&str>,
+) -> Result<EpicRun, DocumentError> {
+    if let Some(m) = coord_mode {
+        if !COORD_MODES.contains(&m) {
+            return Err(DocumentError::Options(format!(
+                "--coord-mode {m:?} is not a coordinate mode; expected one of {}",
+                COORD_MODES.join(", ")
+            )));
+        }
+    }
+    let text = read_text_bounded(pred).map_err(DocumentError::Results)?;
+    // "The lookup is an exact match on the name of the std file's parent
+    // folder (the model family)."
+    let family = family.map(str::to_string).or_else(|| {
+        pred.parent()
+            .and_then(|p| p.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+    });
+    let opts = RunOptions {
+        coord_mode: coord_mode.map(str::to_string),
+        family,
+    };
+    if !gt.is_dir() {
+        return Err(DocumentError::GroundTruth(format!(
+            "--gt {}: not a folder; give the folder that holds EPIC_Bench/ (or the dataset folder above it)",
+            gt.display()
+        )));
+    }
+    let source = DirSource::locate(gt);
+    let report = score_text(&text, &source, &opts)
+        .map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
+    if report.gt_expected > 0 && report.gt_found == 0 {
+        return Err(DocumentError::GroundTruth(format!(
+            "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",
+            gt.display(),
+            report.gt_coverage_message()
+        )));
+    }
+    let mut warnings = Vec::new();
+    if report.gt_found < report.gt_expected {
+        warnings.push(report.gt_coverage_message());
+    }
+    Ok(EpicRun {
+        report,
+        pred: pred.display().to_string(),
+        warnings,
+    })
+}

@@ -1,0 +1,149 @@
+//! `knoblab metrics`'s document: VGEBench metrics of trajectory files, one
+//! run per file, against a folder of bundles (or one bundle).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::bundle::{load_path, Bundle};
+use crate::metrics::{run_numbered, RunMetrics};
+use crate::sim::Trajectory;
+use crate::vlm::EpisodeStatus;
+
+use super::{read_text_bounded, DocumentError};
+
+/// The runs, in the order of their files.
+#[derive(Debug, Clone)]
+pub struct MetricsRuns {
+    /// (the file as given, its run's metrics).
+    pub runs: Vec<(String, RunMetrics)>,
+    /// (the file as given, how many of its episodes ended as `api_error`
+    /// and are not scored), for the files that have any.
+    pub api_errors: Vec<(String, usize)>,
+}
+
+/// One run in the document: the file it came from, then its metrics.
+#[derive(Debug, Serialize)]
+struct FileRun<'a> {
+    file: &'a str,
+    #[serde(flatten)]
+    run: &'a RunMetrics,
+}
+
+impl MetricsRuns {
+    /// The `--json` document: one object for one file, else a list.
+    pub fn to_json(&self) -> Result<Value, serde_json::Error> {
+        let files: Vec<FileRun<'_>> = self
+            .runs
+            .iter()
+            .map(|(file, run)| FileRun { file, run })
+            .collect();
+        match files.as_slice() {
+            [one] => serde_json::to_value(one),
+            many => serde_json::to_value(many),
+        }
+    }
+}
+
+/// The metrics of each trajectory file against the bundles of `bundles`.
+pub fn metrics(trajectories: &[PathBuf], bundles: &Path) -> Result<MetricsRuns, DocumentError> {
+    let bundles = load_bundles(bundles)?;
+    let mut runs = Vec::with_capacity(trajectories.len());
+    let mut api_errors = Vec::new();
+    for path in trajectories {
+        let file = read_trajectories(path)?;
+        let numbered: Vec<(usize, &Trajectory)> =
+            file.episodes.iter().map(|(line, t)| (*line, t)).collect();
+        let run = run_numbered(&bundles, &numbered)
+            .map_err(|e| DocumentError::Metrics(format!("{}: {e}", path.display())))?;
+        if file.api_errors > 0 {
+            api_errors.push((path.display().to_string(), file.api_errors));
+        }
+        runs.push((path.display().to_string(), run));
+    }
+    Ok(MetricsRuns { runs, api_errors })
+}
+
+/// The bundles of `dir`: `dir` itself when it is a bundle (a folder with a
+/// `manifest.json`, a zip or a single JSON file), else every sub-folder
+/// with a `manifest.json` and every `.zip` in it, by name.
+pub fn load_bundles(dir: &Path) -> Result<Vec<Bundle>, DocumentError> {
+    if !dir.exists() {
+        return Err(DocumentError::Bundles(format!(
+            "the bundles folder {} does not exist",
+            dir.display()
+        )));
+    }
+    if dir.is_file() || dir.join("manifest.json").is_file() {
+        return Ok(vec![load_path(dir)?]);
+    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| DocumentError::Bundles(format!("reading {}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.join("manifest.json").is_file()
+                || (p.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("zip")))
+        })
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(DocumentError::Bundles(format!(
+            "{} holds no bundle (a folder with a manifest.json, or a .zip)",
+            dir.display()
+        )));
+    }
+    paths
+        .iter()
+        .map(|p| load_path(p).map_err(DocumentError::from))
+        .collect()
+}
+
+/// A trajectory file's episodes to score.
+#[derive(Debug, Clone)]
+pub struct TrajectoryFile {
+    /// (line number, episode), in file order.
+    pub episodes: Vec<(usize, Trajectory)>,
+    /// Episodes recorded as `api_error` (a request failed for good: they say
+    /// nothing of the model), skipped and counted.
+    pub api_errors: usize,
+}
+
+/// Just the status of an episode record, when the line has one.
+#[derive(serde::Deserialize)]
+struct StatusOnly {
+    #[serde(default)]
+    status: Option<EpisodeStatus>,
+}
+
+/// The episodes of a trajectory file with their line numbers; blank lines
+/// are skipped, and so are episodes recorded as `api_error` (counted).
+pub fn read_trajectories(path: &Path) -> Result<TrajectoryFile, DocumentError> {
+    let text = read_text_bounded(path).map_err(DocumentError::Results)?;
+    let mut out = Vec::new();
+    let mut api_errors = 0;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let status = serde_json::from_str::<StatusOnly>(line)
+            .ok()
+            .and_then(|s| s.status);
+        if status == Some(EpisodeStatus::ApiError) {
+            api_errors += 1;
+            continue;
+        }
+        let t = Trajectory::from_json_line(line).map_err(|e| {
+            DocumentError::Results(format!(
+                "{}:{}: not a trajectory line: {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        out.push((i + 1, t));
+    }
+    Ok(TrajectoryFile {
+        episodes: out,
+        api_errors,
+    })
+}

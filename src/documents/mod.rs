@@ -1,0 +1,68 @@
+//! The documents that `knoblab … --json` prints, computed from paths: the
+//! CLI prints them (or their tables) and the Python bindings return them
+//! as dicts, so both give one computation's numbers (issue #18).
+//!
+//! Each entry function reads its files within the core's bounds, calls
+//! the scorer or the metrics, and returns a value whose `to_json` is the
+//! document. Its errors say which input was at fault ([`DocumentError`]),
+//! so an edge can tell the kinds apart by type, never by message text.
+//!
+//! - [`epic`]: `knoblab score epic`.
+//! - [`finestate`]: `knoblab score finestate`.
+//! - [`switch`]: `knoblab score switch`.
+//! - [`metrics`](mod@metrics): `knoblab metrics`.
+//! - [`library`]: the devices and tasks of a library index.
+
+pub mod epic;
+pub mod finestate;
+pub mod library;
+pub mod metrics;
+pub mod switch;
+
+use thiserror::Error;
+
+use crate::bundle::LoadError;
+
+/// Which input made a document impossible, with the core's message (which
+/// names the file and, where it can, the line, record or field).
+#[derive(Debug, Error)]
+pub enum DocumentError {
+    /// A bundle could not be loaded; every problem found, with where.
+    #[error("{0}")]
+    Bundle(Box<LoadError>),
+    /// A folder of bundles that is missing, unreadable or holds none.
+    #[error("{0}")]
+    Bundles(String),
+    /// A results file (predictions, judge outputs, trajectories) that
+    /// cannot be read or is not of the benchmark's format.
+    #[error("{0}")]
+    Results(String),
+    /// Ground truth that is missing, unreadable or malformed.
+    #[error("{0}")]
+    GroundTruth(String),
+    /// An option outside its values.
+    #[error("{0}")]
+    Options(String),
+    /// Trajectories that cannot be scored against the bundles given
+    /// (another device, another version of it, an unknown task).
+    #[error("{0}")]
+    Metrics(String),
+}
+
+impl From<LoadError> for DocumentError {
+    fn from(e: LoadError) -> Self {
+        DocumentError::Bundle(Box::new(e))
+    }
+}
+
+/// A file's bytes within [`crate::score::limits::read_file`]'s bound; the
+/// message names the file.
+pub(crate) fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    crate::score::limits::read_file(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A file's text within the bound.
+pub(crate) fn read_text_bounded(path: &std::path::Path) -> Result<String, String> {
+    String::from_utf8(read_bounded(path)?)
+        .map_err(|e| format!("{} is not UTF-8 text: {e}", path.display()))
+}

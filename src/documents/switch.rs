@@ -1,0 +1,115 @@
+//! `knoblab score switch`'s document: SWITCH predictions against the
+//! dataset (or the public release's tree), and, with `video`,
+//! generated-video judge outputs.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::score::switch::report::ModelAccess;
+use crate::score::switch::{
+    self, predictions, GroundTruth, LoadOptions, ReportOptions, SwitchReport,
+};
+
+use super::{read_bounded, DocumentError};
+
+/// What `knoblab score switch` takes besides the three files, as text the
+/// way a command line or a keyword argument gives it. Every field may be
+/// left out.
+#[derive(Debug, Clone, Default)]
+pub struct SwitchOptions {
+    /// Answers published apart from the release rows, joined by id.
+    pub answers: Vec<PathBuf>,
+    /// `SPLIT=PATH_FRAGMENT`: the items of ground-truth files whose path
+    /// contains the fragment are in the split (`open` or `held`).
+    pub splits: Vec<String>,
+    /// Count task families outside the eight in Overall.
+    pub include_extra_families: bool,
+    /// The model's name (default: the predictions', else the file's name).
+    pub model_name: Option<String>,
+    /// `open_weight` or `closed_api` (default: the predictions').
+    pub model_access: Option<String>,
+    /// Who submits, for the leaderboard submission row.
+    pub submitted_by: Option<String>,
+    /// The submission's time (RFC 3339); none leaves it null.
+    pub submission_time: Option<String>,
+    /// Human ratings of the generated videos, for Table 3's human column.
+    pub video_human: Option<PathBuf>,
+}
+
+/// Scores `pred` against `gt` (both, or neither) and `video` (optional);
+/// at least one of the two must be given.
+pub fn score(
+    gt: Option<&Path>,
+    pred: Option<&Path>,
+    video: Option<&Path>,
+    options: &SwitchOptions,
+) -> Result<SwitchReport, DocumentError> {
+    let mut load = LoadOptions::default();
+    for s in &options.splits {
+        load.splits
+            .push(LoadOptions::parse_split(s).map_err(DocumentError::Options)?);
+    }
+    for a in &options.answers {
+        load.answers.push((
+            a.display().to_string(),
+            read_bounded(a).map_err(DocumentError::GroundTruth)?,
+        ));
+    }
+    let report_options = ReportOptions {
+        include_extra_families: options.include_extra_families,
+        model_name: options.model_name.clone(),
+        model_access: options
+            .model_access
+            .as_deref()
+            .map(ModelAccess::parse)
+            .transpose()
+            .map_err(DocumentError::Options)?,
+        submitted_by: options.submitted_by.clone(),
+        submission_time: options.submission_time.clone(),
+    };
+    let mut report = match (gt, pred) {
+        (Some(gt), Some(pred)) => {
+            let gt = GroundTruth::load_path_with(gt, &load)
+                .map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
+            let bytes = read_bounded(pred).map_err(DocumentError::Results)?;
+            let name = pred.display().to_string();
+            let preds = predictions::read_predictions(&name, &bytes)
+                .map_err(|e| DocumentError::Results(e.to_string()))?;
+            switch::build_report_with(&gt, &name, &preds, &report_options)
+                .map_err(|e| DocumentError::Results(e.to_string()))?
+        }
+        (None, None) if video.is_some() => SwitchReport::default(),
+        _ => {
+            return Err(DocumentError::Options(
+                "SWITCH needs the ground truth and the predictions together (gt and pred), \
+                 or the video judge outputs (video), or all three"
+                    .to_string(),
+            ))
+        }
+    };
+    if let Some(video) = video {
+        let bytes = read_bounded(video).map_err(DocumentError::Results)?;
+        let human = match &options.video_human {
+            Some(h) => Some((
+                h.display().to_string(),
+                read_bounded(h).map_err(DocumentError::Results)?,
+            )),
+            None => None,
+        };
+        report.video = Some(
+            switch::score_videos_with(
+                &video.display().to_string(),
+                &bytes,
+                human.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+            )
+            .map_err(|e| DocumentError::Results(e.to_string()))?,
+        );
+    }
+    Ok(report)
+}
+
+/// The `--json` document of a report.
+pub fn to_json(report: &SwitchReport) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(report)
+}
