@@ -9,6 +9,7 @@
 //! - [`planner`]: C_opt and optimal paths.
 //! - [`distance`]: transition distance to a goal, and its target components.
 //! - [`episode`]: `reset` / `step`, goals and budgets.
+//! - [`render`]: the picture shown, static or drawn for the state (live).
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`trajectory`]: the record, JSON Lines, and replay.
 //!
@@ -31,6 +32,7 @@ pub mod matching;
 pub mod observation;
 pub mod outcome;
 pub mod planner;
+pub mod render;
 pub mod rules;
 pub mod trajectory;
 
@@ -42,4 +44,5 @@ pub use episode::{Episode, SimError};
 pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
+pub use render::{RenderError, RenderMode, Renderer};
 pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

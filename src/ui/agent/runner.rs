@@ -134,11 +134,13 @@ impl Batch {
             }
             Source::Oracle => Settings {
                 agent: "oracle".into(),
+                render: s.render,
                 ..Settings::with_lambda(s.lambda)
             },
             Source::Random => Settings {
                 agent: format!("random:{}", s.seed),
                 seed: Some(s.seed),
+                render: s.render,
                 ..Settings::with_lambda(s.lambda)
             },
         }
