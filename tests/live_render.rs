@@ -469,6 +469,16 @@ const INVISIBLE: &[(&str, &[&str], &str)] = &[
     ("PowerBank", &["Recharging", "FullyCharged"], "the climbing lights blink: drawn lit, like the steady full lights"),
     ("Razor", &["Charging", "FullyCharged"], "the battery light blinks while charging: drawn lit, like the steady light"),
     ("Vacuum", &["Charging", "ChargeComplete"], "the battery light pulses while charging: drawn lit, like the steady light"),
+    (
+        "FilmCamera",
+        &["Cocked", "SelfTimerRunning"],
+        "the self-timer lever runs back while it buzzes; its drawn position is the cocked one (positions decide the actions' parameters), and a moving lever is not seen in a still picture",
+    ),
+    (
+        "WashingMachine",
+        &["WashRunning", "WashPaused", "Spinning"],
+        "washer-0002 has no display: the door is locked and the start light lit in all three (paused blinks, drawn lit)",
+    ),
 ];
 
 #[test]
