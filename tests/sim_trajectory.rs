@@ -137,7 +137,7 @@ fn settings_keep_keys_they_do_not_know() {
     let text = serde_json::to_string(&s).unwrap();
     assert_eq!(
         text,
-        r#"{"lambda":5,"agent":"","model":"m","temperature":0.2}"#
+        r#"{"lambda":5,"agent":"","render":"static","model":"m","temperature":0.2}"#
     );
     let back: Settings = serde_json::from_str(&text).unwrap();
     assert_eq!(back, s);

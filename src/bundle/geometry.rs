@@ -182,11 +182,24 @@ impl Bundle {
                 (name.clone(), value)
             })
             .collect();
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "manifest": self.manifest,
             "ssm": self.ssm,
             "views": views,
             "tasks": {"tasks": self.tasks},
-        })
+        });
+        if let (Some(live), Some(object)) = (&self.live, out.as_object_mut()) {
+            let mut spec = live.spec.clone();
+            for (view, file) in spec.sheets.iter_mut() {
+                if let Some(sheet) = live.sheets.get(view) {
+                    *file = encode_data_url(sheet);
+                }
+            }
+            object.insert(
+                "live".to_string(),
+                serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
+            );
+        }
+        out
     }
 }

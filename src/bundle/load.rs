@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use super::diagnostics::{Diagnostic, LoadError, Location};
 use super::image::{decode_data_url, read_view_image};
 use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_DIAGNOSTICS};
+use super::live::{check_live, Live, LiveSpec, LIVE_FILE};
 use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewImage, ViewSpec};
 use super::source::{normalize_path, FileSource, ZipSource};
 use super::validate::{validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE};
@@ -194,6 +195,9 @@ struct Draft {
     views: Option<BTreeMap<String, ViewSpec>>,
     tasks: Option<TaskFile>,
     images: BTreeMap<String, ViewImage>,
+    /// The optional live layer and its sheets, by view.
+    live: Option<LiveSpec>,
+    sheets: BTreeMap<String, ViewImage>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -230,6 +234,23 @@ impl Draft {
         }
     }
 
+    /// Reads the live layer's sheets with `bytes_of`, reporting those that
+    /// are not images at the sheet's field of `live.json`.
+    fn read_sheets(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, String>) {
+        let Some(live) = &self.live else { return };
+        for (view, file) in &live.sheets {
+            match bytes_of(file).and_then(read_view_image) {
+                Ok(image) => {
+                    self.sheets.insert(view.clone(), image);
+                }
+                Err(message) => self.diagnostics.push(Diagnostic::error(
+                    Location::file(LIVE_FILE).field(format!("sheets.{view}")),
+                    message,
+                )),
+            }
+        }
+    }
+
     /// Validates what was read and, when nothing is an error, builds the bundle.
     fn finish(mut self, source: &str) -> Checked {
         let sizes: BTreeMap<String, (u32, u32)> = self
@@ -245,10 +266,25 @@ impl Draft {
             tasks: self.tasks.as_ref().map(|t| t.tasks.as_slice()),
         });
         self.diagnostics.extend(found);
+        if let Some(live) = &self.live {
+            let sheet_sizes: BTreeMap<String, (u32, u32)> = self
+                .sheets
+                .iter()
+                .map(|(name, image)| (name.clone(), (image.width, image.height)))
+                .collect();
+            check_live(
+                live,
+                self.views.as_ref(),
+                &sizes,
+                self.ssm.as_ref(),
+                &sheet_sizes,
+                &mut self.diagnostics,
+            );
+        }
         // One order whatever the form or the step that found a problem: by
         // file, then as found (the rules walk each file in order).
         let rank = |d: &Diagnostic| {
-            [MANIFEST_FILE, SSM_FILE, VIEWS_FILE, TASKS_FILE]
+            [MANIFEST_FILE, SSM_FILE, VIEWS_FILE, TASKS_FILE, LIVE_FILE]
                 .iter()
                 .position(|f| *f == d.location.file)
                 .unwrap_or(0)
@@ -280,11 +316,16 @@ impl Draft {
                         Some((name, View { spec, image }))
                     })
                     .collect();
+                let live = self.live.map(|spec| Live {
+                    spec,
+                    sheets: self.sheets,
+                });
                 views.map(|views| Bundle {
                     manifest,
                     ssm,
                     views,
                     tasks: tasks.tasks,
+                    live,
                 })
             }
             _ => None,
@@ -321,7 +362,14 @@ fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
     draft.ssm = draft.take(ssm);
     draft.views = draft.take(views);
     draft.tasks = draft.take(tasks);
-    draft.read_images(|file| {
+    // The live layer is optional: no `live.json`, no layer.
+    let live = match files.read(LIVE_FILE) {
+        Ok(None) => Ok(None),
+        Ok(Some(bytes)) => parse_json(LIVE_FILE, &bytes).map(Some),
+        Err(message) => Err(Diagnostic::error(Location::file(LIVE_FILE), message)),
+    };
+    draft.live = draft.take(live).flatten();
+    let mut bundle_file = |file: &str| {
         if file.starts_with("data:") {
             return decode_data_url(file);
         }
@@ -330,7 +378,9 @@ fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
             Some(bytes) => Ok(bytes),
             None => Err("no such file in the bundle".into()),
         }
-    });
+    };
+    draft.read_images(&mut bundle_file);
+    draft.read_sheets(&mut bundle_file);
     draft.finish(source)
 }
 
@@ -384,7 +434,12 @@ fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
     draft.ssm = draft.take(ssm);
     draft.views = draft.take(views);
     draft.tasks = draft.take(tasks);
-    draft.read_images(|file| {
+    let live = object
+        .remove("live")
+        .map(|v| typed::<LiveSpec>(LIVE_FILE, v))
+        .transpose();
+    draft.live = draft.take(live).flatten();
+    let data_url = |file: &str| {
         if file.starts_with("data:") {
             decode_data_url(file)
         } else {
@@ -392,7 +447,9 @@ fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
                  (`data:image/png;base64,...`)"
                 .into())
         }
-    });
+    };
+    draft.read_images(data_url);
+    draft.read_sheets(data_url);
     draft.finish(source)
 }
 

@@ -10,6 +10,7 @@
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`library`]: the index of the shipped device library (`data/library.json`).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
+//! - [`live`]: the optional live layer, what each state shows.
 //! - [`image`]: view image sizes from their headers, `data:` URLs.
 //!
 //! ## Using a bundle
@@ -51,6 +52,7 @@ pub mod hash;
 pub mod image;
 pub mod library;
 pub mod limits;
+pub mod live;
 pub mod load;
 pub mod model;
 mod source;
@@ -62,6 +64,7 @@ pub use derive::{
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
 pub use library::{LibraryEntry, LibraryIndex, LIBRARY_FORMAT};
+pub use live::{Live, LiveSpec, Patch, StateLook, LIVE_FILE, LIVE_FORMAT};
 pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Checked};
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};

@@ -185,6 +185,8 @@ pub struct Bundle {
     pub ssm: StateMachine,
     pub views: BTreeMap<String, View>,
     pub tasks: Vec<Task>,
+    /// The optional live layer (`live.json`): what each state shows.
+    pub live: Option<super::live::Live>,
 }
 
 impl State {

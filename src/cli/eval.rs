@@ -106,6 +106,11 @@ pub struct Args {
     /// same file again resumes the run.
     #[arg(long)]
     pub out: PathBuf,
+    /// How views are drawn: static (the paper's, the default) or live (the
+    /// current state drawn on them). Recorded in every episode's settings;
+    /// the prompt is the same in both.
+    #[arg(long, default_value = "static", value_parser = super::run::parse_render)]
+    pub render: crate::sim::RenderMode,
     /// Print the metrics as one JSON document (as `knoblab metrics --json`).
     #[arg(long)]
     pub json: bool,
@@ -167,6 +172,7 @@ fn settings(args: &Args, source: Source) -> anyhow::Result<AgentSettings> {
         s.history = HistoryWindow::parse(h)?;
     }
     s.lambda = args.lambda;
+    s.render = args.render;
     s.perturbation = perturbation(&args.perturb)?;
     s.seed = args.seed;
     s.prices = Prices {

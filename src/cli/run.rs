@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::agents::{run_episode, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
 use crate::bundle::load_path;
 use crate::eval::{Finished, Output};
-use crate::sim::Settings;
+use crate::sim::{RenderMode, Settings};
 
 use super::read::read_text_bounded;
 
@@ -30,6 +30,14 @@ pub struct Args {
     /// Where to write the trajectories (JSON Lines).
     #[arg(long)]
     pub out: PathBuf,
+    /// How views are drawn: static (the paper's) or live (for the state).
+    /// Recorded in every episode's settings.
+    #[arg(long, default_value = "static", value_parser = parse_render)]
+    pub render: RenderMode,
+}
+
+pub(super) fn parse_render(text: &str) -> Result<RenderMode, String> {
+    RenderMode::parse(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -37,6 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut settings = Settings::with_lambda(args.lambda);
     settings.agent = args.agent.trim().to_string();
+    settings.render = args.render;
     let mut agent: Box<dyn Agent + '_> = match &spec {
         AgentSpec::Oracle => Box::new(Oracle::new(&bundle)),
         AgentSpec::Random { seed } => {

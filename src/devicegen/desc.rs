@@ -19,7 +19,57 @@ pub struct CategoryFile {
     /// ending does not say it (see [`super::mechanics`]).
     #[serde(default)]
     pub operations: BTreeMap<String, Operation>,
+    /// What each named sign shows in which state (see [`SignRule`]); a
+    /// part shows one by naming it in its `sign`.
+    #[serde(default)]
+    pub signs: BTreeMap<String, SignRule>,
     pub devices: Vec<DeviceDesc>,
+}
+
+/// What a sign shows, by state of the category template. A part naming
+/// the sign shows it in its own way: a light is lit (blinking is drawn
+/// lit), a display shows the text, a grille's blades spin (blurred), any
+/// other part glows. States the rule does not name show the sign off (a
+/// dark light, a blank display unless `default` is given).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignRule {
+    /// States in which it is on (lit, spinning, glowing).
+    #[serde(default)]
+    pub on: Vec<String>,
+    /// States in which it blinks: drawn as on in a still picture; the
+    /// state's description says it blinks.
+    #[serde(default)]
+    pub blink: Vec<String>,
+    /// For a display: its text in each state.
+    #[serde(default)]
+    pub text: BTreeMap<String, String>,
+    /// For a display: its text in the states `text` does not name (none:
+    /// blank, the display is off).
+    #[serde(default)]
+    pub default: Option<String>,
+    /// States in which it is on but dimmed (a night-dimmed display, a low
+    /// beam, a faint night light).
+    #[serde(default)]
+    pub dim: Vec<String>,
+    /// How a part other than a light or a display shows it being on
+    /// (default: it glows).
+    #[serde(default, rename = "as")]
+    pub shown_as: ShownAs,
+}
+
+/// How a part that is neither a light nor a display shows its sign.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShownAs {
+    /// Lit: a lamp, a lit button (a grille's blades spin instead).
+    #[default]
+    Glow,
+    /// Out of its place: a key blade flipped out, a handset lifted, a lid
+    /// or a tank taken off.
+    Open,
+    /// Moving fast, blurred: blades, bells.
+    Spin,
 }
 
 /// How a component is worked; the parameters of each transition follow
@@ -186,6 +236,10 @@ pub struct Part {
     /// Inside the dashboard close-up (front face only).
     #[serde(default)]
     pub panel: bool,
+    /// The category sign this part shows in live pictures (see
+    /// [`SignRule`]).
+    #[serde(default)]
+    pub sign: Option<String>,
 }
 
 /// What a part looks like.

@@ -221,12 +221,21 @@ pub fn generate(
             tasks: task_list.clone(),
         }))?,
     );
+    let signs = super::live::part_signs(category, desc, ucsm, &ssm).map_err(at)?;
     if pictures {
+        let mut statics = Vec::new();
         for (scene, tree) in drawing.scenes.iter().zip(&drawing.trees) {
             let pixmap = super::render::raster(tree).map_err(at)?;
             files.insert(
                 format!("views/{}.png", scene.name),
                 super::render::png(&pixmap).map_err(at)?,
+            );
+            statics.push(pixmap);
+        }
+        if !signs.is_empty() {
+            files.extend(
+                super::live::live_files(desc, &drawing.scenes, &statics, &signs, &ssm)
+                    .map_err(at)?,
             );
         }
         check(desc, &files).map_err(at)?;

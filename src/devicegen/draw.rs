@@ -92,12 +92,104 @@ pub fn body_face(
 /// A part's drawing: the part itself (wrapped in `<g id=…>` when it is a
 /// component) and what is printed around it.
 pub struct PartSvg {
+    /// What lies under the part and is not the part: the empty seat or
+    /// opening a part was taken out of (live pictures only).
+    pub under: String,
     pub part: String,
     pub print: String,
 }
 
+/// How a part is drawn in one state of the device (live pictures); the
+/// static views draw every part [`Variant::Static`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Variant {
+    /// As the description draws it.
+    Static,
+    /// A knob or dial pointing at this mark.
+    Pointer(usize),
+    /// A slide switch or lever at step `.0` of `.1` along its track.
+    Thumb(u32, u32),
+    /// A door, lid or drawer open (`lift`: hinged at its top edge, else at
+    /// its left edge); any other part pulled out of its seat.
+    Open { lift: bool },
+    /// A plug in the port.
+    Plugged,
+    /// A display showing this text.
+    Text(String),
+    /// A dimmed display showing this text.
+    DimText(String),
+    /// A light lit dimly, a part glowing faintly.
+    Dim,
+    /// A display that is off.
+    Blank,
+    /// A light that is off.
+    Off,
+    /// A lamp lit, an element glowing.
+    Glow,
+    /// Blades spinning behind a grille, blurred.
+    Spin,
+}
+
 /// Draws `part` on a face whose colour is `face_color`.
 pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
+    part_in(part, &Variant::Static, face_color, px)
+}
+
+/// Draws `part` as it looks in one state (see [`Variant`]). Everything a
+/// variant changes stays inside the part's own rectangle, so a state's
+/// sign never spills onto its neighbours.
+pub fn part_in(
+    part: &Part,
+    variant: &Variant,
+    face_color: Rgb,
+    px: f64,
+) -> Result<PartSvg, String> {
+    let owned;
+    let part = match variant {
+        Variant::Pointer(i) => {
+            owned = Part {
+                pointer: *i,
+                ..part.clone()
+            };
+            &owned
+        }
+        Variant::Text(t) => {
+            owned = Part {
+                label: Some(t.clone()),
+                ..part.clone()
+            };
+            &owned
+        }
+        Variant::DimText(t) => {
+            let screen = part
+                .color
+                .as_deref()
+                .map(Rgb::parse)
+                .transpose()?
+                .unwrap_or(Rgb(0x9c, 0xc4, 0x9a));
+            owned = Part {
+                label: Some(t.clone()),
+                color: Some(screen.shade(-0.35).hex()),
+                ..part.clone()
+            };
+            &owned
+        }
+        Variant::Blank => {
+            let screen = part
+                .color
+                .as_deref()
+                .map(Rgb::parse)
+                .transpose()?
+                .unwrap_or(Rgb(0x9c, 0xc4, 0x9a));
+            owned = Part {
+                label: None,
+                color: Some(screen.shade(-0.62).hex()),
+                ..part.clone()
+            };
+            &owned
+        }
+        _ => part,
+    };
     let [cx, cy] = part.at;
     let [w, h] = part.size;
     if w <= 0.0 || h <= 0.0 {
@@ -105,7 +197,9 @@ pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
     }
     let color = part.color.as_deref().map(Rgb::parse).transpose()?;
     let ink = face_color.ink();
-    let drawn = look(part, (cx, cy, w, h), color, face_color, px)?;
+    let mut drawn = look(part, variant, (cx, cy, w, h), color, face_color, px)?;
+    let (under, over_part) = over(part, variant, drawn.part, (cx, cy, w, h), color, px);
+    drawn.part = over_part;
     let mut print = drawn.print;
     if let Some(label) = part
         .label
@@ -124,7 +218,11 @@ pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
         Some(id) => format!(r#"<g id="{id}">{}</g>"#, drawn.part),
         None => drawn.part,
     };
-    Ok(PartSvg { part: body, print })
+    Ok(PartSvg {
+        under,
+        part: body,
+        print,
+    })
 }
 
 fn text(label: &str, x: f64, y: f64, size: f64, ink: Rgb) -> String {
@@ -189,8 +287,194 @@ struct Drawn {
     print: String,
 }
 
+/// What a variant draws instead of, or over, the part's static drawing:
+/// what lies under the part (an opening, a seat) and the part itself.
+fn over(
+    part: &Part,
+    variant: &Variant,
+    drawn: String,
+    (cx, cy, w, h): (f64, f64, f64, f64),
+    color: Option<Rgb>,
+    px: f64,
+) -> (String, String) {
+    let under = match variant {
+        Variant::Open { .. } => {
+            let (x, y) = (cx - w / 2.0, cy - h / 2.0);
+            let m = w.min(h);
+            let cavity = Rgb(0x1c, 0x1f, 0x24).hex();
+            match part.look {
+                Look::Porthole => circle(cx, cy, m / 2.0 * 0.8, &cavity, ""),
+                Look::Door | Look::Drawer => rect(x, y, w, h, m * 0.06, &cavity, ""),
+                _ => rect(x, y, w, h, m * 0.15, &cavity, r#"fill-opacity="0.7""#),
+            }
+        }
+        _ => String::new(),
+    };
+    (
+        under,
+        part_over(part, variant, drawn, (cx, cy, w, h), color, px),
+    )
+}
+
+fn part_over(
+    part: &Part,
+    variant: &Variant,
+    drawn: String,
+    (cx, cy, w, h): (f64, f64, f64, f64),
+    color: Option<Rgb>,
+    px: f64,
+) -> String {
+    let (x, y) = (cx - w / 2.0, cy - h / 2.0);
+    let m = w.min(h);
+    match variant {
+        Variant::Off => {
+            let dim = Rgb(0x55, 0x59, 0x5e);
+            format!(
+                "{}{}",
+                circle(cx, cy, m * 0.42, &dim.shade(0.35).hex(), ""),
+                circle(
+                    cx,
+                    cy,
+                    m * 0.3,
+                    &dim.hex(),
+                    &format!(
+                        r#"stroke="{}" stroke-width="{}""#,
+                        dim.shade(-0.4).hex(),
+                        num(1.2 * px)
+                    )
+                )
+            )
+        }
+        Variant::Dim if part.look == Look::Light => {
+            let c = color.unwrap_or(Rgb(0x3c, 0xd0, 0x5a)).shade(-0.45);
+            circle(
+                cx,
+                cy,
+                m * 0.3,
+                &c.hex(),
+                &format!(
+                    r#"stroke="{}" stroke-width="{}""#,
+                    c.shade(-0.4).hex(),
+                    num(1.2 * px)
+                ),
+            )
+        }
+        Variant::Dim => format!(
+            r##"{drawn}{}"##,
+            rect(x, y, w, h, m * 0.2, "#ffd54f", r#"fill-opacity="0.3""#)
+        ),
+        Variant::Glow => format!(
+            r##"{drawn}{}{}"##,
+            rect(x, y, w, h, m * 0.2, "#ffd54f", r#"fill-opacity="0.55""#),
+            format_args!(
+                r##"<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="#fffbe6" fill-opacity="0.8"/>"##,
+                num(cx),
+                num(cy),
+                num(w * 0.3),
+                num(h * 0.3)
+            )
+        ),
+        Variant::Spin => {
+            let r = m / 2.0;
+            let mut s = format!(
+                r##"{drawn}<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="#8a939c" fill-opacity="0.45"/>"##,
+                num(cx),
+                num(cy),
+                num(w * 0.48),
+                num(h * 0.48)
+            );
+            for k in 0..3 {
+                let a = f64::from(k) * 120.0;
+                let (x1, y1) = polar(cx, cy, r * 0.8, a);
+                let (x2, y2) = polar(cx, cy, r * 0.8, a + 70.0);
+                s.push_str(&format!(
+                    r##"<path d="M{} {} A{} {} 0 0 1 {} {}" fill="none" stroke="#ffffff" stroke-opacity="0.7" stroke-width="{}" stroke-linecap="round"/>"##,
+                    num(x1),
+                    num(y1),
+                    num(r * 0.8),
+                    num(r * 0.8),
+                    num(x2),
+                    num(y2),
+                    num((m * 0.05).max(1.5 * px))
+                ));
+            }
+            s
+        }
+        Variant::Plugged => format!(
+            "{drawn}{}{}",
+            rect(
+                x + w * 0.08,
+                y + h * 0.1,
+                w * 0.84,
+                h * 0.8,
+                m * 0.2,
+                "#3b3f45",
+                r##"stroke="#15171a" stroke-width="1""##
+            ),
+            rect(
+                x + w * 0.2,
+                y + h * 0.22,
+                w * 0.6,
+                h * 0.16,
+                m * 0.06,
+                "#ffffff",
+                r#"fill-opacity="0.3""#
+            )
+        ),
+        Variant::Open { lift } => match part.look {
+            Look::Door | Look::Drawer | Look::Porthole => {
+                let c = color.unwrap_or(Rgb(0xd8, 0xd8, 0xd4));
+                let edge = format!(
+                    r#"stroke="{}" stroke-width="{}""#,
+                    c.shade(-0.5).hex(),
+                    num(2.0 * px)
+                );
+                let panel = match (part.look, lift) {
+                    (Look::Drawer, _) => format!(
+                        "{}{}",
+                        rect(x, y + h * 0.3, w, h * 0.7, m * 0.06, &c.hex(), &edge),
+                        rect(
+                            cx - w * 0.25,
+                            y + h * 0.45,
+                            w * 0.5,
+                            h * 0.16,
+                            h * 0.08,
+                            &c.shade(-0.45).hex(),
+                            ""
+                        )
+                    ),
+                    (Look::Porthole, _) => format!(
+                        r#"<ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="{}" {edge}/>"#,
+                        num(x + w * 0.14),
+                        num(cy),
+                        num(w * 0.13),
+                        num(h * 0.48),
+                        c.hex()
+                    ),
+                    (_, true) => rect(x, y, w, h * 0.3, m * 0.06, &c.hex(), &edge),
+                    (_, false) => rect(x, y, w * 0.3, h, m * 0.06, &c.hex(), &edge),
+                };
+                panel
+            }
+            _ => {
+                // Out of its seat: the empty seat, and the part smaller
+                // (further away), still over it.
+                format!(
+                    r#"<g transform="translate({} {}) scale(0.7) translate({} {})">{drawn}</g>"#,
+                    num(cx),
+                    num(cy),
+                    num(-cx),
+                    num(-cy)
+                )
+            }
+        },
+        _ => drawn,
+    }
+}
+
 fn look(
     part: &Part,
+    variant: &Variant,
     (cx, cy, w, h): (f64, f64, f64, f64),
     color: Option<Rgb>,
     face: Rgb,
@@ -296,16 +580,21 @@ fn look(
             } else {
                 (w * 0.42, h * 1.1)
             };
+            // How far along its track the thumb is (0 at the start).
+            let t = match variant {
+                Variant::Thumb(step, steps) if *steps > 0 => f64::from(*step) / f64::from(*steps),
+                _ => 0.0,
+            };
             let (tx, ty) = if vertical {
-                (cx - tw / 2.0, y - h * 0.02)
+                (cx - tw / 2.0, y - h * 0.02 + t * (h * 1.04 - th))
             } else {
-                (x - w * 0.02, cy - th / 2.0)
+                (x - w * 0.02 + t * (w * 1.04 - tw), cy - th / 2.0)
             };
             let thumb = if part.look == Look::Lever {
                 let (bx, by) = if vertical {
-                    (cx, y + m * 0.5)
+                    (cx, y + m * 0.5 + t * (h - m))
                 } else {
-                    (x + m * 0.5, cy)
+                    (x + m * 0.5 + t * (w - m), cy)
                 };
                 circle(
                     bx,

@@ -25,6 +25,7 @@
 //! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts.
 //! - [`render`]: SVG to pixels, PNG and measured boxes (resvg).
 //! - [`device`]: one device's bundle.
+//! - [`live`]: what each state shows: the live layer's patches.
 //! - [`tasks`]: single- and multi-turn tasks by path search.
 //! - [`sheet`]: the contact sheet.
 
@@ -32,6 +33,7 @@ pub mod desc;
 pub mod device;
 pub mod draw;
 pub mod icons;
+pub mod live;
 pub mod mechanics;
 pub mod render;
 pub mod sheet;
@@ -54,6 +56,8 @@ pub const UCSM_DIR: &str = "data/ucsm";
 pub const DEVICES_DIR: &str = "devices";
 pub const INDEX_FILE: &str = "library.json";
 pub const SHEET_FILE: &str = "library-sheet.png";
+/// Six devices in three states each, drawn live (see [`sheet::live_sheet`]).
+pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
 
 /// Every description file of `gen_dir`, by file name, with its template
 /// from `ucsm_dir`.
@@ -101,7 +105,7 @@ pub struct Summary {
 }
 
 /// Generates the whole library into `out` (`devices/`, `library.json`,
-/// `library-sheet.png`), replacing `out/devices` entirely.
+/// `library-sheet.png`, `live-sheet.png`), replacing `out/devices` entirely.
 pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summary, String> {
     let categories = read_descriptions(gen_dir, ucsm_dir)?;
     let mut generated: Vec<Generated> = Vec::new();
@@ -155,6 +159,27 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
     let sheet_path = out.join(SHEET_FILE);
     std::fs::write(&sheet_path, sheet::contact_sheet(&sheet_devices)?)
         .map_err(|e| format!("{}: {e}", sheet_path.display()))?;
+    let mut shown = Vec::new();
+    for (id, ..) in sheet::LIVE_SHEET {
+        let device = generated
+            .iter()
+            .find(|g| g.manifest.id == id)
+            .ok_or_else(|| {
+                format!("the live sheet shows {id}, which data/gen does not describe")
+            })?;
+        let files: Vec<(String, Vec<u8>)> = device
+            .files
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        shown.push(crate::bundle::load_files(id, files).map_err(|e| e.to_string())?);
+    }
+    let live_path = out.join(LIVE_SHEET_FILE);
+    std::fs::write(
+        &live_path,
+        sheet::live_sheet(&shown.iter().collect::<Vec<_>>())?,
+    )
+    .map_err(|e| format!("{}: {e}", live_path.display()))?;
     Ok(Summary {
         devices: generated.len(),
         tasks: generated.iter().map(|g| g.tasks).sum(),

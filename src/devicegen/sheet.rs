@@ -46,3 +46,102 @@ pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String>
     );
     png(&raster(&parse(&svg)?)?)
 }
+
+/// The devices, views and states of the live contact sheet: each row one
+/// device in three states, drawn by the core's live renderer.
+pub const LIVE_SHEET: [(&str, &str, [&str; 3]); 6] = [
+    (
+        "microwave-0001",
+        "front",
+        ["Standby", "Heating", "DoorOpen"],
+    ),
+    (
+        "coffee-0001",
+        "front",
+        ["PoweredOff", "HeatingUp", "BrewingEspresso"],
+    ),
+    ("kettle-0001", "front", ["Standby", "Boiling", "KeepWarm"]),
+    (
+        "fan-0002",
+        "front",
+        ["FanOff", "FanSpeed2", "OscillatingSpeed3"],
+    ),
+    (
+        "washer-0001",
+        "front",
+        ["PoweredOff", "QuickWashSelected", "DoorOpen"],
+    ),
+    (
+        "scale-0001",
+        "top",
+        ["ScaleOff", "WeighingGrams", "ReadyPounds"],
+    ),
+];
+
+/// Scale of a picture on the live sheet.
+const LIVE_SCALE: f64 = 0.4;
+
+/// The live contact sheet as PNG: [`LIVE_SHEET`]'s devices, each state's
+/// picture made by [`crate::sim::render::Renderer`] from the generated
+/// bundle (so the sheet shows exactly what an episode shows), captioned
+/// with the device, the state and its signs' count.
+pub fn live_sheet(bundles: &[&crate::bundle::Bundle]) -> Result<Vec<u8>, String> {
+    use crate::sim::render::{signs, RenderMode, Renderer};
+    let (cw, ch) = (
+        (CANVAS.0 * LIVE_SCALE).round() as u32,
+        (CANVAS.1 * LIVE_SCALE).round() as u32,
+    );
+    let caption = 30u32;
+    let (w, h) = (cw * 3, (ch + caption) * LIVE_SHEET.len() as u32);
+    let mut texts = String::new();
+    let mut pictures = Vec::new();
+    for (row, (id, view, states)) in LIVE_SHEET.iter().enumerate() {
+        let bundle = bundles
+            .iter()
+            .find(|b| b.manifest.id == *id)
+            .ok_or_else(|| format!("the live sheet shows {id}, which the library does not have"))?;
+        let mut renderer = Renderer::new(bundle);
+        for (col, state) in states.iter().enumerate() {
+            let pixels = renderer
+                .pixels(state, view, RenderMode::Live)
+                .map_err(|e| format!("{id} {state}: {e}"))?;
+            let small =
+                image::imageops::resize(&pixels, cw, ch, image::imageops::FilterType::Triangle);
+            let (x, y) = (col as u32 * cw, row as u32 * (ch + caption));
+            pictures.push((small, x, y));
+            let shown = signs(bundle, state).len();
+            texts.push_str(&format!(
+                r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#222">{}</text><text x="{}" y="{}" font-size="10" text-anchor="middle" fill="#666">{} · {} view · {shown} signs</text>"##,
+                x + cw / 2,
+                y + ch + 12,
+                escape(&bundle.manifest.name),
+                x + cw / 2,
+                y + ch + 25,
+                escape(state),
+                escape(view),
+            ));
+        }
+    }
+    let svg = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans"><rect width="{w}" height="{h}" fill="#d8d6d0"/>{texts}</svg>"##
+    );
+    let base = raster(&parse(&svg)?)?;
+    let mut sheet = image::RgbaImage::new(w, h);
+    for (i, p) in base.pixels().iter().enumerate() {
+        let c = p.demultiply();
+        sheet.put_pixel(
+            i as u32 % w,
+            i as u32 / w,
+            image::Rgba([c.red(), c.green(), c.blue(), 255]),
+        );
+    }
+    for (small, x, y) in pictures {
+        image::imageops::overlay(&mut sheet, &small, i64::from(x), i64::from(y));
+    }
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(w, h).ok_or("cannot make the live sheet")?;
+    for (i, p) in sheet.pixels().enumerate() {
+        pixmap.pixels_mut()[i] =
+            resvg::tiny_skia::ColorU8::from_rgba(p.0[0], p.0[1], p.0[2], 255).premultiply();
+    }
+    png(&pixmap)
+}

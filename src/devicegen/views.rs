@@ -10,10 +10,12 @@
 //! Each face keeps its own coordinates (see [`Face`]) and is placed by one
 //! affine map, so a part drawn once lands correctly in every view.
 
+use std::collections::BTreeMap;
+
 use crate::bundle::ViewKind;
 
 use super::desc::{Body, DeviceDesc, Face, Look, Part};
-use super::draw::{body_face, part};
+use super::draw::{body_face, part_in, Variant};
 use super::svg::{num, Affine, Rgb};
 
 /// Every view picture is this size, in pixels.
@@ -134,6 +136,10 @@ pub enum Only<'a> {
     Component(&'a str),
 }
 
+/// How each part is drawn, by its index in the description's `parts`;
+/// parts not listed are drawn [`Variant::Static`].
+pub type Variants = BTreeMap<usize, Variant>;
+
 /// The scene's drawing without the `<svg>` element, ids prefixed with
 /// `prefix` (so several drawings can share one document).
 pub fn content(
@@ -141,6 +147,17 @@ pub fn content(
     scene: &Scene,
     prefix: &str,
     only: Only<'_>,
+) -> Result<String, String> {
+    content_in(desc, scene, prefix, only, &Variants::new())
+}
+
+/// [`content`] with some parts drawn as one state shows them.
+pub fn content_in(
+    desc: &DeviceDesc,
+    scene: &Scene,
+    prefix: &str,
+    only: Only<'_>,
+    variants: &Variants,
 ) -> Result<String, String> {
     let mut out = String::new();
     let face_color = Rgb::parse(&desc.body.color)?;
@@ -162,13 +179,17 @@ pub fn content(
                 continue;
             }
             let under = backdrop(desc, i).unwrap_or(face_color);
-            let drawn = part(p, under.shade(*light), scene.px).map_err(|e| {
+            let variant = variants.get(&i).unwrap_or(&Variant::Static);
+            let drawn = part_in(p, variant, under.shade(*light), scene.px).map_err(|e| {
                 format!(
                     "{}: parts[{i}] ({}): {e}",
                     desc.id,
                     p.component.as_deref().unwrap_or("decoration")
                 )
             })?;
+            if only == Only::Everything {
+                parts.push_str(&drawn.under);
+            }
             parts.push_str(&drawn.part);
             if only == Only::Everything {
                 parts.push_str(&drawn.print);
@@ -207,6 +228,16 @@ pub fn content(
 
 /// A complete SVG document of the scene.
 pub fn document(desc: &DeviceDesc, scene: &Scene, only: Only<'_>) -> Result<String, String> {
+    document_in(desc, scene, only, &Variants::new())
+}
+
+/// [`document`] with some parts drawn as one state shows them.
+pub fn document_in(
+    desc: &DeviceDesc,
+    scene: &Scene,
+    only: Only<'_>,
+    variants: &Variants,
+) -> Result<String, String> {
     let (w, h) = CANVAS;
     let background = match only {
         Only::Everything => format!(r#"<rect width="{w}" height="{h}" fill="{BACKGROUND}"/>"#),
@@ -214,7 +245,7 @@ pub fn document(desc: &DeviceDesc, scene: &Scene, only: Only<'_>) -> Result<Stri
     };
     Ok(format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans">{background}{}</svg>"#,
-        content(desc, scene, "", only)?
+        content_in(desc, scene, "", only, variants)?
     ))
 }
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use episode::{episode, episode_at, EpisodeMetrics};
-pub use run::{run, run_numbered, RunMetrics};
+pub use run::{one_render_mode, run, run_numbered, RunMetrics};
 pub use step::{ErrorClass, SwitchClass};
 
 /// The metrics of section 6, per episode or per run (the same keys).
@@ -230,6 +230,14 @@ pub enum MetricsError {
     /// The bundle has no task of the trajectory's id.
     #[error("episode ({episode}): the bundle has no task {}", episode.task_id)]
     UnknownTask { episode: EpisodeRef },
+    /// The run pools episodes drawn in different render modes.
+    #[error("episode ({other}) was played with {other_mode} pictures, but episode ({first}) with {first_mode} pictures; runs of different render modes are not pooled (score each mode's episodes separately)")]
+    MixedRender {
+        first: Box<EpisodeRef>,
+        first_mode: crate::sim::RenderMode,
+        other: Box<EpisodeRef>,
+        other_mode: crate::sim::RenderMode,
+    },
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Bundle;
-use crate::sim::{Device, Trajectory};
+use crate::sim::{Device, RenderMode, Trajectory};
 
 use super::episode::{score, EpisodeMetrics};
 use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError};
@@ -45,6 +45,7 @@ pub fn run_numbered(
     bundles: &[Bundle],
     trajectories: &[(usize, &Trajectory)],
 ) -> Result<RunMetrics, MetricsError> {
+    one_render_mode(trajectories)?;
     // Each bundle compiled and hashed once for the whole run.
     let devices: Vec<(Device<'_>, String)> = bundles
         .iter()
@@ -81,6 +82,32 @@ pub fn run_numbered(
         per_episode.push(score(device, hash, t, Some(line))?);
     }
     Ok(aggregate(per_episode))
+}
+
+/// The render mode shared by every episode of a run (static for an empty
+/// one), or an error naming the first episode of each of two modes: a
+/// run never pools static and live pictures.
+pub fn one_render_mode(trajectories: &[(usize, &Trajectory)]) -> Result<RenderMode, MetricsError> {
+    let reference = |line: usize, t: &Trajectory| {
+        Box::new(EpisodeRef {
+            bundle_id: t.bundle_id.clone(),
+            task_id: t.task_id.clone(),
+            line: Some(line),
+        })
+    };
+    let Some(&(first_line, first)) = trajectories.first() else {
+        return Ok(RenderMode::Static);
+    };
+    let mode = first.settings.render;
+    match trajectories.iter().find(|(_, t)| t.settings.render != mode) {
+        None => Ok(mode),
+        Some(&(line, other)) => Err(MetricsError::MixedRender {
+            first: reference(first_line, first),
+            first_mode: mode,
+            other: reference(line, other),
+            other_mode: other.settings.render,
+        }),
+    }
 }
 
 fn aggregate(per_episode: Vec<EpisodeMetrics>) -> RunMetrics {

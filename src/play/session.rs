@@ -11,9 +11,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, ViewImage};
 use crate::metrics::{self, EpisodeMetrics, MetricsError};
-use crate::sim::{Info, Observation, OwnedEpisode, Settings, SimError, Step, Trajectory};
+use crate::sim::{
+    Info, Observation, OwnedEpisode, RenderError, RenderMode, Settings, SimError, Step, Trajectory,
+};
 
 /// How a person plays, written into the trajectory's settings (`mode`) so
 /// that practice results are never mistaken for a baseline.
@@ -160,6 +162,22 @@ impl Session {
     /// The action texts played so far, in order.
     pub fn actions(&self) -> &[String] {
         &self.actions
+    }
+
+    /// How the episode's views are drawn (its settings' `render`).
+    pub fn render_mode(&self) -> RenderMode {
+        self.settings.render
+    }
+
+    /// The picture shown now: the current view, drawn for the current
+    /// state in live mode ([`crate::sim::render`]), else the bundle's own.
+    pub fn picture(&self) -> Result<ViewImage, RenderError> {
+        crate::sim::render::render(
+            &self.bundle,
+            &self.info.state,
+            &self.observation.view,
+            self.settings.render,
+        )
     }
 
     /// What the agent sees now.

@@ -81,6 +81,29 @@ pub fn part_boxes(bundle: &Bundle, view: &str) -> Vec<(String, FractionBox)> {
         .collect()
 }
 
+/// [`part_boxes`] as the picture of `state` in `mode` shows them: in live
+/// mode a part that moved (an open door) has its box where it is now
+/// ([`crate::sim::render::live_boxes`]).
+pub fn part_boxes_in(
+    bundle: &Bundle,
+    view: &str,
+    state: &str,
+    mode: crate::sim::RenderMode,
+) -> Vec<(String, FractionBox)> {
+    let Some(image) = bundle.views.get(view).map(|v| &v.image) else {
+        return Vec::new();
+    };
+    crate::sim::render::live_boxes(bundle, state, view, mode)
+        .into_iter()
+        .map(|(name, b)| {
+            (
+                name.to_string(),
+                FractionBox::of(b, image.width, image.height),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

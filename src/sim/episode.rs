@@ -6,13 +6,14 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use crate::bundle::{logic_hash, Bundle, Task};
+use crate::bundle::{logic_hash, Bundle, Task, ViewImage};
 
 use super::action::parse_action;
 use super::device::Device;
 use super::observation::{ImageRef, Info, Observation, Step};
 use super::outcome::Outcome;
 use super::planner::{ideal_path, plan, Node, PlanError};
+use super::render::{RenderMode, Renderer};
 use super::rules::{apply, switchable_views};
 use super::trajectory::{Settings, StepRecord, Trajectory};
 
@@ -45,6 +46,9 @@ pub enum SimError {
     /// The task has no goals.
     #[error("task \"{task}\" has no goals")]
     NoGoals { task: String },
+    /// The live picture could not be made (a damaged live layer).
+    #[error("the picture could not be drawn: {0}")]
+    Render(String),
     /// A goal cannot be reached along the ideal path.
     #[error("task \"{task}\": {source}")]
     Unreachable { task: String, source: PlanError },
@@ -360,6 +364,36 @@ impl<'b> Episode<'b> {
     /// The record so far.
     pub fn trajectory(&self) -> Option<&Trajectory> {
         self.run.as_ref().map(|r| &r.trajectory)
+    }
+
+    /// How this episode's views are drawn (its settings' `render`; static
+    /// before any reset).
+    pub fn render_mode(&self) -> RenderMode {
+        self.run
+            .as_ref()
+            .map_or(RenderMode::Static, |r| r.trajectory.settings.render)
+    }
+
+    /// The picture the agent sees now: the current view, drawn for the
+    /// current state in live mode (see [`super::render`]). Decodes what it
+    /// needs each call; an agent that steps often keeps a [`Renderer`].
+    pub fn picture(&self) -> Result<ViewImage, SimError> {
+        let run = self.run.as_ref().ok_or(SimError::NotReset)?;
+        self.picture_with(&mut Renderer::new(self.device.bundle), run)
+    }
+
+    /// [`Self::picture`] with a renderer that keeps its decoded images.
+    pub fn picture_in(&self, renderer: &mut Renderer<'_>) -> Result<ViewImage, SimError> {
+        let run = self.run.as_ref().ok_or(SimError::NotReset)?;
+        self.picture_with(renderer, run)
+    }
+
+    fn picture_with(&self, renderer: &mut Renderer<'_>, run: &Run) -> Result<ViewImage, SimError> {
+        let state = self.device.states[run.node.state].name;
+        let view = self.device.views[run.node.view].name;
+        renderer
+            .render(state, view, run.trajectory.settings.render)
+            .map_err(|e| SimError::Render(e.to_string()))
     }
 
     /// The record, ending the episode's use.

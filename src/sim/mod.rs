@@ -9,6 +9,7 @@
 //! - [`planner`]: C_opt and optimal paths.
 //! - [`distance`]: transition distance to a goal, and its target components.
 //! - [`episode`]: `reset` / `step`, goals and budgets.
+//! - [`render`]: the picture shown, static or drawn for the state (live).
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`owned`]: an episode that owns its bundle (for a signal, a Python object).
 //! - [`trajectory`]: the record, JSON Lines, and replay.
@@ -33,6 +34,7 @@ pub mod observation;
 pub mod outcome;
 pub mod owned;
 pub mod planner;
+pub mod render;
 pub mod rules;
 pub mod trajectory;
 
@@ -45,4 +47,5 @@ pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use owned::OwnedEpisode;
 pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
+pub use render::{RenderError, RenderMode, Renderer};
 pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

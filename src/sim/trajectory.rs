@@ -13,6 +13,7 @@ use crate::bundle::Bundle;
 use super::action::Action;
 use super::episode::{Episode, SimError};
 use super::outcome::Outcome;
+use super::render::RenderMode;
 
 /// The budget multiplier λ when none is given.
 pub const DEFAULT_LAMBDA: u32 = 5;
@@ -27,6 +28,11 @@ pub struct Settings {
     /// Which agent played: `oracle`, `random:7`, `script:moves.txt`, a model…
     #[serde(default)]
     pub agent: String,
+    /// How the views were drawn: `static` (the paper's, the default) or
+    /// `live` ([`super::render`]). Always written; a file from before the
+    /// field existed reads as `static`. Metrics refuse to pool both.
+    #[serde(default)]
+    pub render: RenderMode,
     /// The model's name, for a model agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -55,6 +61,7 @@ impl Default for Settings {
         Settings {
             lambda: DEFAULT_LAMBDA,
             agent: String::new(),
+            render: RenderMode::Static,
             model: None,
             endpoint: None,
             history: None,

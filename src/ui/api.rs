@@ -9,7 +9,11 @@
 //! - `tasks()` → `[{id, goals, instructions}]`
 //! - `reset(taskId)` → `{observation, info}`
 //! - `step(actionText)` → `{observation, feedback, terminated, truncated, info}`
-//! - `image()` → the current view's picture as a `data:` URL
+//! - `image()` → the current view's picture as a `data:` URL (in live mode,
+//!   drawn for the current state by the core: the same pixels as natively)
+//! - `render(mode?)` → the render mode of new episodes, `"static"` (the
+//!   paper's, the default) or `"live"`; given one, sets it for the next
+//!   `reset` and returns it
 //! - `trajectory()` → the episode's record (a trajectory line as an object)
 //! - `metrics()` → the episode's metrics (the keys of `knoblab metrics --json`)
 //! - `optimal(taskId)` → the task's optimal path: `[{view, action, point, feedback, goal_index}]`
@@ -20,7 +24,9 @@ use leptos::wasm_bindgen::{JsCast, JsValue};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::bundle::image::encode_data_url;
 use crate::play::{optimal_path, Session};
+use crate::sim::RenderMode;
 use crate::ui::player::Player;
 
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsValue> {
@@ -127,15 +133,23 @@ pub fn install(player: Player) {
     step.forget();
 
     let image = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
-        let view = with_session(player, |s| s.observation().view.clone())?;
-        let url = player
-            .device
-            .with_untracked(|d| d.as_ref().map(|d| d.image(&view)))
-            .unwrap_or_default();
-        Ok(JsValue::from_str(&url))
+        let picture = with_session(player, |s| s.picture())?.map_err(|e| error(&e.to_string()))?;
+        Ok(JsValue::from_str(&encode_data_url(&picture)))
     });
     set(&api, "image", image.as_ref());
     image.forget();
+
+    let render =
+        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(move |mode: JsValue| {
+            if !mode.is_undefined() {
+                let text = text_arg(&mode, "the render mode")?;
+                let mode = RenderMode::parse(&text).map_err(|e| error(&e.to_string()))?;
+                player.render.set(mode);
+            }
+            Ok(JsValue::from_str(player.render.get_untracked().as_str()))
+        });
+    set(&api, "render", render.as_ref());
+    render.forget();
 
     let trajectory = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
         with_session(player, |s| to_js(s.trajectory()))?

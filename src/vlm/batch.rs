@@ -247,11 +247,13 @@ impl RunSpec {
             }
             Source::Oracle => Settings {
                 agent: "oracle".into(),
+                render: s.render,
                 ..Settings::with_lambda(s.lambda)
             },
             Source::Random => Settings {
                 agent: format!("random:{}", s.seed),
                 seed: Some(s.seed),
+                render: s.render,
                 ..Settings::with_lambda(s.lambda)
             },
         }
@@ -297,6 +299,11 @@ impl RunSpec {
                 .unwrap_or_default(),
         );
         check("history", a.history.name(), b.history.name());
+        check(
+            "pictures",
+            a.render.as_str().into(),
+            b.render.as_str().into(),
+        );
         check(
             "coordinates",
             a.coords.name().into(),

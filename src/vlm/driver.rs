@@ -33,7 +33,7 @@ use std::sync::Arc;
 use crate::agents::{Agent, Move, Oracle, RandomAgent};
 use crate::bundle::{Bundle, ViewImage};
 use crate::geom::ScaledPoint;
-use crate::sim::{Episode, Observation, Settings, SimError, StepRecord};
+use crate::sim::{Episode, Observation, RenderMode, Settings, SimError, StepRecord};
 
 use super::agent::{ModelAgent, Turn};
 use super::batch::{BatchItem, RunSpec, Source};
@@ -364,8 +364,16 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
                         self.finish()?;
                         continue;
                     }
+                    // Live pictures show the current state (the core draws
+                    // them); static ones are the bundle's own view.
+                    let live = match self.episode.render_mode() {
+                        RenderMode::Live => Some(self.episode.picture()?),
+                        RenderMode::Static => None,
+                    };
                     let bundle = self.episode.device().bundle;
-                    let image = bundle.views.get(&self.observation.view).map(|v| &v.image);
+                    let image = live
+                        .as_ref()
+                        .or_else(|| bundle.views.get(&self.observation.view).map(|v| &v.image));
                     let m = self.agent.next(&self.observation, image);
                     self.play(m, now_ms)?;
                 }

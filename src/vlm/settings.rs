@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::sim::{Settings, DEFAULT_LAMBDA};
+use crate::sim::{RenderMode, Settings, DEFAULT_LAMBDA};
 
 use super::coords::CoordConvention;
 use super::perturb::Perturbation;
@@ -63,6 +63,9 @@ pub struct AgentSettings {
     /// Seeds the perturbation's patches.
     pub seed: u64,
     pub prices: Prices,
+    /// How the device's views are drawn: static (the paper's) or live.
+    #[serde(default)]
+    pub render: RenderMode,
 }
 
 impl Default for AgentSettings {
@@ -84,6 +87,7 @@ impl Default for AgentSettings {
             perturbation: None,
             seed: 0,
             prices: Prices::default(),
+            render: RenderMode::Static,
         }
     }
 }
@@ -143,6 +147,7 @@ impl AgentSettings {
     pub fn trajectory_settings(&self, agent: &str) -> Settings {
         let mut s = Settings::with_lambda(self.lambda);
         s.agent = agent.to_string();
+        s.render = self.render;
         s.model = Some(self.endpoint.model.clone());
         s.endpoint = Some(self.endpoint.base_url.trim().to_string());
         s.history = match self.history {

@@ -155,6 +155,7 @@ pub fn kettle() -> Bundle {
         ssm,
         views,
         tasks: kettle_tasks(),
+        live: None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! `#/embed?bundle=URL_OR_ID&task=ID`: the player alone, for an iframe.
+//! `#/embed?bundle=URL_OR_ID&task=ID[&render=static|live]`: the player
+//! alone, for an iframe (pictures static unless `render=live`).
 //! It tells the parent page what happens (see [`crate::ui::player::events`])
 //! and accepts requests from it with `postMessage`:
 //! `{type: "act", action: "Press(coord=[x, y], params=[0])"}` plays an

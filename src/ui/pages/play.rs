@@ -1,4 +1,4 @@
-//! The Play page: `#/play?bundle=ID_OR_URL&task=ID[&lambda=N][&actions=…][&mode=practice|baseline]`.
+//! The Play page: `#/play?bundle=ID_OR_URL&task=ID[&lambda=N][&actions=…][&mode=practice|baseline][&render=static|live]`.
 //! A library card opens it with a device; a share link adds the task and
 //! the actions, and the page replays them. Without a bundle it shows the
 //! device already open, or says where to find one.
@@ -8,9 +8,10 @@ use leptos::task::spawn_local;
 
 use crate::play::share::{decode_actions, parse_lambda};
 use crate::play::Mode;
+use crate::sim::RenderMode;
 use crate::ui::app::LocationSignal;
 use crate::ui::player::baseline::BaselinePanel;
-use crate::ui::player::view::{ModePicker, PlayerView};
+use crate::ui::player::view::{ModePicker, PlayerView, RenderPicker};
 use crate::ui::player::{use_player, LoadProblem, Player};
 use crate::ui::route::Location;
 
@@ -22,6 +23,8 @@ pub struct PlayRequest {
     pub lambda: Option<u32>,
     pub actions: Option<Vec<String>>,
     pub mode: Mode,
+    /// How views are drawn (`render=live`; default static, the paper's).
+    pub render: Option<RenderMode>,
 }
 
 impl PlayRequest {
@@ -33,6 +36,10 @@ impl PlayRequest {
             Some(text) => Some(parse_lambda(text).ok_or_else(|| {
                 format!("the link's lambda {text:?} is not a whole number from 1 to 1000")
             })?),
+        };
+        let render = match location.param("render") {
+            None | Some("") => None,
+            Some(text) => Some(RenderMode::parse(text).map_err(|e| e.to_string())?),
         };
         let actions = match location.param("actions") {
             None | Some("") => None,
@@ -50,6 +57,7 @@ impl PlayRequest {
             lambda,
             actions,
             mode: Mode::parse(location.param("mode").unwrap_or_default()),
+            render,
         })
     }
 }
@@ -59,6 +67,9 @@ impl PlayRequest {
 /// and task is kept, so coming back to the page does not lose it.
 pub async fn open_request(player: Player, request: PlayRequest) {
     player.mode.set(request.mode);
+    if let Some(render) = request.render {
+        player.render.set(render);
+    }
     if let Some(lambda) = request.lambda {
         player.lambda.set(lambda);
     }
@@ -87,6 +98,7 @@ pub async fn open_request(player: Player, request: PlayRequest) {
                 request.task.as_deref().is_none_or(|t| t == s.task_id())
                     && s.settings().extra.get("mode").and_then(|m| m.as_str())
                         == Some(request.mode.as_str())
+                    && s.render_mode() == player.render.get_untracked()
             })
         });
     if keep {
@@ -208,6 +220,7 @@ fn PlayHead() -> impl IntoView {
                         </select>
                     </label>
                     <ModePicker />
+                    <RenderPicker />
                     <button data-testid="restart" disabled=baseline on:click=restart>"Restart"</button>
                 </div>
             </div>

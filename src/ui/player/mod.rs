@@ -33,7 +33,7 @@ use leptos::prelude::*;
 use crate::bundle::image::encode_data_url;
 use crate::bundle::{check_bytes, Bundle, Checked, Diagnostic, LibraryIndex};
 use crate::play::{BaselineRun, Draft, Mode, Session};
-use crate::sim::{Settings, Step, DEFAULT_LAMBDA};
+use crate::sim::{RenderMode, Settings, Step, DEFAULT_LAMBDA};
 
 use super::net;
 
@@ -112,6 +112,8 @@ pub struct Player {
     pub session: RwSignal<Option<Session>>,
     pub mode: RwSignal<Mode>,
     pub lambda: RwSignal<u32>,
+    /// How views are drawn in new episodes: static (the paper's) or live.
+    pub render: RwSignal<RenderMode>,
     pub draft: RwSignal<Draft>,
     /// What is being loaded, while it is.
     pub loading: RwSignal<Option<String>>,
@@ -131,6 +133,7 @@ impl Default for Player {
             session: RwSignal::new(None),
             mode: RwSignal::new(Mode::Play),
             lambda: RwSignal::new(DEFAULT_LAMBDA),
+            render: RwSignal::new(RenderMode::Static),
             draft: RwSignal::new(Draft::default()),
             loading: RwSignal::new(None),
             problem: RwSignal::new(None),
@@ -210,10 +213,12 @@ impl Player {
 
     /// The settings a new episode gets: the baseline run's, or the mode's.
     fn settings(self) -> Settings {
-        match (self.mode.get_untracked(), self.baseline.get_untracked()) {
+        let mut settings = match (self.mode.get_untracked(), self.baseline.get_untracked()) {
             (Mode::Baseline, Some(run)) => run.settings(),
             (mode, _) => mode.settings(self.lambda.get_untracked()),
-        }
+        };
+        settings.render = self.render.get_untracked();
+        settings
     }
 
     /// Starts a task of the current device (its first when none is named)

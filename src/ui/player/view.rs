@@ -7,10 +7,12 @@ use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
+use crate::bundle::image::encode_data_url;
 use crate::play::controls::KEY_HELP;
-use crate::play::views::{dashboard_region, part_boxes};
+use crate::play::views::{dashboard_region, part_boxes_in};
 use crate::play::{view_tabs, KeyCommand, Mode};
 use crate::sim::Action;
+use crate::sim::RenderMode;
 
 use super::bar::{act_and_follow, act_draft, ActionBar, ViewTabs};
 use super::end::EndPanel;
@@ -115,11 +117,36 @@ pub fn PlayerView() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
+    // In live mode the core draws the view for the state (the time it took
+    // is logged and kept on the picture for the end-to-end test).
+    let render_ms = RwSignal::new(None::<f64>);
     let src = Signal::derive(move || {
         let view = view_name.get();
-        player
-            .device
-            .with(|d| d.as_ref().map(|d| d.image(&view)).unwrap_or_default())
+        let live = player.session.with(|s| {
+            let s = s.as_ref()?;
+            (s.render_mode() == RenderMode::Live).then(|| {
+                let started = now_ms();
+                let url = s.picture().map(|image| encode_data_url(&image));
+                let took = now_ms() - started;
+                render_ms.set(Some(took));
+                web_sys::console::log_1(
+                    &format!("knoblab: live picture of {view} in {took:.1} ms").into(),
+                );
+                url
+            })
+        });
+        match live {
+            Some(Ok(url)) => url,
+            Some(Err(e)) => {
+                player
+                    .notice
+                    .set(Some(format!("the live picture could not be drawn: {e}")));
+                String::new()
+            }
+            None => player
+                .device
+                .with(|d| d.as_ref().map(|d| d.image(&view)).unwrap_or_default()),
+        }
     });
     let alt =
         Signal::derive(move || format!("The device, {} view", view_name.get().replace('_', " ")));
@@ -131,7 +158,14 @@ pub fn PlayerView() -> impl IntoView {
         }
         player.session.with(|s| {
             s.as_ref()
-                .map(|s| part_boxes(s.bundle(), &view_name.get()))
+                .map(|s| {
+                    part_boxes_in(
+                        s.bundle(),
+                        &view_name.get(),
+                        &s.info().state,
+                        s.render_mode(),
+                    )
+                })
                 .unwrap_or_default()
         })
     });
@@ -152,7 +186,7 @@ pub fn PlayerView() -> impl IntoView {
             <Instruction />
             {move || player.notice.get().map(|n| view! { <p class="notice-line" data-testid="notice" role="status">{n}</p> })}
             <div class="player-grid">
-                <div class="stage">
+                <div class="stage" data-render=move || player.session.with(|s| s.as_ref().map_or("static", |s| s.render_mode().as_str())) data-render-ms=move || render_ms.get().map(|ms| format!("{ms:.2}"))>
                     <ViewTabs />
                     <Picture src=src alt=alt point=point locked_region=locked boxes=boxes on_pick=pick testid="picture".to_string() />
                 </div>
@@ -174,6 +208,48 @@ pub fn PlayerView() -> impl IntoView {
             <KeyHelp open=help />
             <EndPanel />
         </div>
+    }
+}
+
+/// Milliseconds since the page started (for the live picture's timing).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// The picture picker: static (the paper's: the device's pictures never
+/// change) or live (drawn for the current state). Changing it restarts the
+/// task, since the mode is part of the episode's record.
+#[component]
+pub fn RenderPicker() -> impl IntoView {
+    let player = use_player();
+    let choose = move |ev: leptos::ev::Event| {
+        let Ok(render) = RenderMode::parse(&event_target_value(&ev)) else {
+            return;
+        };
+        player.render.set(render);
+        if player.mode.get_untracked() == Mode::Baseline {
+            return;
+        }
+        let task = player
+            .session
+            .with_untracked(|s| s.as_ref().map(|s| s.task_id().to_string()));
+        if let Err(e) = player.start(task.as_deref(), &[]) {
+            player.notice.set(Some(e));
+        }
+    };
+    let option = move |render: RenderMode, label: &'static str| {
+        view! { <option value=render.as_str() selected=move || player.render.get() == render>{label}</option> }
+    };
+    view! {
+        <label class="picker" title="Static: the device's pictures never change, as in the paper. Live: the picture shows lights, displays, knobs and doors as they are now.">
+            "Pictures "
+            <select data-testid="render" on:change=choose>
+                {option(RenderMode::Static, "Static (paper)")}
+                {option(RenderMode::Live, "Live")}
+            </select>
+        </label>
     }
 }
 

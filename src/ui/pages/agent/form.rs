@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::sim::RenderMode;
 use crate::ui::agent::key;
 use crate::ui::agent::store::Source;
 use crate::vlm::retry::RetryPolicy;
@@ -31,6 +32,7 @@ pub struct Form {
     pub lambda: RwSignal<String>,
     pub perturbation: RwSignal<Option<Perturbation>>,
     pub seed: RwSignal<String>,
+    pub render: RwSignal<RenderMode>,
     pub price_in: RwSignal<String>,
     pub price_out: RwSignal<String>,
 }
@@ -57,6 +59,7 @@ impl Default for Form {
             lambda: RwSignal::new(d.lambda.to_string()),
             perturbation: RwSignal::new(d.perturbation),
             seed: RwSignal::new(d.seed.to_string()),
+            render: RwSignal::new(d.render),
             price_in: RwSignal::new(String::new()),
             price_out: RwSignal::new(String::new()),
         }
@@ -80,6 +83,7 @@ impl Form {
         self.lambda.set(s.lambda.to_string());
         self.perturbation.set(s.perturbation);
         self.seed.set(s.seed.to_string());
+        self.render.set(s.render);
         let price = |p: f64| {
             if p > 0.0 {
                 p.to_string()
@@ -139,6 +143,7 @@ impl Form {
                 input_per_million: price_in,
                 output_per_million: price_out,
             },
+            render: self.render.get_untracked(),
         };
         if self.source.get_untracked() == Source::Model {
             problems.extend(settings.problems());
@@ -244,6 +249,10 @@ pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
     .into_iter()
     .map(|c| (c, c.name().to_string()))
     .collect();
+    let renders = vec![
+        (RenderMode::Static, "static (paper)".to_string()),
+        (RenderMode::Live, "live (drawn for the state)".to_string()),
+    ];
     let histories = HistoryWindow::CHOICES
         .into_iter()
         .map(|h| {
@@ -332,6 +341,7 @@ pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
                 <Choice label="History window" testid="agent-history" value=form.history choices=histories />
                 <TextField label="λ (budget)" testid="agent-lambda" value=form.lambda kind="number" />
                 <TextField label="Concurrency" testid="agent-concurrency" value=form.concurrency kind="number" />
+                <Choice label="Pictures" testid="agent-render" value=form.render choices=renders />
             </div>
             <div class="field-row">
                 <Show when=sends_images>

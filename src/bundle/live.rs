@@ -1,0 +1,223 @@
+//! The optional live layer of a bundle (`live.json` and its sheets of
+//! patches): what each state of the device shows, as small pictures laid
+//! over the static views.
+//!
+//! A bundle without it loads and plays exactly as before; with it, the
+//! simulator's `live` render mode ([`crate::sim::render`]) draws the current
+//! view for the current state by copying, onto the static picture, the
+//! patches the state lists for that view. The layer changes no rule: the
+//! logic hash, the transitions and the component boxes used for matching
+//! are the same in both modes.
+//!
+//! ```json
+//! // live.json
+//! {"format": "knoblab-live/1",
+//!  "sheets": {"front": "live/front.png"},
+//!  "patches": [{"view": "front", "from": [0, 0, 24, 20], "at": [301, 388],
+//!               "sign": "power light off", "part": [301, 388, 24, 20]}],
+//!  "states": {"Standby": {"patches": [0], "signs": ["power light off"]}}}
+//! ```
+//!
+//! - `sheets`: per view, one PNG holding that view's patches (RGBA; a
+//!   transparent pixel leaves the static picture as it is).
+//! - `patches[i]`: the rectangle `from` `[x, y, w, h]` of the view's sheet
+//!   goes to `at` `[x, y]` of the view's picture; `sign` says what it shows;
+//!   `part` is the `[x, y, w, h]` rectangle of the part that shows it (for
+//!   tests and the answer overlay); `component` and `box` say where a
+//!   component that moved is now (`[x, y, w, h, W, H]`, inside its static
+//!   box).
+//! - `states[s]`: the patches of state `s`, in drawing order, and the
+//!   signs it shows, in words. A state not listed shows the static views.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::diagnostics::{Diagnostic, Location};
+use super::model::{StateMachine, ViewImage, ViewSpec};
+
+/// The live layer's file name (in the single-file form, the key `live`).
+pub const LIVE_FILE: &str = "live.json";
+
+/// The format `live.json` declares.
+pub const LIVE_FORMAT: &str = "knoblab-live/1";
+
+/// `live.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiveSpec {
+    pub format: String,
+    /// Per view, its sheet of patches: a path in the bundle (or, in the
+    /// single-file form, a `data:` URL).
+    pub sheets: BTreeMap<String, String>,
+    pub patches: Vec<Patch>,
+    pub states: BTreeMap<String, StateLook>,
+}
+
+/// One patch: a rectangle of a view's sheet and where it goes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    pub view: String,
+    /// `[x, y, w, h]` in pixels of the view's sheet.
+    pub from: [u32; 4],
+    /// `[x, y]`: where the rectangle's top-left corner goes on the view.
+    pub at: [u32; 2],
+    /// What it shows, in words ("power light off", "door open").
+    pub sign: String,
+    /// The `[x, y, w, h]` pixels of the part showing the sign.
+    pub part: [f64; 4],
+    /// The component that moved, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// Where that component is now: `[x, y, w, h, W, H]`.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "box")]
+    pub moved_box: Option<[f64; 6]>,
+}
+
+/// What one state shows.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateLook {
+    /// Indices into `patches`, in drawing order.
+    pub patches: Vec<usize>,
+    /// Every sign of the state in words, the unchanged ones included
+    /// ("power light on" is how the static picture already draws it).
+    #[serde(default)]
+    pub signs: Vec<String>,
+}
+
+/// A loaded live layer: the file and each view's sheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    pub spec: LiveSpec,
+    pub sheets: BTreeMap<String, ViewImage>,
+}
+
+impl Live {
+    /// What a state shows (nothing listed: the static views).
+    pub fn look(&self, state: &str) -> Option<&StateLook> {
+        self.spec.states.get(state)
+    }
+
+    /// The patches of a state on one view, in drawing order.
+    pub fn patches_of<'a>(
+        &'a self,
+        state: &str,
+        view: &'a str,
+    ) -> impl Iterator<Item = &'a Patch> + 'a {
+        self.look(state)
+            .into_iter()
+            .flat_map(|look| look.patches.iter())
+            .filter_map(|&i| self.spec.patches.get(i))
+            .filter(move |p| p.view == view)
+    }
+
+    /// Bytes of the layer (the file aside): its sheets.
+    pub fn sheet_bytes(&self) -> usize {
+        self.sheets.values().map(|s| s.bytes.len()).sum()
+    }
+}
+
+/// Every problem of a live layer, given the bundle's views (and their
+/// image sizes), its state machine, and the size of each sheet read.
+pub(crate) fn check_live(
+    spec: &LiveSpec,
+    views: Option<&BTreeMap<String, ViewSpec>>,
+    image_sizes: &BTreeMap<String, (u32, u32)>,
+    ssm: Option<&StateMachine>,
+    sheet_sizes: &BTreeMap<String, (u32, u32)>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let at = |field: String| Location::file(LIVE_FILE).field(field);
+    if spec.format != LIVE_FORMAT {
+        out.push(Diagnostic::error(
+            at("format".into()),
+            format!(
+                "found format \"{}\"; this version reads \"{LIVE_FORMAT}\"",
+                spec.format
+            ),
+        ));
+    }
+    if let Some(views) = views {
+        for view in spec.sheets.keys() {
+            if !views.contains_key(view) {
+                out.push(Diagnostic::error(
+                    at(format!("sheets.{view}")),
+                    format!(
+                        "a sheet for view \"{view}\", which views.json does not have; the views are: {}",
+                        super::validate::list(views.keys())
+                    ),
+                ));
+            }
+        }
+    }
+    for (i, p) in spec.patches.iter().enumerate() {
+        let field = |f: &str| at(format!("patches[{i}].{f}"));
+        let Some(&(sw, sh)) = sheet_sizes.get(&p.view) else {
+            if !spec.sheets.contains_key(&p.view) {
+                out.push(Diagnostic::error(
+                    field("view"),
+                    format!(
+                        "the patch is on view \"{}\", which has no sheet; the sheets are: {}",
+                        p.view,
+                        super::validate::list(spec.sheets.keys())
+                    ),
+                ));
+            }
+            continue;
+        };
+        let [x, y, w, h] = p.from;
+        if w == 0
+            || h == 0
+            || u64::from(x) + u64::from(w) > u64::from(sw)
+            || u64::from(y) + u64::from(h) > u64::from(sh)
+        {
+            out.push(Diagnostic::error(
+                field("from"),
+                format!(
+                    "the rectangle [{x}, {y}, {w}, {h}] is not inside the {sw}×{sh} sheet of view \"{}\"",
+                    p.view
+                ),
+            ));
+        }
+        if let Some(&(vw, vh)) = image_sizes.get(&p.view) {
+            let [ax, ay] = p.at;
+            if u64::from(ax) + u64::from(w) > u64::from(vw)
+                || u64::from(ay) + u64::from(h) > u64::from(vh)
+            {
+                out.push(Diagnostic::error(
+                    field("at"),
+                    format!(
+                        "a {w}×{h} patch at [{ax}, {ay}] goes past the {vw}×{vh} picture of view \"{}\"",
+                        p.view
+                    ),
+                ));
+            }
+        }
+    }
+    for (state, look) in &spec.states {
+        if let Some(ssm) = ssm {
+            if !ssm.states.contains_key(state) {
+                out.push(Diagnostic::error(
+                    at(format!("states.{state}")),
+                    format!(
+                        "the state \"{state}\" is not in ssm.json; the states are: {}",
+                        super::validate::list(ssm.states.keys())
+                    ),
+                ));
+            }
+        }
+        for &i in &look.patches {
+            if i >= spec.patches.len() {
+                out.push(Diagnostic::error(
+                    at(format!("states.{state}.patches")),
+                    format!(
+                        "patch {i} does not exist; there are {} patches",
+                        spec.patches.len()
+                    ),
+                ));
+            }
+        }
+    }
+}
