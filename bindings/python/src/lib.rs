@@ -23,7 +23,7 @@ use knoblab::bundle::{load_path, Bundle, LibraryIndex, LoadError};
 use knoblab::documents::{self, DocumentError};
 use knoblab::metrics::{self, MetricsError as CoreMetricsError};
 use knoblab::play::optimal_path;
-use knoblab::sim::{OwnedEpisode, Settings, SimError};
+use knoblab::sim::{OwnedEpisode, RenderMode, Settings, SimError};
 
 mod library {
     include!(concat!(env!("OUT_DIR"), "/library.rs"));
@@ -152,19 +152,21 @@ fn open_bundle(source: &str) -> PyResult<Arc<Bundle>> {
 struct Episode {
     episode: OwnedEpisode,
     settings: Settings,
-    // Static pictures: one per view. Live pictures (a picture per state,
-    // issue #20) would key this on the state too.
+    // Static pictures: one per view, decoded once. Live ones are drawn by
+    // the core for the current state at each call, never kept.
     pictures: HashMap<String, (Py<PyBytes>, u32, u32)>,
 }
 
 #[pymethods]
 impl Episode {
     #[new]
-    #[pyo3(signature = (source, lam=5, agent="python"))]
-    fn new(source: &str, lam: u32, agent: &str) -> PyResult<Episode> {
+    #[pyo3(signature = (source, lam=5, agent="python", pictures="static"))]
+    fn new(source: &str, lam: u32, agent: &str, pictures: &str) -> PyResult<Episode> {
+        let render = RenderMode::parse(pictures).map_err(|e| OptionsError::new_err(e.to_string()))?;
         let bundle = open_bundle(source)?;
         let mut settings = Settings::with_lambda(lam);
         settings.agent = agent.to_string();
+        settings.render = render;
         Ok(Episode {
             episode: OwnedEpisode::new(bundle),
             settings,
@@ -238,6 +240,17 @@ impl Episode {
 
     /// The picture of a view: (RGB bytes, width, height), decoded once.
     fn picture(&mut self, py: Python<'_>, view: &str) -> PyResult<(Py<PyBytes>, u32, u32)> {
+        if self.settings.render == RenderMode::Live {
+            // The current view, drawn for the current state by the core.
+            let drawn = self.episode.episode().picture().map_err(sim_error)?;
+            let rgb = image::load_from_memory(&drawn.bytes)
+                .map_err(|e| {
+                    BundleError::new_err(format!("view {view}: the live picture cannot be decoded: {e}"))
+                })?
+                .to_rgb8();
+            let (w, h) = rgb.dimensions();
+            return Ok((PyBytes::new(py, rgb.as_raw()).unbind(), w, h));
+        }
         if let Some((bytes, w, h)) = self.pictures.get(view) {
             return Ok((bytes.clone_ref(py), *w, *h));
         }

@@ -136,3 +136,30 @@ def test_a_scripted_rollout_on_a_test_bundle_is_the_cli_trajectory(cli, tmp_path
         if terminated or truncated:
             break
     assert env.trajectory() == out.read_text().rstrip("\n")
+
+
+def test_live_pictures_follow_the_state_and_match_the_cli(cli, tmp_path):
+    device = "microwave-0001"  # its door, window and display all change with the state
+    out = tmp_path / "live.jsonl"
+    run_cli(cli, "run", str(DEVICES / device), "--agent", "oracle", "--render", "live", "--out", str(out))
+    expected = out.read_text().splitlines()
+    live = knoblab.make(device, agent="oracle", pictures="live")
+    still = knoblab.make(device, agent="oracle")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(knoblab.make(device, pictures="live").unwrapped, skip_render_check=False)
+    lines, changed = [], 0
+    for task in live.unwrapped.tasks:
+        live.reset(options={"task": task["id"]})
+        still.reset(options={"task": task["id"]})
+        for step in live.unwrapped.optimal():
+            a, _, _, _, _ = live.step(step["action"])
+            b, _, _, _, _ = still.step(step["action"])
+            assert a["feedback"] == b["feedback"] and a["view"] == b["view"]
+            changed += int(not np.array_equal(a["picture"], b["picture"]))
+        lines.append(live.unwrapped.trajectory())
+        assert json.loads(lines[-1])["settings"]["render"] == "live"
+    assert lines == expected
+    assert changed > 0  # some state on the optimal paths shows on the picture
+    with pytest.raises(knoblab.OptionsError):
+        knoblab.make(device, pictures="moving")

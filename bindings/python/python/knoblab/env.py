@@ -101,6 +101,10 @@ class KnobLabEnv(gymnasium.Env):
         it, for agents that do not look).
     agent : str, default "gymnasium"
         The agent's name written into the trajectory's settings.
+    pictures : {"static", "live"}, default "static"
+        ``"static"``: the bundle's views as they are (VGEBench's setting);
+        ``"live"``: each view drawn for the current state (lights,
+        displays, pointers, open doors). Recorded in the trajectory.
 
     Notes
     -----
@@ -127,13 +131,17 @@ class KnobLabEnv(gymnasium.Env):
         render_mode: Optional[str] = "rgb_array",
         picture: bool = True,
         agent: str = "gymnasium",
+        pictures: str = "static",
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise OptionsError(
                 f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None"
             )
         self.render_mode = render_mode
-        self._episode = _knoblab.Episode(str(device), _lambda(lam), agent)
+        if pictures not in ("static", "live"):
+            raise OptionsError(f"pictures={pictures!r}: expected 'static' or 'live'")
+        self._live = pictures == "live"
+        self._episode = _knoblab.Episode(str(device), _lambda(lam), agent, pictures)
         self._tasks: List[Dict[str, Any]] = json.loads(self._episode.tasks_json())
         self._task_ids = [t["id"] for t in self._tasks]
         if task is not None and task not in self._task_ids:
@@ -183,6 +191,9 @@ class KnobLabEnv(gymnasium.Env):
         return self._task
 
     def _picture_of(self, view: str) -> np.ndarray:
+        if self._live:  # drawn for the current state, so never kept
+            data, width, height = self._episode.picture(view)
+            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
         base = self._pictures.get(view)
         if base is None:
             data, width, height = self._episode.picture(view)
@@ -335,7 +346,8 @@ def make(
     render_mode : {"rgb_array", None}, default "rgb_array"
         What :meth:`KnobLabEnv.render` returns.
     **kwargs
-        ``picture`` (bool) and ``agent`` (str), see :class:`KnobLabEnv`.
+        ``picture`` (bool), ``agent`` (str) and ``pictures``
+        (``"static"`` or ``"live"``), see :class:`KnobLabEnv`.
 
     Returns
     -------
