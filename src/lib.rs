@@ -23,7 +23,7 @@
 //!   types (pure; the transport lives at the edge).
 //! - [`score`]: benchmark scorers (`epic`, `finestate`, `switch`) and their
 //!   shared pieces.
-//! - [`documents`]: the documents `knoblab … --json` prints, computed from
+//! - `documents` (native only): the documents `knoblab … --json` prints, computed from
 //!   paths (the CLI and the Python bindings call them).
 //! - [`display`]: how tables for people show numbers ("–" when undefined).
 //! - `ui` (wasm32 only): the Leptos app.
@@ -38,6 +38,7 @@
 pub mod agents;
 pub mod bundle;
 pub mod display;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod documents;
 pub mod geom;
 pub mod metrics;

@@ -173,7 +173,7 @@ impl Session {
     /// state in live mode ([`crate::sim::render`]), else the bundle's own.
     pub fn picture(&self) -> Result<ViewImage, RenderError> {
         crate::sim::render::render(
-            &self.bundle,
+            self.bundle(),
             &self.info.state,
             &self.observation.view,
             self.settings.render,

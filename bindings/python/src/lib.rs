@@ -162,7 +162,8 @@ impl Episode {
     #[new]
     #[pyo3(signature = (source, lam=5, agent="python", pictures="static"))]
     fn new(source: &str, lam: u32, agent: &str, pictures: &str) -> PyResult<Episode> {
-        let render = RenderMode::parse(pictures).map_err(|e| OptionsError::new_err(e.to_string()))?;
+        let render =
+            RenderMode::parse(pictures).map_err(|e| OptionsError::new_err(e.to_string()))?;
         let bundle = open_bundle(source)?;
         let mut settings = Settings::with_lambda(lam);
         settings.agent = agent.to_string();
@@ -245,7 +246,9 @@ impl Episode {
             let drawn = self.episode.episode().picture().map_err(sim_error)?;
             let rgb = image::load_from_memory(&drawn.bytes)
                 .map_err(|e| {
-                    BundleError::new_err(format!("view {view}: the live picture cannot be decoded: {e}"))
+                    BundleError::new_err(format!(
+                        "view {view}: the live picture cannot be decoded: {e}"
+                    ))
                 })?
                 .to_rgb8();
             let (w, h) = rgb.dimensions();
