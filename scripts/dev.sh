@@ -155,7 +155,7 @@ python_test() {
   step "the knoblab binary the parity tests compare with (debug)"
   cargo build --quiet --bin knoblab
   step "Python tests (pytest)"
-  KNOBLAB_CLI="$PWD/target/debug/knoblab" "$PY_VENV/bin/python" -m pytest -q bindings/python/tests
+  KNOBLAB_CLI="${CARGO_TARGET_DIR:-$PWD/target}/debug/knoblab" "$PY_VENV/bin/python" -m pytest -q bindings/python/tests
 }
 
 # Regenerates the device library (data/devices, data/library.json,
