@@ -37,7 +37,7 @@ use crate::bundle::StateMachine;
 use super::desc::{Axis, CategoryFile, DeviceDesc, Look, Operation, ShownAs, SignRule};
 use super::draw::Variant;
 use super::mechanics::operation_of;
-use super::render::{measured_box, parse, raster};
+use super::render::{measured_box, parse, png_rgba, raster};
 use super::views::{document_in, part_rect, Only, Scene, Variants, CANVAS};
 
 /// Width of a sheet of patches (a patch wider than this gets its own row).
@@ -420,29 +420,4 @@ fn pack(mine: &[usize], patches: &mut [Patch], images: &[Pixmap]) -> Result<Pixm
         patches[i].from = [px, py, image.width(), image.height()];
     }
     Ok(sheet)
-}
-
-/// A sheet as PNG: RGBA (transparent where the static picture shows),
-/// best compression.
-fn png_rgba(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    use image::ImageEncoder;
-    let rgba: Vec<u8> = pixmap
-        .pixels()
-        .iter()
-        .flat_map(|p| {
-            let c = p.demultiply();
-            [c.red(), c.green(), c.blue(), c.alpha()]
-        })
-        .collect();
-    let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
-        .write_image(
-            &rgba,
-            pixmap.width(),
-            pixmap.height(),
-            image::ExtendedColorType::Rgba8,
-        )
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
-    Ok(out)
 }

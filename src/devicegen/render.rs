@@ -48,24 +48,37 @@ pub fn raster(tree: &Tree) -> Result<Pixmap, String> {
 /// A picture as PNG: opaque RGB, best compression (the library is
 /// downloaded by every page visitor).
 pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
+    encode_png(pixmap, false)
+}
+
+/// A picture as PNG with its alpha channel (transparent where nothing is
+/// drawn), best compression: the live layer's patch sheets.
+pub fn png_rgba(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
+    encode_png(pixmap, true)
+}
+
+fn encode_png(pixmap: &Pixmap, alpha: bool) -> Result<Vec<u8>, String> {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
-    let rgb: Vec<u8> = pixmap
+    let channels = if alpha { 4 } else { 3 };
+    let bytes: Vec<u8> = pixmap
         .pixels()
         .iter()
         .flat_map(|p| {
             let c = p.demultiply();
-            [c.red(), c.green(), c.blue()]
+            [c.red(), c.green(), c.blue(), c.alpha()]
+                .into_iter()
+                .take(channels)
         })
         .collect();
+    let color = if alpha {
+        image::ExtendedColorType::Rgba8
+    } else {
+        image::ExtendedColorType::Rgb8
+    };
     let mut out = Vec::new();
     PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
-        .write_image(
-            &rgb,
-            pixmap.width(),
-            pixmap.height(),
-            image::ExtendedColorType::Rgb8,
-        )
+        .write_image(&bytes, pixmap.width(), pixmap.height(), color)
         .map_err(|e| format!("PNG encoding failed: {e}"))?;
     Ok(out)
 }
