@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::read::read_text_bounded;
-use crate::score::epic::render::{to_json, to_text};
+use crate::score::epic::render::{self, to_text};
 use crate::score::epic::{score_text, DirSource, RunOptions};
 
 #[derive(Debug, clap::Args)]
@@ -66,17 +66,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if report.gt_found < report.gt_expected {
         eprintln!("knoblab: warning: {}", report.gt_coverage_message());
     }
-    let out = if args.json {
-        let doc = to_json(&report, &args.pred.display().to_string());
-        serde_json::to_string_pretty(&doc)? + "\n"
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.json {
+        // Streamed sample by sample: the document is never built in memory.
+        render::write_json(&report, &args.pred.display().to_string(), &mut stdout)
+            .map_err(std::io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n"))
     } else {
-        to_text(&report)
+        stdout.write_all(to_text(&report).as_bytes())
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match written.and_then(|()| stdout.flush()) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),
