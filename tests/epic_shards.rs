@@ -5,7 +5,7 @@
 //! document is byte for byte the one built as a tree.
 
 use knoblab::score::epic::render::{to_json, write_json};
-use knoblab::score::epic::report::{merge_shards, score_shard, Shard};
+use knoblab::score::epic::report::{merge_shards, score_shard, score_text_for_output, Shard};
 use knoblab::score::epic::synthetic::generate_scaled;
 use knoblab::score::epic::{score_text, DirSource, RunOptions};
 
@@ -68,6 +68,14 @@ fn streamed_document_equals_the_tree() {
             family: rel.split('/').nth(1).map(str::to_string),
         };
         let report = score_text(&text, &gt, &opts).expect("scores");
+        // What the CLI scores: the same document without metric details.
+        let lean = score_text_for_output(&text, &gt, &opts).expect("scores");
+        assert!(lean
+            .official
+            .samples
+            .iter()
+            .all(|s| s.metric_details.is_empty()));
+        assert_eq!(streamed(&lean, rel), streamed(&report, rel), "{rel}");
         assert_eq!(
             streamed(&report, rel),
             pretty(&to_json(&report, rel)),

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use super::read::read_text_bounded;
 use crate::score::epic::render::{self, to_text};
-use crate::score::epic::{score_text, DirSource, RunOptions};
+use crate::score::epic::report::score_text_for_output;
+use crate::score::epic::{DirSource, RunOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -56,7 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.gt.display()
     );
     let gt = DirSource::locate(&args.gt);
-    let report = score_text(&text, &gt, &opts)?;
+    let report = score_text_for_output(&text, &gt, &opts)?;
     anyhow::ensure!(
         report.gt_expected == 0 || report.gt_found > 0,
         "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",

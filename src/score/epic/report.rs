@@ -316,7 +316,16 @@ fn score_shard_inputs(
     gt: &dyn GroundTruthSource,
     coord_override: &Option<String>,
     shard: Shard,
+    keep_metric_details: bool,
 ) -> ShardResult {
+    // A sample's `metric_details` (every path point's scores) is most of
+    // its memory; a caller that does not show it drops it as it goes.
+    let keep = |mut r: SampleResult| {
+        if !keep_metric_details {
+            r.metric_details = serde_json::Map::new();
+        }
+        r
+    };
     let (off, cor) = (inputs.official(), inputs.corrected());
     let off_opts = ScoreOptions {
         coord_override: coord_override.clone(),
@@ -333,11 +342,12 @@ fn score_shard_inputs(
     };
     for i in (0..off.len().max(cor.len())).filter(|&i| shard.has(i)) {
         if let Some(r) = off.get(i) {
-            out.official.push(score_record(i, r, &mut cache, &off_opts));
+            out.official
+                .push(keep(score_record(i, r, &mut cache, &off_opts)));
         }
         if let Some(r) = cor.get(i) {
             out.corrected
-                .push(score_record(i, r, &mut cache, &cor_opts));
+                .push(keep(score_record(i, r, &mut cache, &cor_opts)));
         }
     }
     out
@@ -366,7 +376,13 @@ pub fn score_shard(
 ) -> Result<ShardResult, EpicError> {
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
-    Ok(score_shard_inputs(&inputs, gt, &coord_override, shard))
+    Ok(score_shard_inputs(
+        &inputs,
+        gt,
+        &coord_override,
+        shard,
+        true,
+    ))
 }
 
 /// Scores a predictions file against ground truth.
@@ -377,7 +393,22 @@ pub fn score_text(
 ) -> Result<Report, EpicError> {
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL);
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, true);
+    Ok(assemble(inputs, coord_override, vec![shard]))
+}
+
+/// [`score_text`] for a caller that prints the `--json` document or the
+/// tables ([`super::render`]), which carry no `metric_details`: each
+/// sample's is dropped as soon as it is scored, so a run takes about half
+/// the memory. Every number of the document is the same.
+pub fn score_text_for_output(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+) -> Result<Report, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, false);
     Ok(assemble(inputs, coord_override, vec![shard]))
 }
 
