@@ -32,20 +32,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.pred,
         args.coord_mode.as_deref(),
         args.family.as_deref(),
+        false,
     )?;
     for warning in &run.warnings {
         eprintln!("knoblab: warning: {warning}");
     }
-    let out = if args.json {
-        serde_json::to_string_pretty(&run.to_json())? + "\n"
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.json {
+        // Streamed sample by sample: the document is never built in memory.
+        run.write_json(&mut stdout)
+            .map_err(std::io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n"))
     } else {
-        run.to_text()
+        stdout.write_all(run.to_text().as_bytes())
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match written.and_then(|()| stdout.flush()) {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(ExitCode::SUCCESS),

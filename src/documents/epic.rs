@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::score::epic::render::{to_json, to_text};
+use crate::score::epic::render::{to_json, to_text, write_json};
+use crate::score::epic::report::score_text_for_output;
 use crate::score::epic::{score_text, DirSource, Report, RunOptions};
 
 use super::{read_text_bounded, DocumentError};
@@ -30,6 +31,12 @@ impl EpicRun {
         to_json(&self.report, &self.pred)
     }
 
+    /// The `--json` document, streamed sample by sample into `out`: it is
+    /// never built in memory.
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
+        write_json(&self.report, &self.pred, out)
+    }
+
     /// The tables for people.
     pub fn to_text(&self) -> String {
         to_text(&self.report)
@@ -39,11 +46,15 @@ impl EpicRun {
 /// Scores `pred` (raw outputs, std_format JSONL or an official score file)
 /// against the ground truth under `gt`. `family` defaults to the name of
 /// the predictions file's folder, as the official batch runner reads it.
+/// `details` keeps each sample's `metric_details` (the per-rule evidence);
+/// the printed document and tables carry none, so a printer passes `false`
+/// and each sample's details are dropped as soon as it is scored.
 pub fn score(
     gt: &Path,
     pred: &Path,
     coord_mode: Option<&str>,
     family: Option<&str>,
+    details: bool,
 ) -> Result<EpicRun, DocumentError> {
     if let Some(m) = coord_mode {
         if !COORD_MODES.contains(&m) {
@@ -72,8 +83,12 @@ pub fn score(
         )));
     }
     let source = DirSource::locate(gt);
-    let report = score_text(&text, &source, &opts)
-        .map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
+    let scored = if details {
+        score_text(&text, &source, &opts)
+    } else {
+        score_text_for_output(&text, &source, &opts)
+    };
+    let report = scored.map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
     if report.gt_expected > 0 && report.gt_found == 0 {
         return Err(DocumentError::GroundTruth(format!(
             "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",

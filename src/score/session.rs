@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::detect::{detect, too_large, Benchmark, Format};
-use super::epic::{self, MapSource, RunOptions};
+use super::epic::{self, report::Shard, MapSource, RunOptions};
 use super::finestate::{
     evaluate::OfficialOptions,
     files::MemFiles,
@@ -299,6 +299,73 @@ fn units<'a>(files: &'a [InputFile], entries: &[FileEntry]) -> Vec<Unit<'a>> {
 
 /// Runs a job, calling `progress` before each step.
 pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+    run_sharded(job, progress, &[])
+}
+
+/// One EPIC-Bench results file's shard, as a helper worker sends it to the
+/// worker that merges ([`epic_shard`], [`run_sharded`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpicShardText {
+    pub file: String,
+    /// [`epic::wire::shard_to_json`] of the file's shard.
+    pub shard: String,
+}
+
+/// The EPIC-Bench units of a job.
+fn epic_units<'a>(units: &'a [Unit<'a>]) -> impl Iterator<Item = &'a Unit<'a>> {
+    units
+        .iter()
+        .filter(|u| u.format.scores() == Some(Benchmark::Epic))
+}
+
+/// Scores one shard of every EPIC-Bench results file of a job (the page
+/// runs one per worker); a file that cannot be scored is left out, and the
+/// merging worker then scores it whole, with its message.
+pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
+    let entries = classify(&job.files, &job.options.overrides);
+    let units = units(&job.files, &entries);
+    if epic_units(&units).next().is_none() {
+        return Vec::new();
+    }
+    let mut failures = Vec::new();
+    let pool = pool(&job.files, &entries, &mut failures);
+    let mut ground = Ground::new(&pool);
+    let mut out = Vec::new();
+    for unit in epic_units(&units) {
+        let Some(file) = unit.files.first() else {
+            continue;
+        };
+        let Ok(text) = text_of(file) else {
+            continue;
+        };
+        let opts = epic_options(file, &job.options);
+        if let Ok(r) = epic::report::score_shard(text, ground.epic(), &opts, shard) {
+            out.push(EpicShardText {
+                file: file.path.clone(),
+                shard: epic::wire::shard_to_json(&r),
+            });
+        }
+    }
+    out
+}
+
+/// Runs a job whose EPIC-Bench files were scored in shards: `shards` holds
+/// each worker's [`epic_shard`] list as JSON text. A file with a shard from
+/// every worker is merged from them ([`epic::report::merge_shards`]: the
+/// same numbers as scoring it whole); any other file is scored here.
+pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[String]) -> Outcome {
+    let mut by_file: BTreeMap<String, Vec<epic::report::ShardResult>> = BTreeMap::new();
+    for text in shards {
+        let Ok(list) = serde_json::from_str::<Vec<EpicShardText>>(text) else {
+            continue;
+        };
+        for s in list {
+            if let Ok(r) = epic::wire::shard_from_json(&s.shard) {
+                by_file.entry(s.file).or_default().push(r);
+            }
+        }
+    }
+    by_file.retain(|_, v| v.len() == shards.len());
     let mut outcome = Outcome {
         files: classify(&job.files, &job.options.overrides),
         ..Outcome::default()
@@ -332,7 +399,8 @@ pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
             total,
             stage: format!("scoring {} ({})", unit.name, unit.label),
         });
-        match score_unit(unit, &job.options, &job.bundles, &mut ground) {
+        let epic_shards = by_file.remove(&unit.name);
+        match score_unit(unit, &job.options, &job.bundles, &mut ground, epic_shards) {
             Ok(v) => outcome.reports.push(v),
             Err(message) => outcome.failures.push(Failure {
                 file: unit.name.clone(),
@@ -471,10 +539,13 @@ fn score_unit(
     options: &JobOptions,
     bundles: &[BundleFiles],
     ground: &mut Ground,
+    epic_shards: Option<Vec<epic::report::ShardResult>>,
 ) -> Result<ReportView, String> {
     let first = unit.files.first().ok_or("nothing to score")?;
     match unit.format.scores() {
-        Some(Benchmark::Epic) => score_epic(first, &unit.label, options, ground.epic()),
+        Some(Benchmark::Epic) => {
+            score_epic(first, &unit.label, options, ground.epic(), epic_shards)
+        }
         Some(Benchmark::FineState) => {
             let preds = if unit.format == Format::FineStateResultFile {
                 let files: Vec<(String, Vec<u8>)> = unit
@@ -499,14 +570,8 @@ fn score_unit(
     }
 }
 
-/// Scores EPIC-Bench predictions as `knoblab score epic` does.
-pub fn score_epic(
-    file: &InputFile,
-    label: &str,
-    options: &JobOptions,
-    gt: &MapSource,
-) -> Result<ReportView, String> {
-    let text = text_of(file)?;
+/// The EPIC-Bench run options of a results file.
+fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions {
     let family = options
         .epic_family
         .clone()
@@ -515,11 +580,28 @@ pub fn score_epic(
             let dir = folder_of(&file.path);
             (!dir.is_empty()).then(|| file_name(dir).to_string())
         });
-    let opts = RunOptions {
+    RunOptions {
         coord_mode: None,
         family,
-    };
-    let report = epic::score_text(text, gt, &opts).map_err(|e| format!("{}: {e}", file.path))?;
+    }
+}
+
+/// Scores EPIC-Bench predictions as `knoblab score epic` does, or merges
+/// the shards other workers scored of them.
+pub fn score_epic(
+    file: &InputFile,
+    label: &str,
+    options: &JobOptions,
+    gt: &MapSource,
+    shards: Option<Vec<epic::report::ShardResult>>,
+) -> Result<ReportView, String> {
+    let text = text_of(file)?;
+    let opts = epic_options(file, options);
+    let report = match shards {
+        Some(shards) => epic::report::merge_shards(text, &opts, shards),
+        None => epic::score_text(text, gt, &opts),
+    }
+    .map_err(|e| format!("{}: {e}", file.path))?;
     if report.gt_expected > 0 && report.gt_found == 0 {
         return Err(format!(
             "{}: no ground truth found ({}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample",
@@ -527,7 +609,8 @@ pub fn score_epic(
             report.gt_coverage_message()
         ));
     }
-    let doc = epic::render::to_json(&report, &file.path);
+    // The view's tables read only the summaries of the CLI's document.
+    let doc = epic::render::summaries_json(&report);
     Ok(view::epic::view(&file.path, label, &report, &doc, gt))
 }
 

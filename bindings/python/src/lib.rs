@@ -315,10 +315,16 @@ fn score_epic(
 ) -> PyResult<(String, Vec<String>)> {
     let run = py
         .allow_threads(|| {
-            documents::epic::score(&gt, &pred, coord_mode.as_deref(), family.as_deref())
+            documents::epic::score(&gt, &pred, coord_mode.as_deref(), family.as_deref(), false)
         })
         .map_err(document_error)?;
-    Ok((json_text(&run.to_json())?, run.warnings))
+    // Streamed as the CLI's `--json` is: no tree of every sample in memory.
+    let mut text = Vec::new();
+    run.write_json(&mut text)
+        .map_err(|e| KnobLabError::new_err(format!("EPIC-Bench document: {e}")))?;
+    let text = String::from_utf8(text)
+        .map_err(|e| KnobLabError::new_err(format!("EPIC-Bench document: {e}")))?;
+    Ok((text, run.warnings))
 }
 
 /// `knoblab score finestate --json`: (document JSON, warnings).

@@ -5,11 +5,13 @@
 //! bytes by relative path, so the page can serve dropped files from memory
 //! and the CLI can read a folder ([`DirSource`], native only).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::pyjson;
 use super::pyvalue::{py_float_from_str, py_int, py_strip, PyError, PyValue};
+use super::rle::{decode_union, DecodedUnion};
 
 /// Hands out GT files by path.
 pub trait GroundTruthSource {
@@ -125,10 +127,22 @@ pub struct GtFile {
     pub root: PyValue,
 }
 
-/// GT files loaded once per run, like the official LRU cache.
+/// How many parsed GT files [`GtCache`] keeps. The official code keeps an
+/// LRU cache too; here it only has to span the two passes over one sample
+/// (official and corrected are scored sample by sample), so a small window
+/// keeps a run's memory bounded by its largest files, not by its size.
+const KEEP_FILES: usize = 64;
+
+/// How many decoded masks [`GtCache`] keeps (a sample has at most two).
+const KEEP_MASKS: usize = 8;
+
+/// GT files loaded once per sample for both passes, like the official LRU
+/// cache, and their decoded masks, so each GT mask is decoded once.
 pub struct GtCache<'a> {
     source: &'a dyn GroundTruthSource,
     files: HashMap<String, Option<Rc<GtFile>>>,
+    /// `(gt path, field, union)`, newest last.
+    masks: RefCell<Vec<(String, &'static str, Rc<DecodedUnion>)>>,
 }
 
 impl<'a> GtCache<'a> {
@@ -136,6 +150,7 @@ impl<'a> GtCache<'a> {
         GtCache {
             source,
             files: HashMap::new(),
+            masks: RefCell::new(Vec::new()),
         }
     }
 
@@ -153,8 +168,41 @@ impl<'a> GtCache<'a> {
                 _ => None,
             }
         });
+        if self.files.len() >= KEEP_FILES {
+            self.files.clear();
+        }
         self.files.insert(gt_path.to_string(), loaded.clone());
         loaded
+    }
+
+    /// The union of the instances of `value`, the GT field `field` as
+    /// [`lookup`] found it for the file at `gt_path`. A value read from the
+    /// file itself is decoded once and shared by both passes; a value from
+    /// the record's own `ground_truth` (which the passes may not share) is
+    /// decoded each time.
+    pub fn mask(
+        &self,
+        gt_path: Option<&str>,
+        file: Option<&GtFile>,
+        field: &'static str,
+        value: &PyValue,
+    ) -> Rc<DecodedUnion> {
+        let from_file = file
+            .and_then(|f| lookup(Some(f), None, field))
+            .is_some_and(|v| std::ptr::eq(v, value));
+        let Some(path) = gt_path.filter(|_| from_file) else {
+            return Rc::new(decode_union(value));
+        };
+        let mut masks = self.masks.borrow_mut();
+        if let Some((_, _, hit)) = masks.iter().find(|(p, f, _)| *f == field && p == path) {
+            return hit.clone();
+        }
+        let decoded = Rc::new(decode_union(value));
+        if masks.len() >= KEEP_MASKS {
+            masks.remove(0);
+        }
+        masks.push((path.to_string(), field, decoded.clone()));
+        decoded
     }
 }
 

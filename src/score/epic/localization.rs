@@ -9,7 +9,8 @@ use super::mask::Mask;
 use super::prediction::{parse_boxes, sentinel};
 use super::pyvalue::PyValue;
 use super::raster::union_iou;
-use super::rle::decode_union;
+use super::rle::{decode_union, DecodedUnion};
+use std::rc::Rc;
 
 pub const ERR_NVR: &str = "No Valid Response";
 pub const ERR_GT_DECODE: &str = "Failed to decode GT mask or GT mask is missing";
@@ -28,6 +29,14 @@ pub struct LocInput<'a> {
     pub gt_count: Option<i128>,
     /// Corrected mode: list-wrapped sentinels count as sentinels.
     pub honour_wrapped: bool,
+    /// Decodes `gt_field` (the scorer's [`super::gt::GtCache::mask`], so
+    /// both passes share one decoding; [`decode_fresh`] otherwise).
+    pub decode: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
+}
+
+/// Decodes a mask field without a cache.
+pub fn decode_fresh(v: &PyValue) -> Rc<DecodedUnion> {
+    Rc::new(decode_union(v))
 }
 
 /// The localization result.
@@ -70,15 +79,16 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
     };
     let field_empty = mask_field_empty(inp.gt_field);
     let gt_empty = field_empty || inp.gt_count == Some(0);
-    let mut gt_mask: Option<Mask> = None;
+    let mut decoded: Option<Rc<DecodedUnion>> = None;
     if !field_empty {
         if let Some(f) = inp.gt_field {
-            let u = decode_union(f);
+            let u = (inp.decode)(f);
             out.dropped_gt_instances = u.dropped_other_size;
-            gt_mask = u.mask;
+            decoded = Some(u);
         }
     }
-    if gt_empty && gt_mask.as_ref().is_some_and(|m| m.area() > 0) {
+    let gt_mask: Option<&Mask> = decoded.as_deref().and_then(|u| u.mask.as_ref());
+    if gt_empty && gt_mask.is_some_and(|m| m.area() > 0) {
         out.gt_count_zero_with_pixels = true;
     }
     let gt_mask = if gt_empty { None } else { gt_mask };
@@ -91,10 +101,10 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
     }
     if inp.format_type == "mask" {
         out.mask_mode = true;
-        return score_mask_mode(pred, gt_mask.as_ref(), gt_empty, out);
+        return score_mask_mode(pred, gt_mask, gt_empty, out);
     }
     let boxes = parse_boxes(pred);
-    let (h, w) = gt_mask.as_ref().map_or((1, 1), |m| (m.height(), m.width()));
+    let (h, w) = gt_mask.map_or((1, 1), |m| (m.height(), m.width()));
     let values: Vec<f64> = boxes.iter().flatten().copied().collect();
     let mode = resolve(inp.mode, &values, h, w);
     out.resolved = Some(mode);
@@ -107,7 +117,7 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
     d.insert("gt_is_empty".into(), json!(gt_empty));
     d.insert("pred_is_empty".into(), json!(boxes.is_empty()));
     let mut normalized_count = None;
-    let iou = match (&gt_mask, boxes.is_empty()) {
+    let iou = match (gt_mask, boxes.is_empty()) {
         (_, true) => {
             if gt_empty {
                 1.0
@@ -165,6 +175,9 @@ fn score_mask_mode(
         out.error = Some(ERR_SHAPE);
         return out;
     }
+    // Run against run per column; the official path is the same integer
+    // counts over two H×W arrays and one division (`mask_iou_equals_pixel_count`
+    // in `tests/epic_runs.rs`).
     let inter = pm.runs().iter().map(|r| {
         g.column(r.x)
             .iter()

@@ -24,7 +24,12 @@ pub struct Mask {
     height: u32,
     width: u32,
     runs: Vec<Run>,
-    /// `col_start[x]..col_start[x+1]` indexes the runs of column `x`.
+    /// The first column that holds a run (0 for an empty mask).
+    x0: u32,
+    /// `col_start[x-x0]..col_start[x-x0+1]` indexes the runs of column `x`,
+    /// for the columns `x0..x0 + col_start.len() - 1` between the first and
+    /// the last column with a run: the index spans the runs' bounding box,
+    /// never the whole frame.
     col_start: Vec<u32>,
     area: u64,
 }
@@ -79,25 +84,37 @@ impl Mask {
         Mask::from_runs(height, width, runs)
     }
 
-    /// Builds a mask from runs already sorted by (x, y0) and merged.
+    /// Builds a mask from runs already sorted by (x, y0) and merged. Runs
+    /// at or beyond `width` are kept in `runs()` but belong to no column.
     pub fn from_runs(height: u32, width: u32, runs: Vec<Run>) -> Mask {
-        let mut col_start = vec![0u32; width as usize + 1];
-        for r in &runs {
-            if (r.x as usize) < width as usize {
-                col_start[r.x as usize + 1] += 1;
-            }
+        let inside = |r: &&Run| r.x < width;
+        let x0 = runs.iter().find(inside).map_or(0, |r| r.x);
+        let x1 = runs.iter().rev().find(inside).map_or(0, |r| r.x + 1);
+        let span = x1.saturating_sub(x0) as usize;
+        let mut col_start = vec![0u32; span + 1];
+        for r in runs.iter().filter(inside) {
+            col_start[(r.x - x0) as usize + 1] += 1;
         }
-        for x in 0..width as usize {
-            col_start[x + 1] += col_start[x];
+        for k in 0..span {
+            col_start[k + 1] += col_start[k];
         }
+        // Runs outside the frame sort after every column's runs, so the
+        // offsets start at the first run inside it (always 0 for sorted runs).
         let area = runs.iter().map(Run::len).sum();
         Mask {
             height,
             width,
             runs,
+            x0,
             col_start,
             area,
         }
+    }
+
+    /// The columns `x0..x1` between the first and the last one holding a
+    /// run (empty for an empty mask).
+    pub fn column_span(&self) -> std::ops::Range<u32> {
+        self.x0..self.x0 + (self.col_start.len() as u32).saturating_sub(1)
     }
 
     pub fn height(&self) -> u32 {
@@ -117,13 +134,19 @@ impl Mask {
         &self.runs
     }
 
+    /// The runs, giving up the mask.
+    pub fn into_runs(self) -> Vec<Run> {
+        self.runs
+    }
+
     /// The runs of one column.
     pub fn column(&self, x: u32) -> &[Run] {
-        if x >= self.width {
+        if !self.column_span().contains(&x) {
             return &[];
         }
-        let a = self.col_start[x as usize] as usize;
-        let b = self.col_start[x as usize + 1] as usize;
+        let k = (x - self.x0) as usize;
+        let a = self.col_start[k] as usize;
+        let b = self.col_start[k + 1] as usize;
         &self.runs[a..b]
     }
 
@@ -174,7 +197,15 @@ impl Mask {
     ///
     /// Exact without visiting every pixel: within a column the nearest run
     /// end minimises the (monotone) float sum, and columns are visited
-    /// outwards from `p.x` until `dx²` alone exceeds the best.
+    /// outwards from `p.x` until `dx²` alone exceeds the best, within the
+    /// runs' bounding columns only.
+    ///
+    /// Official numeric path: each pixel's `(x-px)**2 + (y-py)**2` is one
+    /// f64 sum of two f64 squares, and `sqrt` is correctly rounded and
+    /// monotone, so `sqrt(min(sum))` is `min(sqrt(sum))` bit for bit; the
+    /// candidates here are computed with the same two operations in the
+    /// same order. Kept by `point_distance_equals_every_pixel` in
+    /// `tests/epic_runs.rs` (`to_bits`, .5 ties and points off the frame).
     pub fn distance_to_point(&self, px: f64, py: f64) -> f64 {
         if self.area == 0 {
             return f64::INFINITY;
@@ -184,11 +215,13 @@ impl Mask {
             return 0.0;
         }
         let mut best = f64::INFINITY;
-        let w = i64::from(self.width);
+        // Only the columns that hold runs can hold the nearest pixel.
+        let span = self.column_span();
+        let (lo, hi) = (i64::from(span.start), i64::from(span.end));
         let start = if px.is_finite() {
-            (px.floor() as i64).clamp(-1, w)
+            (px.floor() as i64).clamp(lo - 1, hi)
         } else {
-            0
+            lo
         };
         let visit = |x: i64, best: &mut f64| -> bool {
             let dx = x as f64 - px;
@@ -225,20 +258,20 @@ impl Mask {
         let mut right_alive = true;
         while left_alive || right_alive {
             if left_alive {
-                if left < 0 {
+                if left < lo {
                     left_alive = false;
                 } else {
-                    if left < w {
+                    if left < hi {
                         left_alive = visit(left, &mut best);
                     }
                     left -= 1;
                 }
             }
             if right_alive {
-                if right >= w {
+                if right >= hi {
                     right_alive = false;
                 } else {
-                    if right >= 0 {
+                    if right >= lo {
                         right_alive = visit(right, &mut best);
                     }
                     right += 1;
@@ -259,7 +292,10 @@ impl Mask {
         } else {
             (other, self)
         };
-        let b_cols: Vec<u32> = (0..b.width).filter(|&x| !b.column(x).is_empty()).collect();
+        let b_cols: Vec<u32> = b
+            .column_span()
+            .filter(|&x| !b.column(x).is_empty())
+            .collect();
         let mut best = u64::MAX;
         for ra in &a.runs {
             let k = b_cols.partition_point(|&x| x < ra.x);
@@ -310,9 +346,9 @@ impl Mask {
             }
             i
         }
-        for x in 1..self.width {
-            let prev = self.col_start[x as usize - 1] as usize..self.col_start[x as usize] as usize;
-            let cur = self.col_start[x as usize] as usize..self.col_start[x as usize + 1] as usize;
+        for k in 1..self.col_start.len().saturating_sub(1) {
+            let prev = self.col_start[k - 1] as usize..self.col_start[k] as usize;
+            let cur = self.col_start[k] as usize..self.col_start[k + 1] as usize;
             let (mut i, mut j) = (prev.start, cur.start);
             while i < prev.end && j < cur.end {
                 let (a, b) = (self.runs[i], self.runs[j]);
@@ -364,6 +400,17 @@ pub fn centroid_of<'a>(runs: impl Iterator<Item = &'a Run>) -> Option<(f64, f64)
 }
 
 /// Appends a run, merging it with the previous one when they touch.
+/// Sorts runs by (column, first row) and merges the overlapping or
+/// touching ones of a column: the runs of the union of several masks.
+pub fn merge_sorted_runs(mut runs: Vec<Run>) -> Vec<Run> {
+    runs.sort_unstable_by_key(|r| (r.x, r.y0));
+    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    for r in runs {
+        push_run(&mut out, r);
+    }
+    out
+}
+
 fn push_run(runs: &mut Vec<Run>, r: Run) {
     if r.y1 <= r.y0 {
         return;

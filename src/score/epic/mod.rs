@@ -55,6 +55,7 @@ pub mod scorer;
 pub mod synthetic;
 pub mod task_paths;
 pub mod taxonomy;
+pub mod wire;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use gt::DirSource;

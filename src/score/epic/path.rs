@@ -8,7 +8,8 @@ use super::coords::{normalize_points, resolve, CoordMode, ModeRequest};
 use super::mask::Mask;
 use super::prediction::{parse_points, sentinel};
 use super::pyvalue::{float_to_json, PyValue};
-use super::rle::decode_union;
+use super::rle::DecodedUnion;
+use std::rc::Rc;
 
 pub const ERR_WALKABLE: &str =
     "Failed to decode feasible area mask (masklet_path) or mask is missing";
@@ -35,6 +36,10 @@ pub struct PathInput<'a> {
     pub mode: ModeRequest,
     pub mode_name: &'a str,
     pub honour_wrapped: bool,
+    /// Decode `walkable` and `target` (the scorer's
+    /// [`super::gt::GtCache::mask`], or [`super::localization::decode_fresh`]).
+    pub decode_walkable: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
+    pub decode_target: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
 }
 
 /// The path result.
@@ -121,7 +126,8 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     let Some(pred) = inp.pred else {
         return out;
     };
-    let Some(f) = inp.walkable.and_then(|w| decode_union(w).mask) else {
+    let walkable = inp.walkable.map(|w| (inp.decode_walkable)(w));
+    let Some(f) = walkable.as_deref().and_then(|u| u.mask.as_ref()) else {
         out.error = Some(ERR_WALKABLE);
         return out;
     };
@@ -196,26 +202,21 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     }
     // Step 5: start and goal areas.
     let s0 = [f64::from(w) / 2.0, f64::from(h) - 1.0];
-    let t = inp.target.and_then(|v| decode_union(v).mask);
-    let mut start_region: Option<Mask> = None;
-    let mut end_region: Option<Mask> = t.clone();
-    let mut two_regions = false;
-    if inp.perspective == Perspective::Third {
-        if let Some((r1, r2)) = t.as_ref().and_then(split_regions) {
-            if d(p[0], Some(&r2)) < d(p[0], Some(&r1)) {
-                start_region = Some(r2);
-                end_region = Some(r1);
-            } else {
-                start_region = Some(r1);
-                end_region = Some(r2);
-            }
-            two_regions = true;
-        }
-    }
+    let target = inp.target.map(|v| (inp.decode_target)(v));
+    let t: Option<&Mask> = target.as_deref().and_then(|u| u.mask.as_ref());
+    let split = match inp.perspective {
+        Perspective::Third => t.and_then(split_regions),
+        Perspective::First => None,
+    };
+    let two_regions = split.is_some();
+    let (start_region, end_region): (Option<&Mask>, Option<&Mask>) = match &split {
+        Some((r1, r2)) if d(p[0], Some(r2)) < d(p[0], Some(r1)) => (Some(r2), Some(r1)),
+        Some((r1, r2)) => (Some(r1), Some(r2)),
+        None => (None, t),
+    };
     // Step 7: the start–end distance.
     let mut se = if two_regions {
-        let (a, b) = (start_region.as_ref(), end_region.as_ref());
-        if let (Some(a), Some(b)) = (a, b) {
+        if let (Some(a), Some(b)) = (start_region, end_region) {
             out.sampled_distance = a.area() > 1000 || b.area() > 1000;
             a.min_sq_distance(b)
                 .map_or(f64::INFINITY, |s| (s as f64).sqrt())
@@ -223,23 +224,23 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
             f64::INFINITY
         }
     } else {
-        d(s0, end_region.as_ref())
+        d(s0, end_region)
     };
     if se.is_infinite() || se <= 0.0 {
-        let sp = centroid_or(start_region.as_ref(), s0);
+        let sp = centroid_or(start_region, s0);
         let centre = [f64::from(w) / 2.0, f64::from(h) / 2.0];
-        let ep = centroid_or(end_region.as_ref(), centre);
+        let ep = centroid_or(end_region, centre);
         se = dist(sp, ep);
     }
     // Step 8: per-point distances.
     let ds: Vec<f64> = p
         .iter()
-        .map(|&q| match &start_region {
+        .map(|&q| match start_region {
             Some(r) => d(q, Some(r)),
             None => dist(q, s0),
         })
         .collect();
-    let de: Vec<f64> = p.iter().map(|&q| d(q, end_region.as_ref())).collect();
+    let de: Vec<f64> = p.iter().map(|&q| d(q, end_region)).collect();
     // Step 9: components.
     let se_first = (1.0 - K_SE * (ds[0] / diag)).max(0.0);
     let se_last = (1.0 - K_SE * (de[n - 1] / diag)).max(0.0);
@@ -348,7 +349,7 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::epic::localization::ERR_NVR;
+    use crate::score::epic::localization::{decode_fresh, ERR_NVR};
     use crate::score::epic::pyjson::loads;
     use crate::score::epic::rle::encode;
 
@@ -376,6 +377,8 @@ mod tests {
             mode: ModeRequest::Auto,
             mode_name: "auto",
             honour_wrapped: false,
+            decode_walkable: &decode_fresh,
+            decode_target: &decode_fresh,
         }
     }
 

@@ -97,6 +97,11 @@ impl BoxUnion {
 /// The IoU of the boxes' union against the mask: `inter / union` as f64 of
 /// integer counts, 1.0 when both are empty.
 pub fn union_iou(boxes: &[PixelBox], mask: &Mask) -> f64 {
+    // Official numeric path: numpy counts the painted array's pixels as
+    // integers and divides once (`inter / union`, both exact below 2^53),
+    // so one f64 division of the same two integers is bit-identical; no
+    // pixel is visited here. Kept by `tests/epic_runs.rs`
+    // (`box_iou_equals_pixel_count`, compared with `to_bits`).
     let u = BoxUnion::new(boxes);
     let inter = u.intersection(mask);
     let union = u.area() + mask.area() - inter;

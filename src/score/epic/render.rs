@@ -1,41 +1,65 @@
 //! Rendering a [`Report`]: the JSON document of `knoblab score epic --json`
 //! and the tables for people.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::aggregate::Summary;
-use super::report::{InputKind, Report};
+use super::report::{InputKind, Mismatch, Report};
 use super::scorer::SampleResult;
 use super::taxonomy::{GROUPS, LEAVES};
 
-/// The per-sample notes: quirks, and what the corrected mode changed.
-fn notes_json(report: &Report) -> Value {
-    let mut items = Vec::new();
-    for (o, c) in report
+/// What the corrected mode fixes, as the document lists it.
+const FIXES: [&str; 3] = [
+    "list-wrapped failure markers honoured",
+    "exact start-goal distance for Exo paths (no random sampling)",
+    "trailing commas and any fence language tag parsed (raw input)",
+];
+
+fn input_kind(k: InputKind) -> &'static str {
+    match k {
+        InputKind::Raw => "raw",
+        InputKind::Std => "std_format",
+        InputKind::OfficialScores => "official_scores",
+    }
+}
+
+/// The per-sample notes, one at a time: quirks, and what the corrected
+/// mode changed.
+fn notes(report: &Report) -> impl Iterator<Item = Value> + '_ {
+    report
         .official
         .samples
         .iter()
         .zip(&report.corrected.samples)
-    {
-        let changed = (o.score - c.score).abs() > 1e-12 || o.invalid_response != c.invalid_response;
-        if o.quirks.is_empty() && !changed {
-            continue;
-        }
-        items.push(json!({
-            "index": o.index,
-            "quirks": o.quirks.iter().map(|q| json!({"code": q.code(), "note": q.describe()})).collect::<Vec<_>>(),
-            "official_score": o.score,
-            "corrected_score": c.score,
-            "corrected_error": c.error,
-            "corrected_invalid_response": c.invalid_response,
-        }));
-    }
-    Value::Array(items)
+        .filter_map(|(o, c)| {
+            let changed =
+                (o.score - c.score).abs() > 1e-12 || o.invalid_response != c.invalid_response;
+            if o.quirks.is_empty() && !changed {
+                return None;
+            }
+            Some(json!({
+                "index": o.index,
+                "quirks": o.quirks.iter().map(|q| json!({"code": q.code(), "note": q.describe()})).collect::<Vec<_>>(),
+                "official_score": o.score,
+                "corrected_score": c.score,
+                "corrected_error": c.error,
+                "corrected_invalid_response": c.invalid_response,
+            }))
+        })
+}
+
+fn comparison_json(c: &[Mismatch]) -> Value {
+    json!({
+        "mismatches": c.len(),
+        "items": c.iter().map(|m| json!({"index": m.index, "what": m.what})).collect::<Vec<_>>(),
+    })
 }
 
 /// The JSON document of `knoblab score epic --json`: the official layout
 /// (`summary`, `details.by_samples`), a `corrected` object beside them, and
-/// KnobLab's own notes under `knoblab`.
+/// KnobLab's own notes under `knoblab`. [`write_json`] writes the same
+/// document without building it.
 pub fn to_json(report: &Report, pred_path: &str) -> Value {
     let mut m = Map::new();
     m.insert("std_response_jsonl".into(), json!(pred_path));
@@ -51,39 +75,144 @@ pub fn to_json(report: &Report, pred_path: &str) -> Value {
         "corrected".into(),
         json!({
             "summary": report.corrected.summary.to_official_json(),
-            "fixes": [
-                "list-wrapped failure markers honoured",
-                "exact start-goal distance for Exo paths (no random sampling)",
-                "trailing commas and any fence language tag parsed (raw input)",
-            ],
+            "fixes": FIXES,
         }),
     );
     let mut k = Map::new();
-    k.insert(
-        "input_kind".into(),
-        json!(match report.kind {
-            InputKind::Raw => "raw",
-            InputKind::Std => "std_format",
-            InputKind::OfficialScores => "official_scores",
-        }),
-    );
+    k.insert("input_kind".into(), json!(input_kind(report.kind)));
     k.insert("ground_truth".into(), json!(report.gt_coverage_message()));
     k.insert(
         "unweighted_group_mean".into(),
         json!(report.official.summary.unweighted_group_mean()),
     );
-    k.insert("notes".into(), notes_json(report));
+    k.insert("notes".into(), Value::Array(notes(report).collect()));
     if let Some(c) = &report.comparison {
-        k.insert(
-            "comparison_with_file".into(),
-            json!({
-                "mismatches": c.len(),
-                "items": c.iter().map(|m| json!({"index": m.index, "what": m.what})).collect::<Vec<_>>(),
-            }),
-        );
+        k.insert("comparison_with_file".into(), comparison_json(c));
     }
     m.insert("knoblab".into(), Value::Object(k));
     Value::Object(m)
+}
+
+/// Only the two summaries of [`to_json`]'s document, at the same places
+/// (`/summary`, `/corrected/summary`): what the page's tables read, without
+/// building every sample's object.
+pub fn summaries_json(report: &Report) -> Value {
+    json!({
+        "summary": report.official.summary.to_official_json(),
+        "corrected": {"summary": report.corrected.summary.to_official_json()},
+    })
+}
+
+/// One official sample object, serialised from the result's own fields
+/// (the same keys, order and numbers as [`SampleResult::to_official_json`]).
+struct OfficialSample<'a>(&'a SampleResult);
+
+impl Serialize for OfficialSample<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let s = self.0;
+        let mut m = ser.serialize_map(Some(9))?;
+        m.serialize_entry("index", &s.index)?;
+        m.serialize_entry("task_category", &s.task_category)?;
+        m.serialize_entry("task_type", &s.task_type)?;
+        // A non-finite f64 is written as null, as `json!` makes it.
+        m.serialize_entry("score", &s.score)?;
+        m.serialize_entry("score_details", &s.score_details)?;
+        m.serialize_entry("response_details", &s.response_details)?;
+        m.serialize_entry("ground_truth", &One("gt_json_path", &s.gt_json_path))?;
+        m.serialize_entry("error", &s.error)?;
+        m.serialize_entry("invalid_response", &s.invalid_response)?;
+        m.end()
+    }
+}
+
+/// A map of one entry.
+struct One<'a, T: Serialize>(&'static str, &'a T);
+
+impl<T: Serialize> Serialize for One<'_, T> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut m = ser.serialize_map(Some(1))?;
+        m.serialize_entry(self.0, self.1)?;
+        m.end()
+    }
+}
+
+/// A sequence serialised item by item from an iterator, never collected.
+struct Items<F>(F);
+
+impl<F, I, T> Serialize for Items<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq((self.0)())
+    }
+}
+
+/// The whole document of [`to_json`], as borrowed parts.
+struct Document<'a> {
+    report: &'a Report,
+    pred_path: &'a str,
+}
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let r = self.report;
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("std_response_jsonl", self.pred_path)?;
+        if let Some(o) = &r.coord_override {
+            m.serialize_entry("coord_override", o)?;
+        }
+        m.serialize_entry("summary", &r.official.summary.to_official_json())?;
+        m.serialize_entry(
+            "details",
+            &One(
+                "by_samples",
+                &Items(|| r.official.samples.iter().map(OfficialSample)),
+            ),
+        )?;
+        m.serialize_entry(
+            "corrected",
+            &json!({
+                "summary": r.corrected.summary.to_official_json(),
+                "fixes": FIXES,
+            }),
+        )?;
+        m.serialize_entry("knoblab", &Knoblab(r))?;
+        m.end()
+    }
+}
+
+struct Knoblab<'a>(&'a Report);
+
+impl Serialize for Knoblab<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("input_kind", input_kind(r.kind))?;
+        m.serialize_entry("ground_truth", &r.gt_coverage_message())?;
+        m.serialize_entry(
+            "unweighted_group_mean",
+            &r.official.summary.unweighted_group_mean(),
+        )?;
+        m.serialize_entry("notes", &Items(|| notes(r)))?;
+        if let Some(c) = &r.comparison {
+            m.serialize_entry("comparison_with_file", &comparison_json(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Writes [`to_json`]'s document as pretty JSON (the bytes of
+/// `serde_json::to_string_pretty(&to_json(..))`), sample by sample, so the
+/// memory it takes is one sample's, not the document's.
+pub fn write_json<W: std::io::Write>(
+    report: &Report,
+    pred_path: &str,
+    out: W,
+) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(out, &Document { report, pred_path })
 }
 
 fn pct(v: Option<f64>) -> String {

@@ -34,6 +34,9 @@ pub enum EpicError {
     /// No line is a JSON object the scorer knows.
     #[error("not an EPIC-Bench predictions file: expected raw JSONL with \"response\", std_format JSONL with \"formatted_response_*\" fields, or an official *_full.json; found {found}")]
     Unrecognised { found: String },
+    /// Shards that do not hold every sample exactly once.
+    #[error("the scoring shards hold {scored} samples, not each of the file's {expected} once; score it again")]
+    ShardsIncomplete { scored: usize, expected: usize },
 }
 
 /// Options of a run.
@@ -218,14 +221,168 @@ fn records_from_scores(v: &PyValue) -> Vec<PyValue> {
         .collect()
 }
 
-fn run(records: &[PyValue], cache: &mut GtCache, opts: &ScoreOptions) -> Run {
-    let samples: Vec<SampleResult> = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| score_record(i, r, cache, opts))
-        .collect();
-    let summary = Summary::new(&samples);
-    Run { samples, summary }
+/// The records a run scores, per pass, and what came with them.
+struct Inputs {
+    kind: InputKind,
+    /// Raw input: the official formatter's output (its records are the
+    /// official pass's), and the corrected dialect's.
+    formatted: Option<(FormatOutput, FormatOutput)>,
+    /// Std or score-file input: one list for both passes.
+    records: Vec<PyValue>,
+    /// An official score file, parsed.
+    scores_file: Option<PyValue>,
+}
+
+impl Inputs {
+    fn read(text: &str) -> Result<Inputs, EpicError> {
+        let kind = detect_input(text)?;
+        let mut inputs = Inputs {
+            kind,
+            formatted: None,
+            records: Vec::new(),
+            scores_file: None,
+        };
+        match kind {
+            InputKind::Raw => {
+                let off = format_jsonl(text, &FormatOptions::default());
+                let cor = format_jsonl(
+                    text,
+                    &FormatOptions {
+                        dialect: Dialect::Corrected,
+                        ..FormatOptions::default()
+                    },
+                );
+                inputs.formatted = Some((off, cor));
+            }
+            InputKind::Std => inputs.records = read_std(text),
+            InputKind::OfficialScores => {
+                let v = pyjson::loads(text.trim_start_matches('\u{feff}').trim()).map_err(|e| {
+                    EpicError::Unrecognised {
+                        found: e.to_string(),
+                    }
+                })?;
+                inputs.records = records_from_scores(&v);
+                inputs.scores_file = Some(v);
+            }
+        }
+        Ok(inputs)
+    }
+
+    /// The official pass's records.
+    fn official(&self) -> Vec<&PyValue> {
+        match &self.formatted {
+            Some((off, _)) => off.records.iter().map(|f| &f.record).collect(),
+            None => self.records.iter().collect(),
+        }
+    }
+
+    /// The corrected pass's records.
+    fn corrected(&self) -> Vec<&PyValue> {
+        match &self.formatted {
+            Some((_, cor)) => cor.records.iter().map(|f| &f.record).collect(),
+            None => self.records.iter().collect(),
+        }
+    }
+}
+
+/// Which samples a shard scores: sample `i` belongs to shard `i % of`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Shard {
+    /// The whole run as one shard.
+    pub const ALL: Shard = Shard { index: 0, of: 1 };
+
+    fn has(&self, i: usize) -> bool {
+        self.of <= 1 || i % self.of == self.index
+    }
+}
+
+/// The per-sample results of one shard of a run, both passes; shards are
+/// merged by [`merge_shards`] into the report the whole run gives.
+#[derive(Debug, Clone)]
+pub struct ShardResult {
+    pub official: Vec<SampleResult>,
+    pub corrected: Vec<SampleResult>,
+}
+
+/// Scores the samples of one shard, both passes sample by sample so each
+/// GT file is read and each of its masks decoded once for both.
+fn score_shard_inputs(
+    inputs: &Inputs,
+    gt: &dyn GroundTruthSource,
+    coord_override: &Option<String>,
+    shard: Shard,
+    keep_metric_details: bool,
+) -> ShardResult {
+    // A sample's `metric_details` (every path point's scores) is most of
+    // its memory; a caller that does not show it drops it as it goes.
+    let keep = |mut r: SampleResult| {
+        if !keep_metric_details {
+            r.metric_details = serde_json::Map::new();
+        }
+        r
+    };
+    let (off, cor) = (inputs.official(), inputs.corrected());
+    let off_opts = ScoreOptions {
+        coord_override: coord_override.clone(),
+        corrected: false,
+    };
+    let cor_opts = ScoreOptions {
+        coord_override: coord_override.clone(),
+        corrected: true,
+    };
+    let mut cache = GtCache::new(gt);
+    let mut out = ShardResult {
+        official: Vec::new(),
+        corrected: Vec::new(),
+    };
+    for i in (0..off.len().max(cor.len())).filter(|&i| shard.has(i)) {
+        if let Some(r) = off.get(i) {
+            out.official
+                .push(keep(score_record(i, r, &mut cache, &off_opts)));
+        }
+        if let Some(r) = cor.get(i) {
+            out.corrected
+                .push(keep(score_record(i, r, &mut cache, &cor_opts)));
+        }
+    }
+    out
+}
+
+/// The coordinate override of a run: the options', else an official score
+/// file's own.
+fn run_override(inputs: &Inputs, opts: &RunOptions) -> Option<String> {
+    opts.coord_override().or_else(|| {
+        inputs
+            .scores_file
+            .as_ref()
+            .and_then(|v| v.get("coord_override"))
+            .and_then(PyValue::as_str)
+            .map(str::to_string)
+    })
+}
+
+/// Scores one shard of a predictions file (the page gives each worker
+/// one); [`merge_shards`] puts them together.
+pub fn score_shard(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    shard: Shard,
+) -> Result<ShardResult, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    Ok(score_shard_inputs(
+        &inputs,
+        gt,
+        &coord_override,
+        shard,
+        true,
+    ))
 }
 
 /// Scores a predictions file against ground truth.
@@ -234,70 +391,94 @@ pub fn score_text(
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
 ) -> Result<Report, EpicError> {
-    let kind = detect_input(text)?;
-    let coord_override = opts.coord_override();
-    let (official_records, corrected_records, formatted, scores_file) = match kind {
-        InputKind::Raw => {
-            let off = format_jsonl(text, &FormatOptions::default());
-            let cor = format_jsonl(
-                text,
-                &FormatOptions {
-                    dialect: Dialect::Corrected,
-                    ..FormatOptions::default()
-                },
-            );
-            let a: Vec<PyValue> = off.records.iter().map(|f| f.record.clone()).collect();
-            let b: Vec<PyValue> = cor.records.iter().map(|f| f.record.clone()).collect();
-            (a, b, Some(off), None)
-        }
-        InputKind::Std => {
-            let r = read_std(text);
-            (r.clone(), r, None, None)
-        }
-        InputKind::OfficialScores => {
-            let v = pyjson::loads(text.trim_start_matches('\u{feff}').trim()).map_err(|e| {
-                EpicError::Unrecognised {
-                    found: e.to_string(),
-                }
-            })?;
-            let r = records_from_scores(&v);
-            (r.clone(), r, None, Some(v))
-        }
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, true);
+    Ok(assemble(inputs, coord_override, vec![shard]))
+}
+
+/// [`score_text`] for a caller that prints the `--json` document or the
+/// tables ([`super::render`]), which carry no `metric_details`: each
+/// sample's is dropped as soon as it is scored, so a run takes about half
+/// the memory. Every number of the document is the same.
+pub fn score_text_for_output(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+) -> Result<Report, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, false);
+    Ok(assemble(inputs, coord_override, vec![shard]))
+}
+
+/// Merges the shards of a run (any number, in any order, each scored by
+/// [`score_shard`] on the same text) into its report: the samples are put
+/// back in file order before anything is summed, so the numbers do not
+/// depend on the sharding.
+pub fn merge_shards(
+    text: &str,
+    opts: &RunOptions,
+    shards: Vec<ShardResult>,
+) -> Result<Report, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    // Every sample of each pass exactly once, or the shards are not one run's.
+    let covers = |expected: usize, got: Vec<usize>| {
+        let mut got = got;
+        got.sort_unstable();
+        got.len() == expected && got.iter().enumerate().all(|(i, &j)| i == j)
     };
-    // An official score file carries its own override.
-    let coord_override = coord_override.or_else(|| {
-        scores_file
-            .as_ref()
-            .and_then(|v| v.get("coord_override"))
-            .and_then(PyValue::as_str)
-            .map(str::to_string)
-    });
-    // One GT cache for both passes: each file is read and parsed once.
-    let mut cache = GtCache::new(gt);
-    let official = run(
-        &official_records,
-        &mut cache,
-        &ScoreOptions {
-            coord_override: coord_override.clone(),
-            corrected: false,
-        },
-    );
-    let corrected = run(
-        &corrected_records,
-        &mut cache,
-        &ScoreOptions {
-            coord_override: coord_override.clone(),
-            corrected: true,
-        },
-    );
-    let mut official = official;
+    let off: Vec<usize> = shards
+        .iter()
+        .flat_map(|s| s.official.iter().map(|r| r.index))
+        .collect();
+    let cor: Vec<usize> = shards
+        .iter()
+        .flat_map(|s| s.corrected.iter().map(|r| r.index))
+        .collect();
+    let (n_off, n_cor) = (inputs.official().len(), inputs.corrected().len());
+    let scored = off.len();
+    if !covers(n_off, off) || !covers(n_cor, cor) {
+        return Err(EpicError::ShardsIncomplete {
+            scored,
+            expected: n_off,
+        });
+    }
+    Ok(assemble(inputs, coord_override, shards))
+}
+
+fn assemble(inputs: Inputs, coord_override: Option<String>, shards: Vec<ShardResult>) -> Report {
+    let mut off: Vec<SampleResult> = Vec::new();
+    let mut cor: Vec<SampleResult> = Vec::new();
+    for s in shards {
+        off.extend(s.official);
+        cor.extend(s.corrected);
+    }
+    off.sort_by_key(|s| s.index);
+    cor.sort_by_key(|s| s.index);
+    let Inputs {
+        kind,
+        formatted,
+        scores_file,
+        ..
+    } = inputs;
+    let formatted = formatted.map(|(off, _)| off);
     if let Some(f) = &formatted {
-        for (s, rec) in official.samples.iter_mut().zip(&f.records) {
-            if let Some(why) = rec.failure {
+        for s in off.iter_mut() {
+            if let Some(why) = f.records.get(s.index).and_then(|r| r.failure) {
                 s.quirks.insert(0, Quirk::FormatterRejected(why.describe()));
             }
         }
     }
+    let official = Run {
+        summary: Summary::new(&off),
+        samples: off,
+    };
+    let corrected = Run {
+        summary: Summary::new(&cor),
+        samples: cor,
+    };
     let with_path: Vec<&SampleResult> = official
         .samples
         .iter()
@@ -309,20 +490,22 @@ pub fn score_text(
         .filter_map(|s| s.gt_path.clone())
         .collect();
     gt_missing.dedup();
+    let gt_expected = with_path.len();
+    let gt_found = with_path.iter().filter(|s| s.gt_found).count();
     let comparison = scores_file
         .as_ref()
         .map(|v| compare_with_official(v, &official));
-    Ok(Report {
+    Report {
         kind,
         coord_override,
-        gt_expected: with_path.len(),
-        gt_found: with_path.iter().filter(|s| s.gt_found).count(),
+        gt_expected,
+        gt_found,
         gt_missing,
         official,
         corrected,
         formatted,
         comparison,
-    })
+    }
 }
 
 /// Compares a re-score with an official file's numbers (|Δ| ≤ 1e-9 for

@@ -9,7 +9,7 @@
 //! ([`Mask`]), which is what every later step (IoU, distances, components)
 //! works on.
 
-use super::mask::Mask;
+use super::mask::{merge_sorted_runs, Mask, Run};
 use super::pyvalue::PyValue;
 use thiserror::Error;
 
@@ -118,7 +118,7 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
     }
     // Both sides are now at most MAX_PIXELS, so they fit in u32.
     let total = height * width;
-    let runs: Vec<i64> = match counts {
+    let counts: Vec<i64> = match counts {
         PyValue::Str(s) => counts_from_string(s)?,
         PyValue::List(items) => items
             .iter()
@@ -129,16 +129,18 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
             .collect::<Result<_, _>>()?,
         _ => return Err(RleError::BadCounts),
     };
-    let mut ones: Vec<(u64, u64)> = Vec::new();
+    // The 1-runs go straight into column runs: no list of flat intervals,
+    // no bitmap.
+    let mut runs: Vec<Run> = Vec::with_capacity(counts.len() / 2 + 1);
     let mut pos: u64 = 0;
-    for (index, &len) in runs.iter().enumerate() {
+    for (index, &len) in counts.iter().enumerate() {
         if len < 0 {
             return Err(RleError::NegativeRun { index, value: len });
         }
         let end = pos.saturating_add(len as u64);
         if end > total {
             return Err(RleError::PastDeclaredSize {
-                covered: runs
+                covered: counts
                     .iter()
                     .map(|&r| r.max(0) as u64)
                     .fold(0u64, u64::saturating_add),
@@ -148,11 +150,35 @@ pub fn decode_instance(v: &PyValue) -> Result<Mask, RleError> {
             });
         }
         if index % 2 == 1 && len > 0 {
-            ones.push((pos, end));
+            push_flat(&mut runs, height, pos, end);
         }
         pos = end;
     }
-    Ok(Mask::from_flat(height as u32, width as u32, &ones))
+    Ok(Mask::from_runs(height as u32, width as u32, runs))
+}
+
+/// Appends the flat column-major interval `s..e` (`p = x*H + y`) as the
+/// column runs it spans, merging with the previous run of its column.
+fn push_flat(runs: &mut Vec<Run>, height: u64, s: u64, e: u64) {
+    let Some(h) = std::num::NonZeroU64::new(height) else {
+        return;
+    };
+    let mut p = s;
+    while p < e {
+        let x = p / h;
+        let y0 = p % h;
+        let end = e.min((x + 1) * height);
+        let run = Run {
+            x: x as u32,
+            y0: y0 as u32,
+            y1: (end - x * height) as u32,
+        };
+        match runs.last_mut() {
+            Some(last) if last.x == run.x && run.y0 <= last.y1 => last.y1 = last.y1.max(run.y1),
+            _ => runs.push(run),
+        }
+        p = end;
+    }
 }
 
 /// Encodes a mask as a compressed counts string (pycocotools
@@ -217,10 +243,9 @@ pub struct DecodedUnion {
 /// the same shape is OR-ed in. **QUIRK:** instances with a different shape,
 /// and instances that fail to decode, are silently dropped".
 pub fn decode_union(v: &PyValue) -> DecodedUnion {
-    let single = [v.clone()];
     let items: &[PyValue] = match v {
         PyValue::List(items) => items,
-        PyValue::Dict(_) => &single,
+        PyValue::Dict(_) => std::slice::from_ref(v),
         _ => &[],
     };
     let mut out = DecodedUnion {
@@ -228,17 +253,40 @@ pub fn decode_union(v: &PyValue) -> DecodedUnion {
         dropped_other_size: 0,
         failed: Vec::new(),
     };
+    // The kept instances' runs are gathered, then sorted and merged once:
+    // one pass for any number of instances, not one union per instance.
+    let mut shape: Option<(u32, u32)> = None;
+    let mut gathered: Vec<Run> = Vec::new();
+    let mut kept = 0usize;
     for item in items {
         match decode_instance(item) {
-            Ok(m) => match &mut out.mask {
-                None => out.mask = Some(m),
-                Some(acc) if acc.height() == m.height() && acc.width() == m.width() => {
-                    *acc = acc.union(&m);
+            Ok(m) => {
+                let hw = (m.height(), m.width());
+                match shape {
+                    None => shape = Some(hw),
+                    Some(s) if s == hw => {}
+                    Some(_) => {
+                        out.dropped_other_size += 1;
+                        continue;
+                    }
                 }
-                Some(_) => out.dropped_other_size += 1,
-            },
+                kept += 1;
+                if gathered.is_empty() {
+                    gathered = m.into_runs();
+                } else {
+                    gathered.extend_from_slice(m.runs());
+                }
+            }
             Err(e) => out.failed.push(e),
         }
+    }
+    if let Some((h, w)) = shape {
+        let runs = if kept > 1 {
+            merge_sorted_runs(gathered)
+        } else {
+            gathered
+        };
+        out.mask = Some(Mask::from_runs(h, w, runs));
     }
     out
 }

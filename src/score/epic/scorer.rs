@@ -252,7 +252,7 @@ pub fn score_record(
     if file.is_none() {
         res.quirks.push(Quirk::MissingGtFile);
     }
-    match evaluate(&task, rec, file.as_deref(), opts, &mut res, &ty) {
+    match evaluate(&task, rec, file.as_deref(), gt, opts, &mut res, &ty) {
         Ok(()) => {}
         Err(e) => {
             res.score = 0.0;
@@ -270,10 +270,15 @@ fn evaluate(
     task: &Task,
     rec: &PyValue,
     file: Option<&GtFile>,
+    cache: &GtCache,
     opts: &ScoreOptions,
     res: &mut SampleResult,
     ty: &str,
 ) -> Result<(), PyError> {
+    let gt_path = res.gt_path.clone();
+    let gt_path = gt_path.as_deref();
+    // Each GT mask is decoded once for both passes (`GtCache::mask`).
+    let decoder = |field: &'static str| move |v: &PyValue| cache.mask(gt_path, file, field, v);
     let inline = rec.get("ground_truth");
     let format_type = first_str(rec, "format_type").unwrap_or_else(|| "bbox".into());
     let mode_name = match &opts.coord_override {
@@ -339,6 +344,7 @@ fn evaluate(
                 mode_name: &mode_name,
                 gt_count,
                 honour_wrapped: hw,
+                decode: &decoder(mask),
             });
             let cnt = score_count(
                 field("formatted_response_count"),
@@ -383,6 +389,7 @@ fn evaluate(
                 mode_name: &mode_name,
                 gt_count: None,
                 honour_wrapped: hw,
+                decode: &decoder(mask),
             });
             res.score = loc.score;
             res.score_details = score_details((loc.score, 1.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
@@ -399,6 +406,7 @@ fn evaluate(
                 mode_name: &mode_name,
                 gt_count: None,
                 honour_wrapped: hw,
+                decode: &decoder("masklet_placement_region"),
             });
             let gt_bin =
                 parse_feasibility(&[get("placement_feasibility"), get("placement_feasible")]);
@@ -425,6 +433,8 @@ fn evaluate(
                 mode,
                 mode_name: &mode_name,
                 honour_wrapped: hw,
+                decode_walkable: &decoder("masklet_path"),
+                decode_target: &decoder("masklet_target_area"),
             });
             res.score = p.score;
             res.score_details = score_details((0.0, 0.0), (0.0, 0.0), (p.score, 1.0), (0.0, 0.0));

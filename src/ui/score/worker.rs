@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
+use crate::score::epic::report::Shard;
 use crate::score::session::{self, InputFile, Job, JobOptions};
 
 /// The worker's script: load the module once, then for each job read its
@@ -21,10 +22,18 @@ use crate::score::session::{self, InputFile, Job, JobOptions};
 /// and post progress and the outcome back as JSON text.
 const WORKER_JS: &str = r#"
 let ready = null;
+const inbox = [];
+let wake = null;
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.init) {
     ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.wasm }); return m; });
+    return;
+  }
+  // A helper's EPIC-Bench shard, forwarded by the page to the merging worker.
+  if (msg.shard !== undefined) {
+    inbox.push(msg.shard);
+    if (wake) wake();
     return;
   }
   try {
@@ -43,6 +52,19 @@ self.onmessage = async (event) => {
       paths.push(f.path);
       buffers.push(new Uint8Array(buffer));
     }
+    const { index, of } = msg.part;
+    // A helper scores its shard of the EPIC-Bench files and is done.
+    if (index > 0) {
+      self.postMessage({ shard: m.knoblab_score_shard(paths, buffers, msg.options, index, of) });
+      return;
+    }
+    const shards = [];
+    if (of > 1) {
+      self.postMessage({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
+      shards.push(m.knoblab_score_shard(paths, buffers, msg.options, 0, of));
+      while (inbox.length < of - 1) await new Promise((resolve) => { wake = resolve; });
+      shards.push(...inbox.splice(0));
+    }
     // Library bundles are fetched only when a file needs them (trajectories).
     if (msg.bundles.length && m.knoblab_needs_bundles(paths, buffers, msg.options)) {
       for (const b of msg.bundles) {
@@ -53,7 +75,7 @@ self.onmessage = async (event) => {
         buffers.push(new Uint8Array(await response.arrayBuffer()));
       }
     }
-    const out = m.knoblab_score_job(paths, buffers, msg.options, (p) => self.postMessage({ progress: p }));
+    const out = m.knoblab_score_job(paths, buffers, msg.options, (p) => self.postMessage({ progress: p }), shards);
     self.postMessage({ done: out });
   } catch (e) {
     self.postMessage({ error: String(e && e.message ? e.message : e) });
@@ -65,21 +87,15 @@ self.onmessage = async (event) => {
 /// (`knoblab-bundle:<name>/<file>`), for trajectory metrics.
 pub const BUNDLE_PREFIX: &str = "knoblab-bundle:";
 
-/// The worker's entry: score the files (paths and bytes in the same
-/// order) with the job options (JSON of [`JobOptions`]), calling
-/// `progress` with JSON [`session::Progress`] values; returns the JSON of
-/// [`session::Outcome`], or of `{"error": …}` when the options are invalid.
-#[wasm_bindgen]
-pub fn knoblab_score_job(
+/// The job of the files (paths and bytes in the same order) and options
+/// (JSON of [`JobOptions`]); library bundles' files are grouped by bundle.
+fn job_of(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
     options: &str,
-    progress: &js_sys::Function,
-) -> String {
-    let options: JobOptions = match serde_json::from_str(options) {
-        Ok(o) => o,
-        Err(e) => return serde_json::json!({ "error": format!("job options: {e}") }).to_string(),
-    };
+) -> Result<Job, String> {
+    let options: JobOptions =
+        serde_json::from_str(options).map_err(|e| format!("job options: {e}"))?;
     let mut job = Job {
         options,
         ..Job::default()
@@ -110,13 +126,56 @@ pub fn knoblab_score_job(
             None => job.files.push(file),
         }
     }
-    let outcome = session::run(&job, &mut |p| {
-        if let Ok(text) = serde_json::to_string(p) {
-            let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
-        }
-    });
+    Ok(job)
+}
+
+/// The worker's entry: score the files (paths and bytes in the same
+/// order) with the job options (JSON of [`JobOptions`]), calling
+/// `progress` with JSON [`session::Progress`] values; `shards` holds every
+/// worker's [`knoblab_score_shard`] (empty when one worker scores alone).
+/// Returns the JSON of [`session::Outcome`], or of `{"error": …}` when the
+/// options are invalid.
+#[wasm_bindgen]
+pub fn knoblab_score_job(
+    paths: Vec<String>,
+    buffers: Vec<js_sys::Uint8Array>,
+    options: &str,
+    progress: &js_sys::Function,
+    shards: Vec<String>,
+) -> String {
+    let job = match job_of(paths, buffers, options) {
+        Ok(j) => j,
+        Err(e) => return serde_json::json!({ "error": e }).to_string(),
+    };
+    let outcome = session::run_sharded(
+        &job,
+        &mut |p| {
+            if let Ok(text) = serde_json::to_string(p) {
+                let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
+            }
+        },
+        &shards,
+    );
     serde_json::to_string(&outcome)
         .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+}
+
+/// A helper worker's entry: shard `index` of `of` of every EPIC-Bench
+/// results file among the files, as the JSON list of
+/// [`session::EpicShardText`] the merging worker reads (`[]` when there is
+/// none, or the options are invalid: the merging worker then scores alone).
+#[wasm_bindgen]
+pub fn knoblab_score_shard(
+    paths: Vec<String>,
+    buffers: Vec<js_sys::Uint8Array>,
+    options: &str,
+    index: usize,
+    of: usize,
+) -> String {
+    let shards = job_of(paths, buffers, options)
+        .map(|job| session::epic_shard(&job, Shard { index, of }))
+        .unwrap_or_default();
+    serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
 
 /// Whether any of the files is scored against bundles (trajectories), by
@@ -186,14 +245,95 @@ fn js_error(e: JsValue) -> String {
     crate::ui::net::js_message(&e)
 }
 
-/// A running worker; dropping the handle does not stop it, [`ScoreWorker::cancel`] does.
+/// How many workers score a job: as many as the machine has cores
+/// (`navigator.hardwareConcurrency`), at least two, at most [`MAX_WORKERS`].
+fn worker_count() -> usize {
+    let cores = window().navigator().hardware_concurrency();
+    if cores.is_finite() {
+        (cores as usize).clamp(2, MAX_WORKERS)
+    } else {
+        2
+    }
+}
+
+/// Each worker reads every dropped file; past this many the copies cost
+/// more than the shards save.
+const MAX_WORKERS: usize = 16;
+
+/// A running job: the merging worker and its helpers. Dropping the handle
+/// does not stop them, [`ScoreWorker::cancel`] does.
 pub struct ScoreWorker {
-    worker: Worker,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    workers: Vec<Worker>,
+    _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+fn set(o: &js_sys::Object, k: &str, v: &JsValue) {
+    let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), v);
+}
+
+fn string_field(data: &JsValue, k: &str) -> Option<String> {
+    js_sys::Reflect::get(data, &JsValue::from_str(k))
+        .ok()
+        .and_then(|v| v.as_string())
+}
+
+/// A module worker running the page's own wasm, initialised.
+fn spawn(js: &str, wasm: &str) -> Result<Worker, String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
+    let bag = BlobPropertyBag::new();
+    bag.set_type("text/javascript");
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(js_error)?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    let worker_options = WorkerOptions::new();
+    worker_options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options(&url, &worker_options).map_err(js_error)?;
+    let _ = Url::revoke_object_url(&url);
+    let init = js_sys::Object::new();
+    let paths = js_sys::Object::new();
+    set(&paths, "js", &JsValue::from_str(js));
+    set(&paths, "wasm", &JsValue::from_str(wasm));
+    set(&init, "init", &paths);
+    worker.post_message(&init).map_err(js_error)?;
+    Ok(worker)
+}
+
+/// The job message of worker `index` of `of`.
+fn job_message(
+    files: &[JobFile],
+    bundles: &[JobFile],
+    options: &str,
+    index: usize,
+    of: usize,
+) -> js_sys::Object {
+    let list = |files: &[JobFile]| {
+        let list = js_sys::Array::new();
+        for f in files {
+            let o = js_sys::Object::new();
+            set(&o, "path", &JsValue::from_str(&f.path));
+            match &f.source {
+                Source::File(file) => set(&o, "file", file),
+                Source::Url(u) => set(&o, "url", &JsValue::from_str(u)),
+            }
+            list.push(&o);
+        }
+        list
+    };
+    let job = js_sys::Object::new();
+    set(&job, "files", &list(files));
+    set(&job, "bundles", &list(bundles));
+    set(&job, "options", &JsValue::from_str(options));
+    let part = js_sys::Object::new();
+    set(&part, "index", &JsValue::from_f64(index as f64));
+    set(&part, "of", &JsValue::from_f64(of as f64));
+    set(&job, "part", &part);
+    job
 }
 
 impl ScoreWorker {
-    /// Starts a worker, runs one job on it, and reports each message.
+    /// Starts the workers, runs one job on them, and reports each message
+    /// of the merging worker. EPIC-Bench files are scored in shards, one
+    /// per worker; each helper sends its shard through the page to the
+    /// merging worker (worker 0), which merges them in the core.
     pub fn start(
         files: Vec<JobFile>,
         bundles: Vec<JobFile>,
@@ -201,69 +341,69 @@ impl ScoreWorker {
         on_message: impl Fn(Message) + 'static,
     ) -> Result<ScoreWorker, String> {
         let (js, wasm) = module_urls()?;
-        let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
-        let bag = BlobPropertyBag::new();
-        bag.set_type("text/javascript");
-        let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(js_error)?;
-        let url = Url::create_object_url_with_blob(&blob).map_err(js_error)?;
-        let worker_options = WorkerOptions::new();
-        worker_options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options(&url, &worker_options).map_err(js_error)?;
-        let _ = Url::revoke_object_url(&url);
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let of = worker_count();
+        let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
+        let merger = spawn(&js, &wasm)?;
+        let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
-            let get = |k: &str| {
-                js_sys::Reflect::get(&data, &JsValue::from_str(k))
-                    .ok()
-                    .and_then(|v| v.as_string())
-            };
-            if let Some(p) = get("progress") {
+            if let Some(p) = string_field(&data, "progress") {
                 if let Ok(p) = serde_json::from_str::<session::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
-            } else if let Some(out) = get("done") {
+            } else if let Some(out) = string_field(&data, "done") {
                 on_message(Message::Done(out));
-            } else if let Some(e) = get("error") {
+            } else if let Some(e) = string_field(&data, "error") {
                 on_message(Message::Error(e));
             }
         });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let set = |o: &js_sys::Object, k: &str, v: &JsValue| {
-            let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), v);
-        };
-        let init = js_sys::Object::new();
-        let paths = js_sys::Object::new();
-        set(&paths, "js", &JsValue::from_str(&js));
-        set(&paths, "wasm", &JsValue::from_str(&wasm));
-        set(&init, "init", &paths);
-        worker.post_message(&init).map_err(js_error)?;
-        let list = |files: Vec<JobFile>| {
-            let list = js_sys::Array::new();
-            for f in files {
-                let o = js_sys::Object::new();
-                set(&o, "path", &JsValue::from_str(&f.path));
-                match f.source {
-                    Source::File(file) => set(&o, "file", &file),
-                    Source::Url(u) => set(&o, "url", &JsValue::from_str(&u)),
+        merger.set_onmessage(Some(on_merger.as_ref().unchecked_ref()));
+        let mut workers = vec![merger.clone()];
+        let mut closures = vec![on_merger];
+        for index in 1..of {
+            let helper = match spawn(&js, &wasm) {
+                Ok(h) => h,
+                Err(e) => {
+                    for w in &workers {
+                        w.terminate();
+                    }
+                    return Err(e);
                 }
-                list.push(&o);
-            }
-            list
-        };
-        let job = js_sys::Object::new();
-        set(&job, "files", &list(files));
-        set(&job, "bundles", &list(bundles));
-        let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
-        set(&job, "options", &JsValue::from_str(&options));
-        worker.post_message(&job).map_err(js_error)?;
+            };
+            let (to, me) = (merger.clone(), helper.clone());
+            let on_helper = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                let data = event.data();
+                // A helper that fails sends no shard: the merger then scores
+                // the files alone, and says why if they cannot be scored.
+                let shard = match (string_field(&data, "shard"), string_field(&data, "error")) {
+                    (Some(s), _) => s,
+                    (None, Some(_)) => "[]".to_string(),
+                    (None, None) => return,
+                };
+                let msg = js_sys::Object::new();
+                set(&msg, "shard", &JsValue::from_str(&shard));
+                let _ = to.post_message(&msg);
+                me.terminate();
+            });
+            helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
+            helper
+                .post_message(&job_message(&files, &[], &options, index, of))
+                .map_err(js_error)?;
+            workers.push(helper);
+            closures.push(on_helper);
+        }
+        merger
+            .post_message(&job_message(&files, &bundles, &options, 0, of))
+            .map_err(js_error)?;
         Ok(ScoreWorker {
-            worker,
-            _on_message: on_message,
+            workers,
+            _on_message: closures,
         })
     }
 
-    /// Stops the worker at once (cancel).
+    /// Stops the workers at once (cancel).
     pub fn cancel(&self) {
-        self.worker.terminate();
+        for w in &self.workers {
+            w.terminate();
+        }
     }
 }
