@@ -2,7 +2,6 @@
 //! file, side by side as the paper compares models. The metrics themselves
 //! are [`crate::metrics`]; this file reads files and prints.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,8 +11,6 @@ use serde::Serialize;
 use crate::bundle::{load_path, Bundle};
 use crate::metrics::{self, number, percent, ErrorClass, RunMetrics, SwitchClass};
 use crate::sim::Trajectory;
-
-use super::read::read_text_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -48,7 +45,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         runs.push((path.display().to_string(), run));
     }
 
-    let mut out = std::io::stdout().lock();
     if args.json {
         let files: Vec<FileRun<'_>> = runs
             .iter()
@@ -61,9 +57,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             [one] => serde_json::to_string_pretty(one)?,
             many => serde_json::to_string_pretty(many)?,
         };
-        writeln!(out, "{doc}")?;
+        super::out::raw(&(doc + "\n"))?;
     } else {
-        write!(out, "{}", tables(&runs))?;
+        super::out::text(&tables(&runs))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -100,22 +96,16 @@ fn load_bundles(dir: &Path) -> anyhow::Result<Vec<Bundle>> {
 /// The episodes of a trajectory file with their line numbers; blank lines
 /// are skipped.
 fn read_trajectories(path: &Path) -> anyhow::Result<Vec<(usize, Trajectory)>> {
-    let text = read_text_bounded(path)?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let t = Trajectory::from_json_line(line).map_err(|e| {
-            anyhow::anyhow!("{}:{}: not a trajectory line: {e}", path.display(), i + 1)
-        })?;
-        out.push((i + 1, t));
-    }
-    Ok(out)
+    let bytes = super::read::read_nonempty_bounded(
+        path,
+        "one trajectory per line (JSON Lines, as `knoblab run` writes)",
+    )?;
+    Ok(metrics::file::read_trajectory_file(
+        &path.display().to_string(),
+        &bytes,
+    )?)
 }
 
-/// The three tables: main results, error-type shares, view-switch
-/// distribution; one row per run.
 fn tables(runs: &[(String, RunMetrics)]) -> String {
     let mut main = vec![[
         "Run",

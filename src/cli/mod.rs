@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod derive;
 mod library;
 mod metrics;
+pub mod out;
 mod read;
 mod run;
 mod score_epic;
@@ -74,8 +75,10 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output went away (`| head`): nothing is wrong.
+        Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("knoblab: {err:#}");
+            out::warn(&format!("{err:#}"));
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,5 @@
 //! `knoblab score epic`: score EPIC-Bench predictions.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -64,21 +63,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report.gt_coverage_message()
     );
     if report.gt_found < report.gt_expected {
-        eprintln!("knoblab: warning: {}", report.gt_coverage_message());
+        super::out::warn(&format!("warning: {}", report.gt_coverage_message()));
+    }
+    // Nothing dropped silently: skipped lines, repeated samples and refused
+    // GT paths on stderr and in the JSON document.
+    let intake = crate::score::epic::intake::intake(&text);
+    for warning in intake.warnings() {
+        super::out::warn(&format!(
+            "warning: {}: {warning}",
+            super::read::shown(&args.pred)
+        ));
+    }
+    let refused = gt.refused();
+    if !refused.is_empty() {
+        super::out::warn(&format!(
+            "warning: {} ground-truth path(s) refused and read as missing: {}",
+            refused.len(),
+            refused.join("; ")
+        ));
     }
     let out = if args.json {
-        let doc = to_json(&report, &args.pred.display().to_string());
+        let mut doc = to_json(&report, &args.pred.display().to_string());
+        if let serde_json::Value::Object(m) = &mut doc {
+            m.insert(
+                "input".into(),
+                serde_json::json!({
+                    "skipped_lines": intake.skipped,
+                    "duplicates": intake.duplicates,
+                    "lines_are_array_items": intake.array,
+                    "gt_refused": refused,
+                    "gt_files_read": gt.files_read(),
+                }),
+            );
+        }
         serde_json::to_string_pretty(&doc)? + "\n"
     } else {
         to_text(&report)
     };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
+    if args.json {
+        super::out::raw(&out)?;
+    } else {
+        super::out::text(&out)?;
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use crate::score::switch::{self, predictions, GroundTruth, SwitchReport};
 
-use super::read::read_bounded;
+use super::read::read_nonempty_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut report = match (&args.gt, &args.pred) {
         (Some(gt), Some(pred)) => {
             let gt = GroundTruth::load_path(gt)?;
-            let bytes = read_bounded(pred)?;
+            let bytes = read_nonempty_bounded(pred, "SWITCH predictions (JSON Lines)")?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)?;
             switch::build_report(&gt, &name, &preds)?
@@ -37,13 +37,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => SwitchReport::default(),
     };
     if let Some(video) = &args.video {
-        let bytes = read_bounded(video)?;
+        let bytes = read_nonempty_bounded(video, "video judge outputs (JSON Lines)")?;
         report.video = Some(switch::score_videos(&video.display().to_string(), &bytes)?);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        super::out::json(&report)?;
     } else {
-        print!("{}", switch::render_text(&report));
+        super::out::text(&switch::render_text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

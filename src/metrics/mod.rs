@@ -13,10 +13,17 @@
 //! - [`episode`](mod@episode): one episode's metrics.
 //! - [`run`](mod@run): a run's metrics, and the checks that refuse a
 //!   trajectory recorded on another device.
+//! - [`file`]: reading a trajectory file through the input layer (empty
+//!   files, copies of an episode and bad lines refused, by line).
+//!
+//! Every counter a record carries (goals reached, goals in all, solved)
+//! is recomputed from its steps and the task; a record that disagrees is
+//! refused, naming the line and the field ([`MetricsError::Record`]).
 //!
 //! The metric definitions, one per field, are on [`Metrics`].
 
 pub mod episode;
+pub mod file;
 pub mod run;
 pub mod step;
 
@@ -230,6 +237,15 @@ pub enum MetricsError {
     /// The bundle has no task of the trajectory's id.
     #[error("episode ({episode}): the bundle has no task {}", episode.task_id)]
     UnknownTask { episode: EpisodeRef },
+    /// A counter the record carries disagrees with its steps or its task,
+    /// or the record has no steps.
+    #[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
+    Record {
+        episode: EpisodeRef,
+        field: String,
+        recorded: String,
+        recomputed: String,
+    },
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {

@@ -27,10 +27,11 @@ use super::finestate::{
     predictions::{read_predictions, read_result_files, PredictionSet},
     report::{score, ScoreOptions},
 };
-use super::limits::{read_zip_entry, MAX_RESULTS_FILE_BYTES};
+use super::limits::MAX_RESULTS_FILE_BYTES;
 use super::switch::{self, predictions as switch_predictions, GroundTruth};
 use super::view::{self, LeaderRow, ReportView};
 use crate::bundle::{load_files, Bundle};
+use crate::input::zip::{BoundedZip, ZipLimits};
 use crate::sim::Trajectory;
 
 /// A dropped file: its path as dropped (with folders, if a folder was
@@ -188,30 +189,23 @@ fn pool(
 
 /// The entries of a zip, with the zip's folder before their paths.
 pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS)
         .map_err(|e| format!("{path}: not a readable zip ({e})"))?;
     let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut total = 0u64;
-    let mut out = Vec::new();
-    for i in 0..archive.len() {
-        let entry = archive
-            .by_index(i)
-            .map_err(|e| format!("{path}: entry {i} cannot be read ({e})"))?;
-        if entry.is_dir() {
-            continue;
-        }
-        let mut entry = entry;
-        let data = read_zip_entry(&mut entry, &mut total).map_err(|e| {
-            format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
-        })?;
-        let name = entry.name().to_string();
-        let full = if folder.is_empty() {
-            name
-        } else {
-            format!("{folder}/{name}")
-        };
-        out.push((full, data));
-    }
+    let entries = archive.entries(|_| true).map_err(|e| {
+        format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
+    })?;
+    let out = entries
+        .into_iter()
+        .map(|(name, data)| {
+            let full = if folder.is_empty() {
+                name
+            } else {
+                format!("{folder}/{name}")
+            };
+            (full, data)
+        })
+        .collect::<Vec<_>>();
     Ok(out)
 }
 
@@ -421,7 +415,7 @@ impl<'a> Ground<'a> {
 }
 
 fn text_of(file: &InputFile) -> Result<&str, String> {
-    std::str::from_utf8(&file.bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", file.path))
+    crate::input::text::decode(&file.bytes).map_err(|e| format!("{}: {e}", file.path))
 }
 
 fn score_unit(
@@ -556,16 +550,8 @@ pub fn score_trajectories(
     label: &str,
     bundles: &[Bundle],
 ) -> Result<ReportView, String> {
-    let text = text_of(file)?;
-    let mut trajectories = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let t = Trajectory::from_json_line(line)
-            .map_err(|e| format!("{}:{}: not a trajectory ({e})", file.path, i + 1))?;
-        trajectories.push((i + 1, t));
-    }
+    let trajectories = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes)
+        .map_err(|e| e.to_string())?;
     let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
     let run = crate::metrics::run_numbered(bundles, &numbered)
         .map_err(|e| format!("{}: {e}", file.path))?;

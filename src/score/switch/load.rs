@@ -13,7 +13,7 @@ use super::dataset::{
     Gold, GroundTruth, Item, ItemKey, ItemKind, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
 use super::error::{describe, json_error, InputError, InputErrors};
-use crate::score::limits::read_zip_entry;
+use crate::input::zip::{BoundedZip, ZipLimits};
 
 impl GroundTruth {
     /// Reads the ground truth from in-memory files (path → bytes), as a
@@ -113,7 +113,9 @@ impl GroundTruth {
                 for entry in entries {
                     let entry = entry.map_err(|e| io(&dir, &e))?;
                     let p = entry.path();
-                    if p.is_dir() {
+                    // A real folder only: a link to a folder above would
+                    // make the walk endless.
+                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
                         stack.push(p);
                     } else if matches!(
                         p.file_name().and_then(|n| n.to_str()),
@@ -146,28 +148,25 @@ impl GroundTruth {
 
 /// Unpacks the `vqa.json`/`openqa.json` entries of a zip.
 ///
-/// The entries are read within the bounds of [`crate::score::limits`], so
-/// a zip bomb is refused.
+/// The entries are read by the one bounded zip reader
+/// ([`crate::input::zip`]), so a zip bomb is refused.
 pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, InputErrors> {
     let zip_error = |e: &dyn std::fmt::Display| InputError::Zip {
         file: name.to_string(),
         message: e.to_string(),
     };
-    let mut archive =
-        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| zip_error(&e))?;
-    let mut files = Vec::new();
-    let mut total = 0;
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| zip_error(&e))?;
-        let entry_name = entry.name().to_string();
-        if entry.is_dir()
-            || !(entry_name.ends_with("vqa.json") || entry_name.ends_with("openqa.json"))
-        {
-            continue;
-        }
-        let content = read_zip_entry(&mut entry, &mut total).map_err(|e| zip_error(&e))?;
-        files.push((format!("{name}/{entry_name}"), content));
-    }
+    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS).map_err(|e| zip_error(&e))?;
+    let files = archive
+        .entries(|entry_name| {
+            entry_name.ends_with("vqa.json") || entry_name.ends_with("openqa.json")
+        })
+        .map_err(|e| zip_error(&e))?
+        .into_iter()
+        .filter(|(entry_name, _)| {
+            entry_name.ends_with("vqa.json") || entry_name.ends_with("openqa.json")
+        })
+        .map(|(entry_name, content)| (format!("{name}/{entry_name}"), content))
+        .collect();
     Ok(files)
 }
 
