@@ -374,7 +374,8 @@ fn metrics_recompute_every_counter_and_refuse_a_record_that_disagrees() {
     let (code, _, err) = metrics_of(&dir, "ok.jsonl", &lines);
     assert_eq!(code, 0, "{err}");
 
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "five_of_one",
             Box::new(|v| {
@@ -651,4 +652,47 @@ fn an_output_never_overwrites_an_input() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is the input"), "{err}");
     assert_eq!(std::fs::read(&ucsm).unwrap(), before);
+}
+
+#[test]
+fn an_epic_path_at_the_points_cap_is_scored_and_one_past_it_is_not() {
+    let dir = scratch("path_cap");
+    let cap = knoblab::input::limits::MAX_PATH_POINTS;
+    let record = |n: usize| {
+        let points: Vec<[u32; 2]> = (0..n)
+            .map(|i| [150 + (i % 20) as u32, 100 + (i % 137) as u32])
+            .collect();
+        serde_json::json!({
+            "task_category": ["Navigation"], "task_type": ["FeasiblePath_Ego"],
+            "format_type": ["point"], "coordinate_system": ["auto"],
+            "formatted_response_localization": ["Not Required"],
+            "formatted_response_count": ["Not Required"],
+            "formatted_response_path": points,
+            "formatted_response_binary": ["Not Required"],
+            "ground_truth": {"gt_json_path": ["dataset/annotation/EPIC_Bench/Navigation/FeasiblePath/FeasiblePath_Ego/fpe_001/fpe_001_mask_rle.json"]},
+        })
+        .to_string()
+    };
+    for (n, scored) in [(cap, true), (cap + 1, false)] {
+        let pred = dir.join(format!("path{n}.jsonl"));
+        std::fs::write(&pred, record(n) + "\n").unwrap();
+        let started = Instant::now();
+        let (code, out, err) = knoblab(&[
+            "score",
+            "epic",
+            "--gt",
+            EPIC_GT,
+            "--pred",
+            &s(&pred),
+            "--json",
+        ]);
+        eprintln!("an EPIC path of {n} points: {:?}", started.elapsed());
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            !out.contains("more than 10000 points"),
+            scored,
+            "{n} points: {}",
+            &out[..out.len().min(2000)]
+        );
+    }
 }

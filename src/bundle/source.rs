@@ -18,7 +18,11 @@ pub(crate) trait FileSource {
 /// can never make us read a file outside it. The rule is the input layer's
 /// ([`crate::input::path::normalize`]).
 pub(crate) fn normalize_path(path: &str) -> Result<String, String> {
-    crate::input::path::normalize(path).map_err(|e| e.to_string())
+    crate::input::path::normalize(path).map_err(|e| match e {
+        // The caller shows the path already.
+        crate::input::InputError::Path { reason, .. } => format!("the path {reason}"),
+        other => other.to_string(),
+    })
 }
 
 /// A `.zip` of a bundle folder, read lazily entry by entry through the one
@@ -170,9 +174,11 @@ mod tests {
             normalize_path("views\\front.png").unwrap(),
             "views/front.png"
         );
-        assert!(normalize_path("../secret.png")
-            .unwrap_err()
-            .contains("leaves"));
+        assert_eq!(
+            normalize_path("../secret.png").unwrap_err(),
+            "the path leaves its folder (`..`); expected a path inside it, such as \
+             `views/front.png`"
+        );
         assert!(normalize_path("views/../../x").is_err());
         assert!(normalize_path("/etc/passwd")
             .unwrap_err()

@@ -113,8 +113,11 @@ pub fn read_nonempty(path: &Path, cap: u64, expected: &str) -> Result<Vec<u8>, I
     Ok(bytes)
 }
 
+/// A file's identity on disk: device and inode.
+type FileId = (u64, u64);
+
 /// The identity of a file on disk: device and inode.
-fn identity(path: &Path) -> Option<(u64, u64)> {
+fn identity(path: &Path) -> Option<FileId> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
@@ -127,7 +130,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 pub struct OnceReader {
     root: PathBuf,
     cap: u64,
-    read: HashMap<(u64, u64), Result<Arc<[u8]>, InputError>>,
+    read: HashMap<FileId, Result<Arc<[u8]>, InputError>>,
 }
 
 impl OnceReader {

@@ -238,11 +238,13 @@ fn recomputed_goals(
     goals_total: usize,
     here: &EpisodeRef,
 ) -> Result<usize, MetricsError> {
-    let refuse = |field: &str, recorded: String, recomputed: String| MetricsError::Record {
-        episode: here.clone(),
-        field: field.to_string(),
-        recorded,
-        recomputed,
+    let refuse = |field: &str, recorded: String, recomputed: String| {
+        MetricsError::Record(Box::new(super::RecordMismatch {
+            episode: here.clone(),
+            field: field.to_string(),
+            recorded,
+            recomputed,
+        }))
     };
     if t.steps.is_empty() {
         return Err(refuse(

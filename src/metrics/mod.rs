@@ -221,6 +221,18 @@ impl fmt::Display for EpisodeRef {
     }
 }
 
+/// A record's counter that its steps or its task do not give.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
+pub struct RecordMismatch {
+    pub episode: EpisodeRef,
+    /// The field, as named in the trajectory file (`goals_reached`,
+    /// `steps[3].goals_reached`).
+    pub field: String,
+    pub recorded: String,
+    pub recomputed: String,
+}
+
 /// Why a trajectory cannot be scored.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MetricsError {
@@ -239,13 +251,8 @@ pub enum MetricsError {
     UnknownTask { episode: EpisodeRef },
     /// A counter the record carries disagrees with its steps or its task,
     /// or the record has no steps.
-    #[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
-    Record {
-        episode: EpisodeRef,
-        field: String,
-        recorded: String,
-        recomputed: String,
-    },
+    #[error("{0}")]
+    Record(Box<RecordMismatch>),
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {
