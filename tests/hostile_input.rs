@@ -696,3 +696,49 @@ fn an_epic_path_at_the_points_cap_is_scored_and_one_past_it_is_not() {
         );
     }
 }
+
+#[test]
+fn finestate_gaps_and_second_predictions_are_always_reported() {
+    let dir = scratch("finestate_gaps");
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{FIXTURES}/official/finestate/example_official_result_file.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let one = example["content"].clone();
+    let gt = format!("{FIXTURES}/official/finestate/dataset");
+    for (name, list, expected) in [
+        (
+            "one.json",
+            vec![one.clone()],
+            "instance(s) have no prediction",
+        ),
+        (
+            "twice.json",
+            vec![one.clone(), one],
+            "1 image(s) have more than one prediction; the later one (by file order) is used",
+        ),
+    ] {
+        let pred = dir.join(name);
+        std::fs::write(&pred, serde_json::to_string(&list).unwrap()).unwrap();
+        let (code, _, err) = knoblab(&[
+            "score",
+            "finestate",
+            "--gt",
+            &gt,
+            "--pred",
+            &s(&pred),
+            "--model",
+            "m",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains(expected), "{name}: {err}");
+        assert!(
+            err.contains("in the JSON document"),
+            "{name} says where the list is: {err}"
+        );
+    }
+}

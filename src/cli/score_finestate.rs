@@ -203,51 +203,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says on stderr what the scores leave out, as the official code counts
-/// it: instances without a prediction (left out of every denominator) and
-/// images given a second prediction (the later one is used, by file order).
-/// The lists are in the `--json` document (`skipped`, code `no_prediction`;
-/// `prediction_problems`).
+/// Says on stderr what the scores leave out ([`Report::gap_notes`]: the
+/// same notes the page shows).
 fn report_gaps(report: &Report) {
-    let missing = report
-        .skipped
-        .iter()
-        .filter(|s| s.code == "no_prediction")
-        .count();
-    if missing > 0 {
-        let total = missing + report.per_instance.len();
-        super::out::warn(&format!(
-            "warning: {missing} of {total} instance(s) have no prediction; as the official code \
-             does, they are left out of every denominator (the scores cover the {} predicted). \
-             The list: `skipped` entries with code `no_prediction` in the --json document",
-            report.per_instance.len()
-        ));
-    }
-    let second = report
-        .prediction_problems
-        .iter()
-        .filter(|p| p.message.starts_with("a second prediction"))
-        .count();
-    if second > 0 {
-        super::out::warn(&format!(
-            "warning: {second} image(s) have more than one prediction; the later one (by file \
-             order) is used, as the official code keeps the last. The list: \
-             `prediction_problems` in the --json document"
-        ));
-    }
-    let other = report.prediction_problems.len() - second;
-    if other > 0 {
-        let first = &report.prediction_problems[..];
-        let shown: Vec<String> = first
-            .iter()
-            .filter(|p| !p.message.starts_with("a second prediction"))
-            .take(5)
-            .map(|p| format!("{}: {}", p.source, p.message))
-            .collect();
-        super::out::warn(&format!(
-            "warning: {other} prediction(s) not scored (first: {}); the list: \
-             `prediction_problems` in the --json document",
-            shown.join("; ")
-        ));
+    for note in report.gap_notes() {
+        super::out::warn(&format!("warning: {note}"));
     }
 }

@@ -477,8 +477,23 @@ pub fn score_epic(
             report.gt_coverage_message()
         ));
     }
-    let doc = epic::render::to_json(&report, &file.path);
-    Ok(view::epic::view(&file.path, label, &report, &doc, gt))
+    let mut doc = epic::render::to_json(&report, &file.path);
+    // Nothing dropped silently (issue #23): the lines skipped and the
+    // samples given twice, as `knoblab score epic` reports them.
+    let intake = epic::intake::intake(text);
+    if let Value::Object(m) = &mut doc {
+        m.insert(
+            "input".into(),
+            serde_json::json!({
+                "skipped_lines": intake.skipped,
+                "duplicates": intake.duplicates,
+                "lines_are_array_items": intake.array,
+            }),
+        );
+    }
+    let mut shown = view::epic::view(&file.path, label, &report, &doc, gt);
+    shown.notes.extend(intake.warnings());
+    Ok(shown)
 }
 
 /// Scores FineState-Bench predictions as `knoblab score finestate` does.
@@ -517,7 +532,9 @@ pub fn score_finestate(
     };
     let report = score(&data, preds, &options);
     let doc = report.to_json(None);
-    Ok(view::finestate::view(name, label, &report, &doc))
+    let mut shown = view::finestate::view(name, label, &report, &doc);
+    shown.notes.extend(report.gap_notes());
+    Ok(shown)
 }
 
 /// Scores SWITCH predictions (or video judgements) as `knoblab score switch` does.
