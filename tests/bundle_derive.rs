@@ -11,15 +11,8 @@ use knoblab::bundle::{
 /// The appendix kettle: `ucsm.json` from `tests/fixtures/vgebench-kettle`,
 /// the published `ssm.json` from the kettle bundle, which holds it unchanged.
 fn appendix_kettle(name: &str) -> StateMachine {
-    let folder = if name == "ssm.json" {
-        "kettle"
-    } else {
-        "vgebench-kettle"
-    };
-    let path = format!(
-        "{}/tests/fixtures/{folder}/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let folder = if name == "ssm.json" { "kettle" } else { "vgebench-kettle" };
+    let path = format!("{}/tests/fixtures/{folder}/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

@@ -9,10 +9,7 @@ const KETTLE_UCSM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/vgebench-kettle/ucsm.json"
 );
-const KETTLE_SSM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/kettle/ssm.json"
-);
+const KETTLE_SSM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle/ssm.json");
 
 fn knoblab(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_knoblab"))

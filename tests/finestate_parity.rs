@@ -18,10 +18,7 @@ use knoblab::score::finestate::report::{score, ScoreOptions};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/official/finestate"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official/finestate");
 
 fn fixture(name: &str) -> Value {
     let path = format!("{FIXTURES}/{name}");

@@ -11,10 +11,7 @@ use knoblab::score::finestate::report::{score, vda_delta, ScoreOptions};
 use knoblab::score::finestate::synthetic::{generate, PAPER_INSTANCES};
 use serde_json::Value;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/official/finestate"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/official/finestate");
 
 /// The scripted replies as the JSON Lines the CLI accepts, keyed by stem.
 fn predictions_jsonl() -> Vec<u8> {

@@ -26,9 +26,7 @@ fn epic_raw_std_and_score_files_with_their_sample_counts() {
     assert_eq!(label, "EPIC-Bench raw outputs, 184 samples");
     let (f, n, _) = detected(&format!("{OFFICIAL}/epic/std/Qwen3-VL/probe-q3.jsonl"));
     assert_eq!((f, n), (Format::EpicStd, 13));
-    let (f, n, _) = detected(&format!(
-        "{OFFICIAL}/epic/scores/Custom/probe-auto_full.json"
-    ));
+    let (f, n, _) = detected(&format!("{OFFICIAL}/epic/scores/Custom/probe-auto_full.json"));
     assert_eq!((f, n), (Format::EpicScores, 184));
     let gt = format!("{OFFICIAL}/epic/dataset/annotation/EPIC_Bench/Navigation/GroundDetection/gd_003/gd_003_mask_rle.json");
     assert_eq!(detected(&gt).0, Format::EpicGroundTruth);

@@ -2,7 +2,7 @@
 //! under one top folder), or a single JSON file. Every read goes through the
 //! bounds of [`super::limits`].
 
-use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_FILE_BYTES};
+use super::limits::{human_bytes, MAX_FILE_BYTES};
 use crate::input::zip::{BoundedZip, ZipLimits};
 
 /// Something that hands out a bundle's files by their path inside it.
@@ -150,10 +150,10 @@ impl FileSource for DirSource {
                 other => other.to_string(),
             })?;
         self.total = self.total.saturating_add(bytes.len());
-        if self.total > MAX_BUNDLE_BYTES {
+        if self.total > super::limits::MAX_BUNDLE_BYTES {
             return Err(format!(
                 "the bundle's files take more than {} in all; at most that is accepted",
-                human_bytes(MAX_BUNDLE_BYTES as u64)
+                human_bytes(super::limits::MAX_BUNDLE_BYTES as u64)
             ));
         }
         Ok(Some(bytes))
