@@ -90,7 +90,10 @@ const READERS: &[(&str, &str)] = &[
     ("src/score/epic/gt.rs", "crate::input::fs::OnceReader"),
     ("src/score/epic/gt.rs", "crate::input::text::decode"),
     ("src/score/detect.rs", "crate::input::text::decode"),
-    ("src/score/switch/predictions.rs", "crate::input::text::decode"),
+    (
+        "src/score/switch/predictions.rs",
+        "crate::input::text::decode",
+    ),
     ("src/metrics/file.rs", "crate::input::json::from_text"),
     ("src/metrics/file.rs", "crate::input::text::decode"),
 ];
