@@ -5,7 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
-use knoblab::score::epic::report::score_text;
+use knoblab::score::epic::render::write_json;
+use knoblab::score::epic::report::{score_text, score_text_for_output};
 use knoblab::score::epic::synthetic::generate;
 use knoblab::score::epic::RunOptions;
 
@@ -26,6 +27,16 @@ fn bench(c: &mut Criterion) {
             score_text(&std, &set.gt, &opts)
                 .map(|r| r.official.summary.overall.mean_score)
                 .unwrap_or(f64::NAN)
+        })
+    });
+    // What `knoblab score epic --json` does after reading the files: raw
+    // replies formatted and scored in both passes, the document streamed.
+    g.bench_function("score_raw_both_passes_and_write_json", |b| {
+        b.iter(|| {
+            score_text_for_output(&set.raw_jsonl, &set.gt, &opts)
+                .ok()
+                .filter(|r| write_json(r, "raw.jsonl", std::io::sink()).is_ok())
+                .map_or(f64::NAN, |r| r.official.summary.overall.mean_score)
         })
     });
     g.finish();

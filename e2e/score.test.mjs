@@ -14,11 +14,13 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const OFFICIAL = join(ROOT, 'tests/fixtures/official');
 const SYNTHETIC = join(ROOT, 'target/tmp/epic-synthetic');
 
-/** Runs the CLI (the dev build: already compiled by the native tests). */
+/** Runs the CLI: `KNOBLAB_BIN` when set (e.g. the `cli` profile's build),
+ * else the dev build, already compiled by the native tests. */
 function knoblab(args) {
-  return execFileSync('cargo', ['run', '--quiet', '--bin', 'knoblab', '--', ...args], {
-    cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28,
-  });
+  const [cmd, pre] = process.env.KNOBLAB_BIN
+    ? [process.env.KNOBLAB_BIN, []]
+    : ['cargo', ['run', '--quiet', '--bin', 'knoblab', '--']];
+  return execFileSync(cmd, [...pre, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
 }
 const cliJson = (args) => JSON.parse(knoblab([...args, '--json']));
 
@@ -218,8 +220,8 @@ test('trajectories handed over by the agent page are scored with the library bun
   assert.deepEqual(errors, []);
 });
 
-test('a benchmark-sized synthetic EPIC set is scored in the worker while the page stays responsive', async () => {
-  if (!existsSync(join(SYNTHETIC, 'gt.zip'))) {
+test('a benchmark-sized synthetic EPIC set is scored in the workers with the CLI numbers while the page stays responsive', async () => {
+  if (!existsSync(join(SYNTHETIC, 'gt.zip')) || !existsSync(join(SYNTHETIC, 'gt'))) {
     execFileSync('cargo', ['run', '--quiet', '--example', 'epic_synthetic', '--', SYNTHETIC], { cwd: ROOT });
   }
   const { page, errors } = await openPage(browser, DESKTOP);
@@ -234,11 +236,19 @@ test('a benchmark-sized synthetic EPIC set is scored in the worker while the pag
   const roundTrip = Date.now() - t0;
   await page.getByTestId('score-time').waitFor({ timeout: 300_000 });
   const seconds = Number(await page.getByTestId('score-time').getAttribute('data-seconds'));
-  // The page scores EPIC-Bench in one worker per core, at least two.
-  const workers = Math.min(Math.max(await page.evaluate(() => navigator.hardwareConcurrency || 2), 2), 16);
-  console.log(`synthetic EPIC, 6,661 samples: scored in ${seconds.toFixed(2)} s in the page with ${workers} workers ` +
+  // The page scores EPIC-Bench in one worker per core, at least two, and
+  // the core says how many workers' shards it merged.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 2);
+  const workers = Number(await page.getByTestId('score-time').getAttribute('data-workers'));
+  assert.equal(workers, Math.min(Math.max(cores, 2), 16), `merged from ${workers} workers' shards, ${cores} cores`);
+  console.log(`synthetic EPIC, 6,661 samples: scored in ${seconds.toFixed(2)} s in the page, merged from ${workers} workers ` +
     `(${((Date.now() - started) / 1000).toFixed(2)} s from setInputFiles); a main-thread round trip and a click during scoring took ${roundTrip} ms`);
   assert.match(await page.getByTestId('report-detected').textContent(), /6661 samples/);
+  // Every displayed aggregate equals the CLI's on the same files (the GT unpacked).
+  const t1 = Date.now();
+  const doc = cliJson(['score', 'epic', '--gt', join(SYNTHETIC, 'gt'), '--pred', join(SYNTHETIC, 'raw.jsonl')]);
+  const cells = await assertCellsMatch(page.getByTestId('score-report'), doc, 'synthetic');
+  console.log(`synthetic EPIC: ${cells} displayed aggregates equal the CLI's (the CLI took ${Date.now() - t1} ms)`);
   await page.screenshot({ path: `${SHOTS}score-synthetic-desktop.png` });
 
   // Cancel: a new job is stopped at once and says so.

@@ -1,8 +1,9 @@
 //! Writes the benchmark-sized synthetic EPIC-Bench set
 //! (`score::epic::synthetic`, 6,661 samples) to a folder, as a user would
 //! drop it on the scoring page: `raw.jsonl` (the replies) and `gt.zip`
-//! (the masks under `EPIC_Bench/`). The end-to-end test times the page
-//! on it.
+//! (the masks under `EPIC_Bench/`), and the same masks unpacked under
+//! `gt/` for `knoblab score epic --gt`. The end-to-end test times the page
+//! on it and compares its numbers with the CLI's.
 //!
 //! `cargo run --example epic_synthetic -- OUT_DIR [SCALE]`
 
@@ -21,6 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
     for (path, bytes) in paths {
+        let file = out.join("gt").join(path);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(file, bytes)?;
         zip.start_file(path, options)?;
         zip.write_all(bytes)?;
     }

@@ -226,6 +226,7 @@ proptest! {
             gt_count: None,
             honour_wrapped: false,
             decode: &decode_fresh,
+            details: true,
         });
         // The GT field holds an instance, so the GT is not "empty" (§7): an
         // empty prediction scores 0 even against a mask without pixels.

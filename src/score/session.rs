@@ -159,6 +159,10 @@ pub struct Outcome {
     /// Downloads offered beside the reports (SWITCH's submission row and
     /// leaderboard-layout tables).
     pub downloads: Vec<Download>,
+    /// How many workers' shards the EPIC-Bench files were merged from
+    /// ([`run_sharded`]); 0 when every file was scored whole.
+    #[serde(default)]
+    pub epic_shards: usize,
 }
 
 /// Sorts the dropped files into results and the ground-truth pool.
@@ -394,6 +398,9 @@ pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[Str
             stage: format!("scoring {} ({})", unit.name, unit.label),
         });
         let epic_shards = by_file.remove(&unit.name);
+        if let Some(s) = &epic_shards {
+            outcome.epic_shards = outcome.epic_shards.max(s.len());
+        }
         match score_unit(unit, &job.options, &job.bundles, &mut ground, epic_shards) {
             Ok(v) => outcome.reports.push(v),
             Err(message) => outcome.failures.push(Failure {

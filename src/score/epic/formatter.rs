@@ -68,17 +68,33 @@ impl FormatOutput {
 
 /// Formats raw JSONL text.
 pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
-    let mut out = FormatOutput::default();
+    let mut outs = format_jsonl_each(text, std::slice::from_ref(opts));
+    outs.pop().unwrap_or_default()
+}
+
+/// Formats raw JSONL text once per set of options (the official and the
+/// corrected dialect of a run), parsing each line once for all of them:
+/// the same outputs as [`format_jsonl`] with each, in the same order.
+pub fn format_jsonl_each(text: &str, opts: &[FormatOptions]) -> Vec<FormatOutput> {
+    let mut outs: Vec<FormatOutput> = opts.iter().map(|_| FormatOutput::default()).collect();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match pyjson::loads(line) {
-            Ok(v @ PyValue::Dict(_)) => out.records.push(format_record(&v, opts)),
-            _ => out.skipped_lines.push(n + 1),
+            Ok(v @ PyValue::Dict(_)) => {
+                for (out, o) in outs.iter_mut().zip(opts) {
+                    out.records.push(format_record(&v, o));
+                }
+            }
+            _ => {
+                for out in outs.iter_mut() {
+                    out.skipped_lines.push(n + 1);
+                }
+            }
         }
     }
-    out
+    outs
 }
 
 /// The task family that picks the extractor and the required fields.

@@ -32,6 +32,9 @@ pub struct LocInput<'a> {
     /// Decodes `gt_field` (the scorer's [`super::gt::GtCache::mask`], so
     /// both passes share one decoding; [`decode_fresh`] otherwise).
     pub decode: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
+    /// Whether [`LocOutcome::details`] is filled in: a caller that drops
+    /// the details (the printed document carries none) saves building them.
+    pub details: bool,
 }
 
 /// Decodes a mask field without a cache.
@@ -92,30 +95,38 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
         out.gt_count_zero_with_pixels = true;
     }
     let gt_mask = if gt_empty { None } else { gt_mask };
-    let d = &mut out.details;
-    d.insert("format_type".into(), json!(inp.format_type));
-    d.insert("coord_mode".into(), json!(inp.mode_name));
+    if inp.details {
+        let d = &mut out.details;
+        d.insert("format_type".into(), json!(inp.format_type));
+        d.insert("coord_mode".into(), json!(inp.mode_name));
+    }
     if !gt_empty && gt_mask.is_none() {
         out.error = Some(ERR_GT_DECODE);
         return out;
     }
     if inp.format_type == "mask" {
         out.mask_mode = true;
-        return score_mask_mode(pred, gt_mask, gt_empty, out);
+        let mut out = score_mask_mode(pred, gt_mask, gt_empty, out);
+        if !inp.details {
+            out.details = Map::new();
+        }
+        return out;
     }
     let boxes = parse_boxes(pred);
     let (h, w) = gt_mask.map_or((1, 1), |m| (m.height(), m.width()));
     let values: Vec<f64> = boxes.iter().flatten().copied().collect();
     let mode = resolve(inp.mode, &values, h, w);
     out.resolved = Some(mode);
-    let d = &mut out.details;
-    d.insert("actual_coord_mode".into(), json!(mode.name()));
-    d.insert("gt_count".into(), json!(inp.gt_count.map(|c| c as i64)));
-    d.insert("pred_bbox_count".into(), json!(boxes.len()));
-    d.insert("pred_mask_decoded".into(), json!(false));
-    d.insert("gt_mask_decoded".into(), json!(gt_mask.is_some()));
-    d.insert("gt_is_empty".into(), json!(gt_empty));
-    d.insert("pred_is_empty".into(), json!(boxes.is_empty()));
+    if inp.details {
+        let d = &mut out.details;
+        d.insert("actual_coord_mode".into(), json!(mode.name()));
+        d.insert("gt_count".into(), json!(inp.gt_count.map(|c| c as i64)));
+        d.insert("pred_bbox_count".into(), json!(boxes.len()));
+        d.insert("pred_mask_decoded".into(), json!(false));
+        d.insert("gt_mask_decoded".into(), json!(gt_mask.is_some()));
+        d.insert("gt_is_empty".into(), json!(gt_empty));
+        d.insert("pred_is_empty".into(), json!(boxes.is_empty()));
+    }
     let mut normalized_count = None;
     let iou = match (gt_mask, boxes.is_empty()) {
         (_, true) => {
@@ -136,10 +147,12 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
             union_iou(&px, m)
         }
     };
-    out.details.insert("iou".into(), json!(iou));
-    if let Some(n) = normalized_count {
-        out.details
-            .insert("pred_bbox_normalized_count".into(), json!(n));
+    if inp.details {
+        out.details.insert("iou".into(), json!(iou));
+        if let Some(n) = normalized_count {
+            out.details
+                .insert("pred_bbox_normalized_count".into(), json!(n));
+        }
     }
     out.score = iou;
     out

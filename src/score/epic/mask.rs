@@ -399,18 +399,33 @@ pub fn centroid_of<'a>(runs: impl Iterator<Item = &'a Run>) -> Option<(f64, f64)
     (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
 }
 
-/// Appends a run, merging it with the previous one when they touch.
 /// Sorts runs by (column, first row) and merges the overlapping or
 /// touching ones of a column: the runs of the union of several masks.
+///
+/// The runs are several masks' sorted lists one after the other, which a
+/// stable sort merges as the sorted stretches they are; they are then
+/// merged in place, with no second list.
 pub fn merge_sorted_runs(mut runs: Vec<Run>) -> Vec<Run> {
-    runs.sort_unstable_by_key(|r| (r.x, r.y0));
-    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
-    for r in runs {
-        push_run(&mut out, r);
+    runs.sort_by_key(|r| (r.x, r.y0));
+    let mut kept = 0usize;
+    for i in 0..runs.len() {
+        let r = runs[i];
+        if r.y1 <= r.y0 {
+            continue;
+        }
+        match kept.checked_sub(1).map(|k| &mut runs[k]) {
+            Some(last) if last.x == r.x && r.y0 <= last.y1 => last.y1 = last.y1.max(r.y1),
+            _ => {
+                runs[kept] = r;
+                kept += 1;
+            }
+        }
     }
-    out
+    runs.truncate(kept);
+    runs
 }
 
+/// Appends a run, merging it with the previous one when they touch.
 fn push_run(runs: &mut Vec<Run>, r: Run) {
     if r.y1 <= r.y0 {
         return;

@@ -46,6 +46,9 @@ pub struct PathInput<'a> {
     /// [`super::gt::GtCache::mask`], or [`super::localization::decode_fresh`]).
     pub decode_walkable: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
     pub decode_target: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
+    /// Whether [`PathOutcome::details`] is filled in (each point's scores
+    /// are most of a sample's memory); the score is the same either way.
+    pub details: bool,
 }
 
 /// The path result.
@@ -189,17 +192,20 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     let n = kept.len();
     det.insert("num_points_after_filter".into(), json!(n));
     let p: Vec<[f64; 2]> = kept.iter().map(|&i| pts[i]).collect();
-    let mut point_details: Vec<Value> = raw
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            json!({
-                "raw_coord": [r[0], r[1]],
-                "participated_in_scoring": kept.contains(&i),
-                "scores": null,
+    let mut point_details: Vec<Value> = if inp.details {
+        raw.iter()
+            .enumerate()
+            .map(|(i, r)| {
+                json!({
+                    "raw_coord": [r[0], r[1]],
+                    "participated_in_scoring": kept.contains(&i),
+                    "scores": null,
+                })
             })
-        })
-        .collect();
+            .collect()
+    } else {
+        Vec::new()
+    };
     if n < 2 {
         null_components(det);
         det.insert("point_details".into(), Value::Array(point_details));
@@ -318,6 +324,9 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
             }
         };
         total += score;
+        if !inp.details {
+            continue;
+        }
         point_details[kept[i]]["scores"] = json!({
             "filtered_idx": i,
             "score": score,
@@ -353,6 +362,9 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     );
     det.insert("point_details".into(), Value::Array(point_details));
     out.score = total / n as f64;
+    if !inp.details {
+        out.details = Map::new();
+    }
     out
 }
 
@@ -389,6 +401,7 @@ mod tests {
             honour_wrapped: false,
             decode_walkable: &decode_fresh,
             decode_target: &decode_fresh,
+            details: true,
         }
     }
 

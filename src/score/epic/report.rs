@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use super::aggregate::Summary;
 use super::extract::Dialect;
-use super::formatter::{format_jsonl, FormatOptions, FormatOutput};
+use super::formatter::{format_jsonl_each, FormatOptions, FormatOutput};
 use super::gt::{GroundTruthSource, GtCache};
 use super::pyjson;
 use super::pyvalue::PyValue;
@@ -244,15 +244,20 @@ impl Inputs {
         };
         match kind {
             InputKind::Raw => {
-                let off = format_jsonl(text, &FormatOptions::default());
-                let cor = format_jsonl(
+                // Each line is parsed once for both dialects.
+                let mut both = format_jsonl_each(
                     text,
-                    &FormatOptions {
-                        dialect: Dialect::Corrected,
-                        ..FormatOptions::default()
-                    },
-                );
-                inputs.formatted = Some((off, cor));
+                    &[
+                        FormatOptions::default(),
+                        FormatOptions {
+                            dialect: Dialect::Corrected,
+                            ..FormatOptions::default()
+                        },
+                    ],
+                )
+                .into_iter();
+                let (off, cor) = (both.next(), both.next());
+                inputs.formatted = Some((off.unwrap_or_default(), cor.unwrap_or_default()));
             }
             InputKind::Std => inputs.records = read_std(text),
             InputKind::OfficialScores => {
@@ -330,10 +335,11 @@ fn score_shard_inputs(
     let off_opts = ScoreOptions {
         coord_override: coord_override.clone(),
         corrected: false,
+        skip_metric_details: !keep_metric_details,
     };
     let cor_opts = ScoreOptions {
-        coord_override: coord_override.clone(),
         corrected: true,
+        ..off_opts.clone()
     };
     let mut cache = GtCache::new(gt);
     let mut out = ShardResult {

@@ -20,6 +20,10 @@ pub struct ScoreOptions {
     pub coord_override: Option<String>,
     /// Corrected mode: list-wrapped failure markers are honoured.
     pub corrected: bool,
+    /// Leave `metric_details` empty (a caller that prints the document,
+    /// which carries none): they are not built at all. Every score, error
+    /// and detail of the document is the same.
+    pub skip_metric_details: bool,
 }
 
 /// A quirk of the official code that applied to a sample.
@@ -139,7 +143,7 @@ fn score_details(
     path: (f64, f64),
     bin: (f64, f64),
 ) -> Map<String, Value> {
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(8);
     m.insert("localization_score".into(), json!(loc.0));
     m.insert("count_score".into(), json!(cnt.0));
     m.insert("path_score".into(), json!(path.0));
@@ -232,7 +236,7 @@ pub fn score_record(
         task_type: ty.clone(),
         score: 0.0,
         score_details: Map::new(),
-        response_details: Map::new(),
+        response_details: Map::with_capacity(6),
         gt_json_path,
         error: None,
         invalid_response: false,
@@ -345,6 +349,7 @@ fn evaluate(
                 gt_count,
                 honour_wrapped: hw,
                 decode: &decoder(mask),
+                details: !opts.skip_metric_details,
             });
             let cnt = score_count(
                 field("formatted_response_count"),
@@ -390,6 +395,7 @@ fn evaluate(
                 gt_count: None,
                 honour_wrapped: hw,
                 decode: &decoder(mask),
+                details: !opts.skip_metric_details,
             });
             res.score = loc.score;
             res.score_details = score_details((loc.score, 1.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
@@ -407,6 +413,7 @@ fn evaluate(
                 gt_count: None,
                 honour_wrapped: hw,
                 decode: &decoder("masklet_placement_region"),
+                details: !opts.skip_metric_details,
             });
             let gt_bin =
                 parse_feasibility(&[get("placement_feasibility"), get("placement_feasible")]);
@@ -435,6 +442,7 @@ fn evaluate(
                 honour_wrapped: hw,
                 decode_walkable: &decoder("masklet_path"),
                 decode_target: &decoder("masklet_target_area"),
+                details: !opts.skip_metric_details,
             });
             res.score = p.score;
             res.score_details = score_details((0.0, 0.0), (0.0, 0.0), (p.score, 1.0), (0.0, 0.0));

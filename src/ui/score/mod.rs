@@ -27,8 +27,9 @@ use worker::{JobFile, Message, ScoreWorker};
 enum Status {
     Idle,
     Running(Progress),
-    /// Scored, in this many seconds (from the click to the last table).
-    Done(f64),
+    /// Scored, in this many seconds (from the click to the last table),
+    /// with EPIC-Bench merged from this many workers' shards.
+    Done(f64, usize),
     Cancelled,
     Failed(String),
 }
@@ -75,8 +76,9 @@ pub fn ScorePage() -> impl IntoView {
                 running.set_value(None);
                 match serde_json::from_str::<Outcome>(&text) {
                     Ok(o) => {
+                        let shards = o.epic_shards;
                         outcome.set(Some(o));
-                        status.set(Status::Done((now_ms() - started) / 1000.0));
+                        status.set(Status::Done((now_ms() - started) / 1000.0, shards));
                     }
                     Err(_) => status.set(Status::Failed(error_of(&text))),
                 }
@@ -285,8 +287,9 @@ fn StatusView(status: RwSignal<Status>, on_cancel: Callback<()>) -> impl IntoVie
             </div>
         }
         .into_any(),
-        Status::Done(seconds) => view! {
-            <p class="done" data-testid="score-time" data-seconds=seconds.to_string()>{format!("Scored in {seconds:.2} s.")}</p>
+        // `data-workers`: how many workers' shards EPIC-Bench files were merged from.
+        Status::Done(seconds, shards) => view! {
+            <p class="done" data-testid="score-time" data-seconds=seconds.to_string() data-workers=shards.to_string()>{format!("Scored in {seconds:.2} s.")}</p>
         }
         .into_any(),
         Status::Cancelled => view! { <p class="notice" data-testid="cancelled">"Cancelled."</p> }.into_any(),
