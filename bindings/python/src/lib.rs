@@ -637,11 +637,9 @@ fn run_eval(
             // Signals reach Python in the main thread only when it runs
             // Python code: look at them every 100 ms while the run goes.
             let mut interrupt: Option<PyErr> = None;
-            loop {
-                match done_rx.recv_timeout(Duration::from_millis(100)) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    _ => break,
-                }
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                done_rx.recv_timeout(Duration::from_millis(100))
+            {
                 if interrupt.is_none() {
                     if let Err(e) = Python::with_gil(|py| py.check_signals()) {
                         interrupt = Some(e);
