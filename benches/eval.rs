@@ -121,6 +121,8 @@ fn main() {
         concurrency: IN_FLIGHT,
         max_cost: None,
         shard: None,
+        select: None,
+        send_to: None,
     };
 
     let cpu0 = cpu_seconds();

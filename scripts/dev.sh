@@ -128,7 +128,7 @@ e2e() {
 }
 
 # The Python package (bindings/python): a virtual environment with the
-# registry's maturin, numpy, gymnasium and pytest (pip's cache keeps a
+# registry's maturin, numpy, gymnasium, pytest and ray (pip's cache keeps a
 # second run fast), the extension built with the `python` Cargo
 # profile (opt-level 3, no LTO: see Cargo.toml) into target/python/, and
 # pytest against the debug `knoblab` binary the native tests build.
@@ -144,6 +144,12 @@ setup_python() {
     step "installing maturin, numpy, gymnasium and pytest into $PY_VENV"
     "$PY_VENV/bin/pip" install --quiet --upgrade pip
     "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest
+  fi
+  # Ray, the package's [ray] extra, for tests/test_ray.py: about 15-25 s
+  # the first time here (a 70 MB wheel and its dependencies), then kept.
+  if ! "$PY_VENV/bin/python" -c 'import ray' >/dev/null 2>&1; then
+    step "installing ray (the [ray] extra) into $PY_VENV"
+    "$PY_VENV/bin/pip" install --quiet "ray>=2.9,<3"
   fi
 }
 

@@ -4,25 +4,18 @@
 //! reads the options, shows progress on stderr and prints the metrics as
 //! `knoblab metrics` does.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::eval::{
-    evaluate, load_bundles, load_library, make_plan, DeviceFilter, EvalEvent, EvalOptions, Stop,
-};
-use crate::metrics;
-use crate::vlm::{
-    AgentSettings, ApiKey, CoordConvention, EpisodeStatus, Flavor, HistoryWindow, Perturbation,
-    Prices, Replay, RetryPolicy, Source,
-};
+use crate::eval::{evaluate, EvalEvent, RunArgs, Stop};
+use crate::vlm::EpisodeStatus;
 
 use super::metrics::print_runs;
-use super::read::read_text_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -119,123 +112,44 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// A perturbation option: none, jpeg:Q, blur:S, patch:P (or patches:P).
-fn perturbation(text: &str) -> anyhow::Result<Option<Perturbation>> {
-    let text = text.trim();
-    if text.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let text = match text.split_once(':') {
-        Some((k, v)) if k.eq_ignore_ascii_case("patch") => format!("patches:{v}"),
-        _ => text.to_string(),
-    };
-    Ok(Some(Perturbation::parse(&text)?))
-}
-
-fn settings(args: &Args, source: Source) -> anyhow::Result<AgentSettings> {
-    let mut s = AgentSettings::default();
-    let flavor = Flavor::parse(&args.api)?;
-    s.endpoint.flavor = flavor;
-    if source == Source::Model {
-        s.endpoint.base_url = args
-            .base_url
-            .clone()
-            .context("--base-url is needed to run a model")?;
-        s.endpoint.model = args
-            .model
-            .clone()
-            .context("--model is needed to run a model")?;
-    } else {
-        s.endpoint.base_url = args.base_url.clone().unwrap_or(s.endpoint.base_url);
-        s.endpoint.model = args.model.clone().unwrap_or(s.endpoint.model);
-    }
-    s.endpoint.temperature = args.temperature;
-    s.endpoint.max_tokens = args.max_tokens;
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        bail!(
-            "--timeout {} must be a positive number of seconds",
-            args.timeout
-        );
-    }
-    s.timeout_ms = (args.timeout * 1000.0).round() as u64;
-    s.concurrency = u32::try_from(args.concurrency).unwrap_or(u32::MAX);
-    if !(args.backoff.is_finite() && args.backoff >= 0.0) {
-        bail!("--backoff {} must be a number of seconds", args.backoff);
-    }
-    s.retry = RetryPolicy {
-        retries: args.retries,
-        base_ms: (args.backoff * 1000.0).round() as u64,
-        ..RetryPolicy::default()
-    };
-    s.coords = CoordConvention::parse(&args.coords)?;
-    if let Some(h) = &args.history {
-        s.history = HistoryWindow::parse(h)?;
-    }
-    s.lambda = args.lambda;
-    s.render = args.render;
-    s.perturbation = perturbation(&args.perturb)?;
-    s.seed = args.seed;
-    s.prices = Prices {
-        input_per_million: args.price_in.unwrap_or(0.0),
-        output_per_million: args.price_out.unwrap_or(0.0),
-    };
-    let problems = s.problems_with(MAX_CONCURRENCY, 1);
-    if !problems.is_empty() {
-        bail!("{}", problems.join("; "));
-    }
-    if args.max_cost.is_some() && s.prices.cost(Default::default()).is_none() {
-        bail!("--max-cost needs --price-in and --price-out to estimate the cost");
-    }
-    Ok(s)
-}
-
-/// The most episodes in flight `knoblab eval` allows.
-pub const MAX_CONCURRENCY: u32 = 256;
-
-/// The key, from the environment variable named (never from an argument).
-fn key(args: &Args, flavor: Flavor) -> ApiKey {
-    let var = args.api_key_env.clone().unwrap_or_else(|| {
-        match flavor {
-            Flavor::OpenAi => "OPENAI_API_KEY",
-            Flavor::Anthropic => "ANTHROPIC_API_KEY",
+impl Args {
+    /// The core's options of a run (every rule of them lives there).
+    fn run_args(&self) -> RunArgs {
+        RunArgs {
+            bundles: self.bundles.clone(),
+            library: self.library.clone(),
+            devices: self.devices.clone(),
+            categories: self.categories.clone(),
+            tasks: self.tasks.clone(),
+            repeats: self.repeats,
+            agent: self.agent.clone(),
+            api: self.api.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            concurrency: self.concurrency,
+            lambda: self.lambda,
+            history: self.history.clone(),
+            coords: self.coords.clone(),
+            perturb: self.perturb.clone(),
+            seed: self.seed,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            timeout: self.timeout,
+            retries: self.retries,
+            backoff: self.backoff,
+            price_in: self.price_in,
+            price_out: self.price_out,
+            max_cost: self.max_cost,
+            render: self.render,
         }
-        .to_string()
-    });
-    ApiKey::new(std::env::var(&var).unwrap_or_default().trim().to_string())
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (source, replay) = match args.agent.trim() {
-        "model" => (Source::Model, None),
-        "oracle" => (Source::Oracle, None),
-        "random" => (Source::Random, None),
-        other => match other.strip_prefix("replay:") {
-            Some(file) => {
-                let text = read_text_bounded(Path::new(file))?;
-                (Source::Replay, Some((Replay::parse(&text)?, text)))
-            }
-            None => {
-                bail!("unknown --agent \"{other}\": expected model, oracle, random or replay:FILE")
-            }
-        },
-    };
-    let settings = settings(&args, source)?;
-    let filter = DeviceFilter {
-        devices: args.devices.clone(),
-        categories: args.categories.clone(),
-    };
-    let bundles = if args.bundles.is_empty() {
-        load_library(&args.library, &filter)?
-    } else {
-        load_bundles(&args.bundles, &filter)?
-    };
-    let plan = make_plan(source, settings, bundles, &args.tasks, args.repeats, replay)?;
-    let options = EvalOptions {
-        key: key(&args, plan.spec.settings.endpoint.flavor),
-        concurrency: args.concurrency.max(1),
-        max_cost: args.max_cost,
-        shard: None,
-    };
+    let run_args = args.run_args();
+    let plan = run_args.plan()?;
+    let options = run_args.options(&plan);
 
     let cancel = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -323,12 +237,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
         Stop::Complete => {}
     }
-    let scored: Vec<_> = outcome
-        .records
-        .iter()
-        .filter(|r| r.status != EpisodeStatus::ApiError)
-        .map(|r| r.trajectory.clone())
-        .collect();
     let errors: Vec<_> = outcome
         .records
         .iter()
@@ -342,24 +250,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             errors[0].api_error().unwrap_or("?")
         ));
     }
-    if scored.is_empty() {
-        super::out::warn("no episode to score yet");
-    } else {
-        let run = metrics::run(
-            &plan
-                .bundles
-                .iter()
-                .map(|b| (**b).clone())
-                .collect::<Vec<_>>(),
-            &scored,
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let runs = crate::documents::metrics::MetricsRuns {
-            runs: vec![(args.out.display().to_string(), run)],
-            // Said above, with the first one's reason.
-            api_errors: Vec::new(),
-        };
-        print_runs(&runs, args.json)?;
+    match outcome
+        .metrics(&plan, &args.out.display().to_string())
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        None => super::out::warn("no episode to score yet"),
+        Some(runs) => print_runs(&runs, args.json)?,
     }
     Ok(match outcome.stop {
         Stop::Cancelled => ExitCode::from(130),

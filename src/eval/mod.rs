@@ -11,6 +11,7 @@
 //! - [`output`]: the output file and its run description.
 //! - [`http`]: the transport.
 
+pub mod args;
 pub mod http;
 pub mod output;
 
@@ -29,6 +30,7 @@ use crate::vlm::driver::{self, ApiKey, DriverConfig, EpisodeDriver, Need};
 use crate::vlm::record::EpisodeStatus;
 use crate::vlm::{EpisodeRecord, Replay, RunSpec, Usage};
 
+pub use args::{RunArgs, MAX_CONCURRENCY};
 pub use output::{read_finished, spec_path, Finished, Output};
 
 /// What a run needs besides its options: the description (who plays,
@@ -61,6 +63,14 @@ pub struct EvalOptions {
     pub max_cost: Option<f64>,
     /// Play only this share of the plan.
     pub shard: Option<Shard>,
+    /// Play only the items at these positions of the plan (0-based; with
+    /// `shard` too, those of both). One Ray task plays a few items so.
+    pub select: Option<Vec<usize>>,
+    /// Send the model's requests to this base URL instead of the plan's
+    /// (a replica of the same model beside this process, such as one vLLM
+    /// server per node of a cluster). The plan's base URL names the run:
+    /// it stays in the run description and in every record.
+    pub send_to: Option<String>,
 }
 
 /// What the runner tells its caller as it goes (from its threads).
@@ -122,6 +132,39 @@ pub struct EvalOutcome {
     pub problems: Vec<String>,
 }
 
+impl EvalOutcome {
+    /// The metrics `knoblab eval` prints for the run in `file`: those of
+    /// its records that did not end as `api_error` (they are not scored,
+    /// and counted apart), the document of `knoblab metrics` on the file.
+    /// `None` when no record is left to score.
+    pub fn metrics(
+        &self,
+        plan: &EvalPlan,
+        file: &str,
+    ) -> Result<Option<crate::documents::metrics::MetricsRuns>, crate::metrics::MetricsError> {
+        let scored: Vec<_> = self
+            .records
+            .iter()
+            .filter(|r| r.status != EpisodeStatus::ApiError)
+            .map(|r| r.trajectory.clone())
+            .collect();
+        if scored.is_empty() {
+            return Ok(None);
+        }
+        let bundles: Vec<Bundle> = plan.bundles.iter().map(|b| (**b).clone()).collect();
+        let run = crate::metrics::run(&bundles, &scored)?;
+        let errors = self.records.len() - scored.len();
+        Ok(Some(crate::documents::metrics::MetricsRuns {
+            runs: vec![(file.to_string(), run)],
+            api_errors: if errors > 0 {
+                vec![(file.to_string(), errors)]
+            } else {
+                Vec::new()
+            },
+        }))
+    }
+}
+
 /// What stops a run before it starts, or while it writes.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EvalError {
@@ -144,6 +187,8 @@ pub enum EvalError {
         path: String,
         differences: Vec<String>,
     },
+    #[error("{message}")]
+    Option { message: String },
     #[error("the plan is empty: no task of the devices chosen matches")]
     EmptyPlan,
     #[error("{path}: {message}")]
@@ -162,7 +207,8 @@ pub struct DeviceFilter {
 }
 
 impl DeviceFilter {
-    fn keeps(&self, id: &str, category: &str) -> bool {
+    /// Whether a device of this id and category is played.
+    pub fn keeps(&self, id: &str, category: &str) -> bool {
         (self.devices.is_empty() || self.devices.iter().any(|d| d == id))
             && (self.categories.is_empty() || self.categories.iter().any(|c| c == category))
     }
@@ -341,10 +387,12 @@ fn check_output(plan: &EvalPlan, out: &Path, finished: &Finished) -> Result<(), 
     Ok(())
 }
 
-/// Gets `out` ready for a run split into shards: checks that it belongs to
-/// this plan (writing the run description beside it when it has none) and
-/// cuts a torn last line. Call it once, before any shard starts; without
-/// shards [`evaluate`] does this itself. Returns what the file holds.
+/// Gets `out` ready for a run split into shards or tasks: checks that it
+/// belongs to this plan (writing the run description beside it when it
+/// has none) and cuts a torn last line. Call it once, before any shard
+/// starts, so that a file of another run is refused before any work is
+/// sent out; [`evaluate`] does the same checks itself. Returns what the
+/// file holds.
 pub fn prepare_output(plan: &EvalPlan, out: &Path) -> Result<Finished, EvalError> {
     let finished = read_finished(out)?;
     check_output(plan, out, &finished)?;
@@ -368,6 +416,8 @@ struct Shared<'p> {
     halt: AtomicBool,
     max_cost_hit: AtomicBool,
     client: http::Client,
+    /// (the plan's request URL, the one sent to instead) with `send_to`.
+    route: Option<(String, String)>,
 }
 
 /// Plays the plan's items that have no record in `out` yet, `concurrency`
@@ -387,13 +437,30 @@ pub fn evaluate(
     if plan.spec.items.is_empty() {
         return Err(EvalError::EmptyPlan);
     }
+    let total = plan.spec.items.len();
+    if let Some(bad) = options
+        .select
+        .as_ref()
+        .and_then(|s| s.iter().find(|&&p| p >= total))
+    {
+        return Err(EvalError::Option {
+            message: format!(
+                "item {bad} is not in the plan: its {total} items are numbered 0 to {}",
+                total - 1
+            ),
+        });
+    }
     let finished = read_finished(out)?;
     check_output(plan, out, &finished)?;
-    // Shards leave the repair to `prepare_output`, run once before them: a
-    // line another shard is writing can look torn while it is written.
-    let output = Output::open(out, &finished, options.shard.is_none())?;
-    let total = plan.spec.items.len();
+    // The repair happens under the file's lock, so it is safe while other
+    // shards write (see `Output`).
+    let output = Output::open(out, &finished, true)?;
     let mut todo = plan.spec.remaining(&finished.records);
+    if let Some(select) = &options.select {
+        let chosen: std::collections::BTreeSet<String> =
+            select.iter().map(|&p| plan.spec.items[p].key()).collect();
+        todo.retain(|item| chosen.contains(&item.key()));
+    }
     if let Some(shard) = options.shard {
         let count = shard.count.max(1);
         let position: HashMap<String, usize> = plan
@@ -424,10 +491,13 @@ pub fn evaluate(
             cost = Some(cost.unwrap_or(0.0) + c);
         }
     }
+    let mut output = output;
+    let mut notes = finished.notes.clone();
+    notes.extend(output.take_notes());
     progress(&EvalEvent::Resumed {
         done: mine.len(),
         total,
-        notes: finished.notes.clone(),
+        notes,
     });
 
     let shared = Shared {
@@ -447,6 +517,11 @@ pub fn evaluate(
         halt: AtomicBool::new(false),
         max_cost_hit: AtomicBool::new(false),
         client: http::Client::new(plan.spec.settings.timeout_ms),
+        route: options.send_to.as_ref().map(|base| {
+            let mut to = plan.spec.settings.endpoint.clone();
+            to.base_url = base.clone();
+            (plan.spec.settings.endpoint.url(), to.url())
+        }),
     };
     let workers = options.concurrency.max(1);
     std::thread::scope(|scope| {
@@ -586,11 +661,16 @@ fn play<'b>(
         match need {
             Need::Done(record) => return Ok((Some(record), driver.into_episode())),
             Need::Send {
-                request,
+                mut request,
                 timeout_ms,
             } => {
                 if cancel.load(Ordering::SeqCst) {
                     return Ok((None, driver.into_episode()));
+                }
+                if let Some((from, to)) = &shared.route {
+                    if &request.url == from {
+                        request.url = to.clone();
+                    }
                 }
                 let answer = shared.client.send(&request, timeout_ms);
                 driver.feed(answer, now_ms());
@@ -611,9 +691,18 @@ fn play<'b>(
 
 /// Appends a finished episode and tells the caller.
 fn finished(shared: &Shared<'_>, progress: &(dyn Fn(&EvalEvent) + Sync), record: EpisodeRecord) {
-    if let Err(e) = lock(&shared.output).append(&record) {
-        *lock(&shared.error) = Some(e);
-        shared.halt.store(true, Ordering::SeqCst);
+    let written = match lock(&shared.output).append(&record) {
+        Ok(w) => w,
+        Err(e) => {
+            *lock(&shared.error) = Some(e);
+            shared.halt.store(true, Ordering::SeqCst);
+            return;
+        }
+    };
+    if !written {
+        // Another process put this item in the file first (a task retried
+        // while its first attempt still ran): that record stands, and the
+        // outcome, read from the file at the end, counts it.
         return;
     }
     *lock(&shared.ran) += 1;

@@ -5,9 +5,10 @@
 //!
 //! **Writing.** The file is opened with `O_APPEND`; each record is one
 //! `write` of the whole line with its `\n`, then `fsync`ed before the
-//! episode counts as finished. Several processes (shards of one plan) may
-//! append to the same file at once: appends of whole lines do not
-//! interleave on a local file system.
+//! episode counts as finished. Several processes (shards of one plan,
+//! Ray tasks) may append to the same file at once: each write holds the
+//! file's lock, and a record whose item another writer put in the file
+//! meanwhile is not written again (see [`Output`]).
 //!
 //! **Reading.** Every line that parses is a finished episode. A last line
 //! that is torn (no `\n` at its end, or not a record: a crash or power
@@ -18,7 +19,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::input::limits::MAX_EVAL_OUTPUT_BYTES;
@@ -143,48 +144,171 @@ pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
 }
 
 /// An output file open for appending.
+///
+/// **Several writers.** Every write holds an exclusive advisory lock on
+/// the file (`flock`, which Linux also maps onto NFS byte-range locks)
+/// from before it looks at the file's end until after its `fsync`. Under
+/// the lock a writer first reads what others appended since it last
+/// looked (only those bytes, for their `item`): an item that another
+/// process wrote meanwhile is not written again, so the file holds each
+/// episode once even when two processes played it (a retried task whose
+/// first attempt is still alive); and a tail without its `\n` can only be
+/// the line of a writer that died in its write (the lock is released when
+/// a process dies), so it is cut off safely before the next line goes on.
+/// `O_APPEND` and one `write` per line remain, so a writer that does not
+/// lock (an older `knoblab`) still never interleaves on a local disk.
 #[derive(Debug)]
 pub struct Output {
     file: File,
     path: PathBuf,
+    /// Where this writer last looked at the file: the end of its whole lines.
+    scanned: u64,
+    /// The items of the file up to `scanned`.
+    items: BTreeSet<String>,
+    /// Torn tails cut while writing, for the caller.
+    notes: Vec<String>,
+}
+
+/// Just the item of a record line.
+#[derive(serde::Deserialize)]
+struct ItemOnly {
+    item: String,
+}
+
+/// Holds the file's lock until dropped.
+struct Locked<'f>(&'f File);
+
+impl<'f> Locked<'f> {
+    fn new(file: &'f File, path: &Path) -> Result<Locked<'f>, EvalError> {
+        file.lock().map_err(|e| io_error(path, "locking", e))?;
+        Ok(Locked(file))
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
 }
 
 impl Output {
-    /// Opens (creating) `path` for appending. A torn last line found by
-    /// [`read_finished`] is cut off first when `repair` is set: do it in
-    /// one process before others append.
+    /// Opens (creating) `path` for appending. With `repair`, whatever
+    /// others appended since [`read_finished`] is read and a torn last
+    /// line is cut off now (under the lock); [`Output::append`] does the
+    /// same before each line in any case.
     pub fn open(path: &Path, finished: &Finished, repair: bool) -> Result<Output, EvalError> {
         let file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(path)
             .map_err(|e| io_error(path, "opening", e))?;
-        if repair {
-            let len = file
-                .metadata()
-                .map_err(|e| io_error(path, "reading the size of", e))?
-                .len();
-            if len > finished.whole_len {
-                file.set_len(finished.whole_len)
-                    .map_err(|e| io_error(path, "cutting the torn last line of", e))?;
-                file.sync_all().map_err(|e| io_error(path, "syncing", e))?;
-            }
-        }
-        Ok(Output {
+        let mut output = Output {
             file,
             path: path.to_path_buf(),
-        })
+            scanned: finished.whole_len,
+            items: finished.records.iter().map(|r| r.item.clone()).collect(),
+            notes: Vec::new(),
+        };
+        if repair {
+            let file = output
+                .file
+                .try_clone()
+                .map_err(|e| io_error(path, "opening", e))?;
+            let _lock = Locked::new(&file, path)?;
+            output.catch_up()?;
+        }
+        Ok(output)
+    }
+
+    /// Under the lock: reads the lines appended since `scanned`, and cuts
+    /// a torn tail (a dead writer's).
+    fn catch_up(&mut self) -> Result<(), EvalError> {
+        let len = self
+            .file
+            .metadata()
+            .map_err(|e| io_error(&self.path, "reading the size of", e))?
+            .len();
+        if len < self.scanned {
+            // Cut by someone else's repair: read it all again.
+            self.scanned = 0;
+            self.items.clear();
+        }
+        if len == self.scanned {
+            return Ok(());
+        }
+        let mut tail = Vec::new();
+        (&self.file)
+            .seek(SeekFrom::Start(self.scanned))
+            .and_then(|_| (&self.file).read_to_end(&mut tail))
+            .map_err(|e| io_error(&self.path, "reading", e))?;
+        let mut start = 0usize;
+        while let Some(i) = tail[start..].iter().position(|&b| b == b'\n') {
+            let line = &tail[start..start + i];
+            if let Ok(r) = serde_json::from_slice::<ItemOnly>(line) {
+                self.items.insert(r.item);
+            }
+            start += i + 1;
+        }
+        let whole = self.scanned + start as u64;
+        if whole < len {
+            self.file
+                .set_len(whole)
+                .map_err(|e| io_error(&self.path, "cutting the torn last line of", e))?;
+            self.file
+                .sync_all()
+                .map_err(|e| io_error(&self.path, "syncing", e))?;
+            self.notes.push(format!(
+                "{}: a torn last line ({} bytes, a writer stopped in its write) was cut off; \
+                 its episode runs again",
+                self.path.display(),
+                len - whole
+            ));
+        }
+        self.scanned = whole;
+        Ok(())
     }
 
     /// Appends one record as one whole line, synced to disk before this
-    /// returns.
-    pub fn append(&mut self, record: &EpisodeRecord) -> Result<(), EvalError> {
-        self.append_line(record)
+    /// returns, unless its item is in the file already (another writer
+    /// put it there): `false` then, and nothing is written.
+    pub fn append(&mut self, record: &EpisodeRecord) -> Result<bool, EvalError> {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| io_error(&self.path, "opening", e))?;
+        let _lock = Locked::new(&file, &self.path)?;
+        self.catch_up()?;
+        if self.items.contains(&record.item) {
+            return Ok(false);
+        }
+        self.write_line(record)?;
+        self.items.insert(record.item.clone());
+        self.scanned = self
+            .file
+            .metadata()
+            .map_err(|e| io_error(&self.path, "reading the size of", e))?
+            .len();
+        Ok(true)
     }
 
-    /// Appends any value as one whole JSON line, synced to disk before
-    /// this returns (`knoblab run` writes bare trajectories).
+    /// Appends any value as one whole JSON line, under the lock, synced to
+    /// disk before this returns (`knoblab run` writes bare trajectories).
     pub fn append_line(&mut self, value: &impl serde::Serialize) -> Result<(), EvalError> {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| io_error(&self.path, "opening", e))?;
+        let _lock = Locked::new(&file, &self.path)?;
+        self.write_line(value)
+    }
+
+    /// What was cut while writing (torn tails of dead writers).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn write_line(&mut self, value: &impl serde::Serialize) -> Result<(), EvalError> {
         let mut line = serde_json::to_string(value).map_err(|e| EvalError::Io {
             path: self.path.display().to_string(),
             message: format!("writing a record: {e}"),

@@ -9,6 +9,10 @@ Python package:
 - :mod:`knoblab.score`: ``epic``, ``finestate``, ``switch``, returning the
   documents ``knoblab score … --json`` prints.
 - :func:`metrics`: the document ``knoblab metrics --json`` prints.
+- :func:`evaluate`: the core's runner behind ``knoblab eval`` (a model,
+  the oracle, a replay on devices; resumable output file).
+- :mod:`knoblab.ray` (``pip install "knoblab[ray]"``, imported only when
+  asked for): :func:`knoblab.ray.evaluate`, a plan's episodes as Ray tasks.
 
 Errors are one class per kind, all subclasses of :class:`KnobLabError`,
 carrying the core's message with its location.
@@ -31,7 +35,9 @@ from ._knoblab import (
     MetricsError,
     OptionsError,
     ResultsError,
+    RunRefusedError,
 )
+from ._eval import evaluate
 from .env import KnobLabEnv, make
 from .score import KnobLabWarning
 
@@ -47,6 +53,8 @@ __all__ = [
     "MetricsError",
     "OptionsError",
     "ResultsError",
+    "RunRefusedError",
+    "evaluate",
     "library",
     "make",
     "metrics",

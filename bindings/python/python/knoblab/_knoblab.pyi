@@ -4,7 +4,7 @@ Documents cross as the core's JSON text; the pure-Python modules read them
 with :func:`json.loads` and are the public API.
 """
 
-from typing import List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 __version__: str
 
@@ -28,6 +28,9 @@ class MetricsError(KnobLabError):
 
 class EpisodeError(KnobLabError):
     """Misuse of an episode: stepping before a reset or after it ended, an unknown task."""
+
+class RunRefusedError(KnobLabError):
+    """An output file that holds episodes of a different run."""
 
 class Episode:
     """The core's owning episode on one bundle."""
@@ -69,3 +72,13 @@ def score_switch(
 def metrics_json(trajectories: List[str], bundles: str) -> str: ...
 def library_json(path: Optional[str] = None) -> str: ...
 def shipped_device_ids() -> List[str]: ...
+def prepare_run(out: str, shipped: bool, **options: Any) -> str: ...
+def run_eval(
+    out: str,
+    shipped: bool,
+    select: Optional[Sequence[int]] = None,
+    send_to: Optional[str] = None,
+    progress: Optional[Callable[[str], None]] = None,
+    full: bool = True,
+    **options: Any,
+) -> str: ...
