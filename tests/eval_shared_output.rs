@@ -105,9 +105,10 @@ fn a_selection_plays_only_its_items_and_a_wrong_position_is_refused() {
     assert_eq!(lines(&out).len(), total);
 }
 
-/// Every record of a whole oracle run, to append again.
-fn records() -> (EvalPlan, Vec<EpisodeRecord>) {
-    let dir = temp_dir("source");
+/// Every record of a whole oracle run, to append again. `name` keeps the
+/// run's folder apart from other tests of this process, which run at once.
+fn records(name: &str) -> (EvalPlan, Vec<EpisodeRecord>) {
+    let dir = temp_dir(&format!("source-{name}"));
     let out = dir.join("run.jsonl");
     let (args, plan) = oracle_plan();
     let outcome = evaluate(
@@ -123,7 +124,7 @@ fn records() -> (EvalPlan, Vec<EpisodeRecord>) {
 
 #[test]
 fn writers_appending_the_same_episodes_at_once_leave_each_once() {
-    let (plan, records) = records();
+    let (plan, records) = records("writers");
     let dir = temp_dir("writers");
     let out = dir.join("run.jsonl");
     prepare_output(&plan, &out).unwrap();
@@ -162,7 +163,7 @@ fn writers_appending_the_same_episodes_at_once_leave_each_once() {
 
 #[test]
 fn a_dead_writers_torn_line_is_cut_before_the_next_line() {
-    let (plan, records) = records();
+    let (plan, records) = records("torn");
     let dir = temp_dir("torn");
     let out = dir.join("run.jsonl");
     let finished = prepare_output(&plan, &out).unwrap();

@@ -136,9 +136,13 @@ impl RunArgs {
                         path: file.to_string(),
                         message,
                     };
-                    let bytes = crate::score::limits::read_file(path).map_err(load)?;
-                    let text = String::from_utf8(bytes)
-                        .map_err(|_| load("the replay file is not UTF-8 text".into()))?;
+                    let bytes = crate::input::fs::read_regular(
+                        path,
+                        crate::input::limits::MAX_RESULTS_FILE_BYTES,
+                    )
+                    .map_err(|e| load(e.to_string()))?;
+                    let text = crate::input::text::decode_owned(bytes)
+                        .map_err(|e| load(format!("the replay file: {e}")))?;
                     let replay = Replay::parse(&text).map_err(|e| load(e.to_string()))?;
                     Ok((Source::Replay, Some((replay, text))))
                 }

@@ -245,7 +245,9 @@ impl Output {
         let mut start = 0usize;
         while let Some(i) = tail[start..].iter().position(|&b| b == b'\n') {
             let line = &tail[start..start + i];
-            if let Ok(r) = serde_json::from_slice::<ItemOnly>(line) {
+            // Lines other writers of this run appended; one that does not
+            // parse is reported by the resume reader (read_finished), not here.
+            if let Ok(r) = crate::input::json::from_bytes::<ItemOnly>(line) {
                 self.items.insert(r.item);
             }
             start += i + 1;
