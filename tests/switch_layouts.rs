@@ -833,3 +833,87 @@ fn the_exports_of_several_runs_keep_the_groups_and_the_fixtures_numbers() {
     assert!(tex.ends_with("\\bottomrule\n\\end{tabular}\n\\end{table}\n"));
     assert!(table_markdown(&table).contains("| **Access not given** |"));
 }
+
+#[test]
+fn cli_exports_the_layouts_tables_and_a_leaderboard_of_several_runs() {
+    let gt = fixture("switch_release");
+    let pred = fixture("switch_release/pred.jsonl");
+    let api = fixture("switch_runs/api-vlm.jsonl");
+    let mystery = fixture("switch_runs/mystery-vlm.jsonl");
+    let one = [
+        "score",
+        "switch",
+        "--gt",
+        gt.to_str().unwrap(),
+        "--pred",
+        pred.to_str().unwrap(),
+    ];
+    // One run, the paper's tables as Markdown: Table 1 with tiny-vlm under
+    // its group (5/7 = 71.4, State Perception 2/3 = 66.7), Table 2, ….
+    let (code, out, err) = cli(&[&one[..], &["--export", "markdown"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("### Table 1 layout: MCQ accuracy by skill\n\n| Model | Overall |"),
+        "{out}"
+    );
+    assert!(out.contains("| **Open-weight models** |"), "{out}");
+    assert!(out.contains("| tiny-vlm | 71.4 | – | 66.7 |"), "{out}");
+    assert!(out.contains("### Table 2 layout: OpenQA"), "{out}");
+    assert!(out.contains("### Families outside the eight"), "{out}");
+    // The leaderboard's tables as CSV: fractions at full precision; Open
+    // is m1 m3 m7 (and m5 outside the eight) all right.
+    let (code, out, err) =
+        cli(&[&one[..], &["--layout", "leaderboard", "--export", "csv"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# Leaderboard layout: MCQ accuracy of tiny-vlm\nsplit,1/ Task-Aware VQA (a) UI State Rec. (IT),2/ UI Compr. (IT),"), "{out}");
+    assert!(out.contains("\nOpen,1,,,,1,,,,1,1,1\n"), "{out}");
+    // LaTeX of the paper's layout: each table a table environment.
+    let (code, out, err) = cli(&[&one[..], &["--export", "latex"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "\\begin{table}[t]\n\\centering\n\\caption{Table 1 layout: MCQ accuracy by skill}"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\\multicolumn{10}{l}{\\textit{Open-weight models}} \\\\\ntiny-vlm & 71.4 & -- & 66.7"
+        ),
+        "{out}"
+    );
+    // Several runs: one table, grouped by access whatever the order given.
+    let three = [
+        &one[..],
+        &[
+            "--pred",
+            mystery.to_str().unwrap(),
+            "--pred",
+            api.to_str().unwrap(),
+        ],
+    ]
+    .concat();
+    let (code, out, err) = cli(&[&three[..], &["--export", "latex"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("{s} not in\n{out}"));
+    assert!(
+        at("{Proprietary / API models}} \\\\\napi-vlm & 85.7")
+            < at("{Open-weight models}} \\\\\ntiny-vlm & 71.4")
+    );
+    assert!(at("tiny-vlm & 71.4") < at("{Access not given}} \\\\\nmystery-vlm & 42.9"));
+    let (code, out, err) = cli(&[&three[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["runs"].as_array().map(Vec::len), Some(3));
+    assert_eq!(v["leaderboard"][0]["model"], "api-vlm");
+    assert_eq!(v["leaderboard"][0]["group"], "Proprietary / API models");
+    assert_eq!(v["leaderboard"][2]["Overall"], 3.0 / 7.0);
+    // A model's name or access cannot be given for several runs; an
+    // unknown format is refused with what is valid.
+    let (code, _, err) = cli(&[&three[..], &["--model-access", "open_weight"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("name one model, but 3 --pred files"), "{err}");
+    let (code, _, err) = cli(&[&one[..], &["--export", "xlsx"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("expected csv, markdown or latex"), "{err}");
+}
