@@ -133,7 +133,7 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
                             grouped(&rows).into_iter().map(|g| {
                                 let heading = g.label.map(|label| view! {
                                     <tr class="group-row" data-testid="leader-group">
-                                        <th colspan=width scope="rowgroup">{label.to_string()}</th>
+                                        <th colspan=width.clone() scope="rowgroup">{label.to_string()}</th>
                                     </tr>
                                 });
                                 let group = g.label.unwrap_or_default().to_string();
