@@ -352,7 +352,7 @@ fn model_episode_in(
                 turns += 1;
             }
             Need::Wait { ms } => now += ms,
-            Need::Done(record) => return (bodies, pictures, record),
+            Need::Done(record) => return (bodies, pictures, *record),
         }
         now += 20;
     }
