@@ -306,3 +306,86 @@ fn a_run_spec_names_what_differs_and_reads_back() {
         None
     );
 }
+
+/// The requests of one model episode on `bundle`'s first task in `render`
+/// mode, the model replying with the oracle's actions: each request body
+/// with its pictures taken out, the pictures, and the record.
+fn model_episode_in(
+    bundle: &Bundle,
+    render: knoblab::sim::RenderMode,
+) -> (
+    Vec<serde_json::Value>,
+    Vec<String>,
+    knoblab::vlm::EpisodeRecord,
+) {
+    fn take_pictures(v: &mut serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) if s.starts_with("data:image") => {
+                out.push(std::mem::replace(s, "<picture>".into()));
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| take_pictures(x, out)),
+            serde_json::Value::Object(m) => m.values_mut().for_each(|x| take_pictures(x, out)),
+            _ => {}
+        }
+    }
+    let task = bundle.tasks[0].id.clone();
+    let settings = AgentSettings {
+        render,
+        ..AgentSettings::default()
+    };
+    let tasks = vec![(bundle.manifest.id.clone(), vec![task.clone()])];
+    let spec = RunSpec::new(Source::Model, settings, plan(&tasks, 1), &[bundle]);
+    let solution = Oracle::new(bundle).plan_actions(bundle.task(&task).unwrap());
+    let mut d = driver(bundle, &spec, "sk-test");
+    let (mut bodies, mut pictures, mut now, mut turns) = (Vec::new(), Vec::new(), 0, 0);
+    loop {
+        match d.poll(now).unwrap() {
+            Need::Send { request, .. } => {
+                let mut body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+                take_pictures(&mut body, &mut pictures);
+                bodies.push(body);
+                let action = solution
+                    .get(turns)
+                    .cloned()
+                    .unwrap_or("Timed_wait()".into());
+                d.feed(reply(&format!("Thought: go.\nAction: {action}")), now + 10);
+                turns += 1;
+            }
+            Need::Wait { ms } => now += ms,
+            Need::Done(record) => return (bodies, pictures, *record),
+        }
+        now += 20;
+    }
+}
+
+#[test]
+fn a_live_model_episode_sends_the_same_prompt_and_only_other_pictures() {
+    use knoblab::sim::RenderMode;
+    let bundle = load_path(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/devices/microwave-0001"
+    )))
+    .unwrap();
+    let (still, still_pictures, still_record) = model_episode_in(&bundle, RenderMode::Static);
+    let (live, live_pictures, live_record) = model_episode_in(&bundle, RenderMode::Live);
+    // Every request's text (system prompt, instruction, history, feedback)
+    // is the same in both modes: the model is told nothing different.
+    assert!(still.len() > 1);
+    assert_eq!(still, live);
+    assert_eq!(still_pictures.len(), live_pictures.len());
+    // What it sees differs once the state has a sign (the first picture is
+    // of the initial state, drawn the same or not at all differently).
+    let differing = still_pictures
+        .iter()
+        .zip(&live_pictures)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(differing > 0, "no live picture differs from the static one");
+    // The mode is in the record's settings; the steps and feedback agree.
+    assert_eq!(still_record.trajectory.settings.render, RenderMode::Static);
+    assert_eq!(live_record.trajectory.settings.render, RenderMode::Live);
+    let steps =
+        |r: &knoblab::vlm::EpisodeRecord| serde_json::to_value(&r.trajectory.steps).unwrap();
+    assert_eq!(steps(&still_record), steps(&live_record));
+    assert_eq!(still_record.status, EpisodeStatus::Finished);
+}

@@ -667,3 +667,253 @@ fn an_answers_file_may_be_one_object_or_one_line() {
         "{err}"
     );
 }
+
+/// The release fixture's three runs, in the order given: `pred.jsonl`
+/// (tiny-vlm, open weight), `api-vlm.jsonl` (closed API) and
+/// `mystery-vlm.jsonl` (access not given); their numbers are worked out in
+/// `tests/fixtures/switch_runs/README.md`.
+fn three_runs() -> Vec<(String, SwitchReport)> {
+    let gt = GroundTruth::load_path(&fixture("switch_release")).unwrap_or_else(|e| panic!("{e}"));
+    [
+        "switch_release/pred.jsonl",
+        "switch_runs/api-vlm.jsonl",
+        "switch_runs/mystery-vlm.jsonl",
+    ]
+    .iter()
+    .map(|p| {
+        let bytes = std::fs::read(fixture(p)).unwrap();
+        let preds = read_predictions(p, &bytes).unwrap_or_else(|e| panic!("{e}"));
+        let r = build_report(&gt, p, &preds).unwrap_or_else(|e| panic!("{e}"));
+        (p.to_string(), r)
+    })
+    .collect()
+}
+
+#[test]
+fn a_leaderboard_of_several_runs_lists_them_under_the_papers_access_groups() {
+    use knoblab::score::session::{run, InputFile, Job};
+    use knoblab::score::view::grouped;
+    // The page's path: the release folder and the two other runs dropped
+    // together; the leaderboard's rows come in the order dropped.
+    let root = fixture("switch_release");
+    let mut files: Vec<InputFile> = release_files()
+        .into_iter()
+        .map(|(path, bytes)| InputFile { path, bytes })
+        .collect();
+    files.push(InputFile {
+        path: "release/answers.jsonl".into(),
+        bytes: std::fs::read(root.join("answers.jsonl")).unwrap(),
+    });
+    for p in [
+        "switch_release/pred.jsonl",
+        "switch_runs/mystery-vlm.jsonl",
+        "switch_runs/api-vlm.jsonl",
+    ] {
+        files.push(InputFile {
+            path: p.into(),
+            bytes: std::fs::read(fixture(p)).unwrap(),
+        });
+    }
+    let out = run(
+        &Job {
+            files,
+            ..Job::default()
+        },
+        &mut |_| {},
+    );
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    let board = out
+        .leaderboards
+        .iter()
+        .find(|b| b.benchmark == "SWITCH")
+        .expect("a SWITCH leaderboard");
+    assert_eq!(board.rows.len(), 3);
+    let groups = grouped(&board.rows);
+    // (heading, models, Overall) per group.
+    type Listed<'a> = (Option<&'a str>, Vec<&'a str>, Vec<Option<f64>>);
+    let listed: Vec<Listed> = groups
+        .iter()
+        .map(|g| {
+            (
+                g.label,
+                g.rows.iter().filter_map(|r| r.model.as_deref()).collect(),
+                g.rows.iter().map(|r| r.values[0]).collect(),
+            )
+        })
+        .collect();
+    // Proprietary first, open weight next, the model of unknown access
+    // last, whatever the order dropped; Overall 6/7, 5/7 and 3/7.
+    assert_eq!(
+        listed,
+        [
+            (
+                Some("Proprietary / API models"),
+                vec!["api-vlm"],
+                vec![Some(6.0 / 7.0)]
+            ),
+            (
+                Some("Open-weight models"),
+                vec!["tiny-vlm"],
+                vec![Some(5.0 / 7.0)]
+            ),
+            (
+                Some("Access not given"),
+                vec!["mystery-vlm"],
+                vec![Some(3.0 / 7.0)]
+            ),
+        ]
+    );
+    // A board of one benchmark without access (EPIC, FineState) stays one
+    // unlabelled list: no row of another benchmark carries a group.
+    let mut plain = board.rows.clone();
+    for r in &mut plain {
+        r.group = None;
+    }
+    assert_eq!(grouped(&plain).len(), 1);
+    assert_eq!(grouped(&plain)[0].label, None);
+}
+
+#[test]
+fn the_exports_of_several_runs_keep_the_groups_and_the_fixtures_numbers() {
+    use knoblab::documents::switch::runs_rows;
+    use knoblab::score::export::{csv, latex_rows, markdown, table_latex, table_markdown};
+    use knoblab::score::view::switch::runs_table;
+    let rows = runs_rows(&three_runs(), Layout::Paper).unwrap();
+    // CSV: a group column, fractions at full precision, groups in order.
+    let text = csv(&rows);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "file,model,group,Overall,Task Understanding,State Perception,UI Recognition,Action Reasoning,Sequential Action Quantification,State Transition Prediction,Outcome Verification,Recovery Reasoning"
+    );
+    // api-vlm: SP 3/3, STP 1/2, AR 1/1, OV 1/1; no MCQ item of the others.
+    assert_eq!(
+        lines[1],
+        format!(
+            "switch_runs/api-vlm.jsonl,api-vlm,Proprietary / API models,{},,1,,1,,0.5,1,",
+            6.0 / 7.0
+        )
+    );
+    assert!(lines[2].starts_with("switch_release/pred.jsonl,tiny-vlm,Open-weight models,"));
+    // mystery-vlm: SP 1/3, STP 1/2, AR 1/1, OV 0/1.
+    assert_eq!(
+        lines[3],
+        format!(
+            "switch_runs/mystery-vlm.jsonl,mystery-vlm,Access not given,{},,{},,1,,0.5,0,",
+            3.0 / 7.0,
+            1.0 / 3.0
+        )
+    );
+    // Markdown: a bold heading row per group above its rows.
+    let md = markdown(&rows);
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} not in\n{md}"));
+    assert!(at("| **Proprietary / API models** |") < at("| api-vlm | 85.7 | – | 100.0 |"));
+    assert!(at("| api-vlm |") < at("| **Open-weight models** |"));
+    assert!(at("| **Open-weight models** |") < at("| tiny-vlm | 71.4 | – | 66.7 |"));
+    assert!(at("| **Access not given** |") < at("| mystery-vlm | 42.9 | – | 33.3 |"));
+    // LaTeX rows: the group headings across the 10 columns, as the paper.
+    let tex = latex_rows(&rows);
+    assert!(tex.starts_with(
+        "\\multicolumn{10}{l}{\\textit{Proprietary / API models}} \\\\\napi-vlm & 85.7 & -- & 100.0 & -- & 100.0 & -- & 50.0 & 100.0 & -- \\\\\n"
+    ), "{tex}");
+    // The whole of Table 1 with a row per model: the column groups over
+    // their skills (Interface Understanding over columns 3–5, Action &
+    // Consequence Reasoning 6–8, Closed-loop Reflection 9–10).
+    let table = runs_table(&rows, Layout::Paper);
+    let tex = table_latex(&table);
+    assert!(tex.contains(" &  & \\multicolumn{3}{c}{Interface Understanding} & \\multicolumn{3}{c}{Action \\& Consequence Reasoning} & \\multicolumn{2}{c}{Closed-loop Reflection} \\\\\n\\cmidrule(lr){3-5} \\cmidrule(lr){6-8} \\cmidrule(lr){9-10}\n"), "{tex}");
+    let header = tex.find("run & Overall & Task Understanding").unwrap();
+    let open = tex
+        .find("\\multicolumn{10}{l}{\\textit{Open-weight models}} \\\\\ntiny-vlm & 71.4")
+        .unwrap();
+    assert!(
+        tex.find("Interface Understanding").unwrap() < header && header < open,
+        "{tex}"
+    );
+    assert!(tex.ends_with("\\bottomrule\n\\end{tabular}\n\\end{table}\n"));
+    assert!(table_markdown(&table).contains("| **Access not given** |"));
+}
+
+#[test]
+fn cli_exports_the_layouts_tables_and_a_leaderboard_of_several_runs() {
+    let gt = fixture("switch_release");
+    let pred = fixture("switch_release/pred.jsonl");
+    let api = fixture("switch_runs/api-vlm.jsonl");
+    let mystery = fixture("switch_runs/mystery-vlm.jsonl");
+    let one = [
+        "score",
+        "switch",
+        "--gt",
+        gt.to_str().unwrap(),
+        "--pred",
+        pred.to_str().unwrap(),
+    ];
+    // One run, the paper's tables as Markdown: Table 1 with tiny-vlm under
+    // its group (5/7 = 71.4, State Perception 2/3 = 66.7), Table 2, ….
+    let (code, out, err) = cli(&[&one[..], &["--export", "markdown"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("### Table 1 layout: MCQ accuracy by skill\n\n| Model | Overall |"),
+        "{out}"
+    );
+    assert!(out.contains("| **Open-weight models** |"), "{out}");
+    assert!(out.contains("| tiny-vlm | 71.4 | – | 66.7 |"), "{out}");
+    assert!(out.contains("### Table 2 layout: OpenQA"), "{out}");
+    assert!(out.contains("### Families outside the eight"), "{out}");
+    // The leaderboard's tables as CSV: fractions at full precision; Open
+    // is m1 m3 m7 (and m5 outside the eight) all right.
+    let (code, out, err) =
+        cli(&[&one[..], &["--layout", "leaderboard", "--export", "csv"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# Leaderboard layout: MCQ accuracy of tiny-vlm\nsplit,1/ Task-Aware VQA (a) UI State Rec. (IT),2/ UI Compr. (IT),"), "{out}");
+    assert!(out.contains("\nOpen,1,,,,1,,,,1,1,1\n"), "{out}");
+    // LaTeX of the paper's layout: each table a table environment.
+    let (code, out, err) = cli(&[&one[..], &["--export", "latex"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "\\begin{table}[t]\n\\centering\n\\caption{Table 1 layout: MCQ accuracy by skill}"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\\multicolumn{10}{l}{\\textit{Open-weight models}} \\\\\ntiny-vlm & 71.4 & -- & 66.7"
+        ),
+        "{out}"
+    );
+    // Several runs: one table, grouped by access whatever the order given.
+    let three = [
+        &one[..],
+        &[
+            "--pred",
+            mystery.to_str().unwrap(),
+            "--pred",
+            api.to_str().unwrap(),
+        ],
+    ]
+    .concat();
+    let (code, out, err) = cli(&[&three[..], &["--export", "latex"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("{s} not in\n{out}"));
+    assert!(
+        at("{Proprietary / API models}} \\\\\napi-vlm & 85.7")
+            < at("{Open-weight models}} \\\\\ntiny-vlm & 71.4")
+    );
+    assert!(at("tiny-vlm & 71.4") < at("{Access not given}} \\\\\nmystery-vlm & 42.9"));
+    let (code, out, err) = cli(&[&three[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["runs"].as_array().map(Vec::len), Some(3));
+    assert_eq!(v["leaderboard"][0]["model"], "api-vlm");
+    assert_eq!(v["leaderboard"][0]["group"], "Proprietary / API models");
+    assert_eq!(v["leaderboard"][2]["Overall"], 3.0 / 7.0);
+    // A model's name or access cannot be given for several runs; an
+    // unknown format is refused with what is valid.
+    let (code, _, err) = cli(&[&three[..], &["--model-access", "open_weight"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("name one model, but 3 --pred files"), "{err}");
+    let (code, _, err) = cli(&[&one[..], &["--export", "xlsx"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("expected csv, markdown or latex"), "{err}");
+}

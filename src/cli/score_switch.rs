@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::documents::{self, switch::SwitchOptions};
+use crate::score::export::{self, TableFormat};
 use crate::score::switch::{self, Layout};
+use crate::score::view;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,8 +18,10 @@ pub struct Args {
     pub gt: Option<PathBuf>,
     /// The predictions file: JSON Lines (or a JSON array), with saved judge
     /// outputs under "judge" when the OpenQA answers were judged.
+    /// Repeatable: several runs are scored against the same ground truth
+    /// and listed as one leaderboard, their rows grouped by model_access.
     #[arg(long, required_unless_present = "video")]
-    pub pred: Option<PathBuf>,
+    pub pred: Vec<PathBuf>,
     /// Answers published apart from the release rows: JSON Lines of
     /// {"id", "answer"} (or one object id → answer), joined by id. Repeatable.
     #[arg(long)]
@@ -54,6 +58,10 @@ pub struct Args {
     /// document holds both.
     #[arg(long, default_value = "paper")]
     pub layout: String,
+    /// Print the layout's tables as csv, markdown or latex, to paste into
+    /// a paper (with several --pred: the runs' leaderboard table).
+    #[arg(long, value_name = "FORMAT", conflicts_with = "json")]
+    pub export: Option<String>,
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -69,6 +77,12 @@ fn now_rfc3339() -> String {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let layout = Layout::parse(&args.layout).map_err(anyhow::Error::msg)?;
+    let export = args
+        .export
+        .as_deref()
+        .map(TableFormat::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let options = SwitchOptions {
         answers: args.answers.clone(),
         splits: args.splits.clone(),
@@ -79,16 +93,76 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         submission_time: Some(args.submission_time.clone().unwrap_or_else(now_rfc3339)),
         video_human: args.video_human.clone(),
     };
+    if args.pred.len() > 1 {
+        return runs(&args, &options, layout, export);
+    }
+    let pred = args.pred.first();
     let report = documents::switch::score(
         args.gt.as_deref(),
-        args.pred.as_deref(),
+        pred.map(PathBuf::as_path),
         args.video.as_deref(),
         &options,
     )?;
     if args.json {
         super::out::json(&report)?;
+    } else if let Some(format) = export {
+        let doc = documents::switch::to_json(&report)?;
+        let file = pred.map_or_else(String::new, |p| p.display().to_string());
+        let shown = view::switch::view_in(&file, "", &report, &doc, layout);
+        super::out::text(&export::tables(&shown.tables, format))?;
     } else {
         super::out::text(&switch::render_layout(&report, layout))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Several runs against one ground truth: each scored as alone, then one
+/// leaderboard of them, grouped by the models' access.
+fn runs(
+    args: &Args,
+    options: &SwitchOptions,
+    layout: Layout,
+    export: Option<TableFormat>,
+) -> anyhow::Result<ExitCode> {
+    if args.model_name.is_some() || args.model_access.is_some() {
+        anyhow::bail!(
+            "--model-name and --model-access name one model, but {} --pred files were given; \
+             give each run's model_name and model_access in its predictions",
+            args.pred.len()
+        );
+    }
+    if args.video.is_some() {
+        anyhow::bail!(
+            "--video goes with one --pred, but {} were given",
+            args.pred.len()
+        );
+    }
+    let mut scored = Vec::new();
+    for pred in &args.pred {
+        let report = documents::switch::score(args.gt.as_deref(), Some(pred), None, options)?;
+        scored.push((pred.display().to_string(), report));
+    }
+    let rows = documents::switch::runs_rows(&scored, layout)?;
+    let board = view::switch::runs_table(&rows, layout);
+    if args.json {
+        let runs: Vec<serde_json::Value> = scored
+            .iter()
+            .map(|(_, r)| documents::switch::to_json(r))
+            .collect::<Result<_, _>>()?;
+        let doc = serde_json::json!({ "runs": runs, "leaderboard": export::json(&rows) });
+        super::out::json(&doc)?;
+    } else if let Some(format) = export {
+        super::out::text(&export::table(&board, format))?;
+    } else {
+        let mut text = String::new();
+        for (_, report) in &scored {
+            text += &switch::render_layout(report, layout);
+            text.push('\n');
+        }
+        text += &board.title;
+        text.push('\n');
+        text += &export::table_markdown(&board);
+        super::out::text(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -116,3 +116,22 @@ pub fn score(
 pub fn to_json(report: &SwitchReport) -> Result<Value, serde_json::Error> {
     serde_json::to_value(report)
 }
+
+/// The rows of several scored runs in a layout, for a leaderboard of them
+/// (each run's [`layout_rows`](crate::score::view::switch::layout_rows),
+/// named by the predictions file); list them with
+/// [`grouped`](crate::score::view::grouped) or
+/// [`runs_table`](crate::score::view::switch::runs_table).
+pub fn runs_rows(
+    runs: &[(String, SwitchReport)],
+    layout: switch::Layout,
+) -> Result<Vec<crate::score::view::LeaderRow>, serde_json::Error> {
+    let mut rows = Vec::new();
+    for (file, report) in runs {
+        let doc = to_json(report)?;
+        rows.extend(crate::score::view::switch::layout_rows(
+            file, report, &doc, layout,
+        ));
+    }
+    Ok(rows)
+}

@@ -9,7 +9,7 @@
 //! let row = LeaderRow {
 //!     benchmark: "SWITCH".into(), file: "run_a.jsonl".into(), model: None,
 //!     columns: vec!["Overall".into(), "Recovery Reasoning".into()],
-//!     values: vec![Some(0.6154), None], plain: vec![],
+//!     values: vec![Some(0.6154), None], plain: vec![], group: None,
 //! };
 //! assert_eq!(latex_rows(&[row.clone()]), "run\\_a.jsonl & 61.5 & -- \\\\\n");
 //! assert!(markdown(&[row]).contains("| run_a.jsonl | 61.5 | – |"));
@@ -17,7 +17,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::view::LeaderRow;
+use super::view::{grouped, LeaderRow, TableView};
 
 /// The columns of the first row (rows of one benchmark share them).
 fn columns(rows: &[LeaderRow]) -> &[String] {
@@ -38,42 +38,57 @@ fn csv_field(text: &str) -> String {
 }
 
 /// CSV: `file,model,<columns>`, fractions in 0–1 at full precision, an
-/// empty field where a column has no value.
+/// empty field where a column has no value. On a board whose rows are
+/// grouped ([`grouped`]), a `group` column after `model` and the rows in
+/// their groups' order.
 pub fn csv(rows: &[LeaderRow]) -> String {
+    let groups = grouped(rows);
+    let with_group = groups.iter().any(|g| g.label.is_some());
     let mut out = String::new();
-    let header: Vec<String> = ["file", "model"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(columns(rows).iter().map(|c| csv_field(c)))
-        .collect();
+    let mut header: Vec<String> = vec!["file".into(), "model".into()];
+    if with_group {
+        header.push("group".into());
+    }
+    header.extend(columns(rows).iter().map(|c| csv_field(c)));
     out.push_str(&header.join(","));
     out.push('\n');
-    for r in rows {
-        let mut fields = vec![
-            csv_field(&r.file),
-            csv_field(r.model.as_deref().unwrap_or("")),
-        ];
-        fields.extend(
-            r.values
-                .iter()
-                .map(|v| v.map_or(String::new(), |v| v.to_string())),
-        );
-        out.push_str(&fields.join(","));
-        out.push('\n');
+    for g in &groups {
+        for r in &g.rows {
+            let mut fields = vec![
+                csv_field(&r.file),
+                csv_field(r.model.as_deref().unwrap_or("")),
+            ];
+            if let Some(label) = g.label {
+                fields.push(csv_field(label));
+            }
+            fields.extend(
+                r.values
+                    .iter()
+                    .map(|v| v.map_or(String::new(), |v| v.to_string())),
+            );
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
     }
     out
 }
 
-/// JSON: one object per row, `benchmark`, `file`, `model`, then each
+/// JSON: one object per row, `benchmark`, `file`, `model` (and `group`
+/// on a grouped board, the rows in their groups' order), then each
 /// column's fraction (`null` where empty), in column order.
 pub fn json(rows: &[LeaderRow]) -> Value {
     Value::Array(
-        rows.iter()
-            .map(|r| {
+        grouped(rows)
+            .iter()
+            .flat_map(|g| g.rows.iter().map(move |r| (g.label, r)))
+            .map(|(label, r)| {
                 let mut m = Map::new();
                 m.insert("benchmark".into(), json!(r.benchmark));
                 m.insert("file".into(), json!(r.file));
                 m.insert("model".into(), json!(r.model));
+                if let Some(label) = label {
+                    m.insert("group".into(), json!(label));
+                }
                 for (c, v) in r.columns.iter().zip(&r.values) {
                     m.insert(c.clone(), json!(v));
                 }
@@ -87,7 +102,8 @@ fn md_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-/// A Markdown table, each cell as [`LeaderRow::text`] shows it.
+/// A Markdown table, each cell as [`LeaderRow::text`] shows it; on a
+/// grouped board each group opens with a row holding its heading in bold.
 pub fn markdown(rows: &[LeaderRow]) -> String {
     let cols = columns(rows);
     let mut out = format!(
@@ -98,13 +114,22 @@ pub fn markdown(rows: &[LeaderRow]) -> String {
             .join(" | "),
         "---:|".repeat(cols.len())
     );
-    for r in rows {
-        let cells: Vec<String> = (0..r.values.len()).map(|i| r.text(i)).collect();
-        out.push_str(&format!(
-            "| {} | {} |\n",
-            md_cell(name(r)),
-            cells.join(" | ")
-        ));
+    for g in grouped(rows) {
+        if let Some(label) = g.label {
+            out.push_str(&format!(
+                "| **{}** |{}\n",
+                md_cell(label),
+                " |".repeat(cols.len())
+            ));
+        }
+        for r in g.rows {
+            let cells: Vec<String> = (0..r.values.len()).map(|i| r.text(i)).collect();
+            out.push_str(&format!(
+                "| {} | {} |\n",
+                md_cell(name(r)),
+                cells.join(" | ")
+            ));
+        }
     }
     out
 }
@@ -128,8 +153,24 @@ fn latex_escape(text: &str) -> String {
 
 /// LaTeX table rows, one a line: `name & 61.5 & -- \\`, ready to paste
 /// under a paper's header (fractions as percentages, plain numbers with
-/// two decimals).
+/// two decimals); on a grouped board each group opens with
+/// `\multicolumn{N}{l}{\textit{heading}} \\`, as the paper's tables do.
 pub fn latex_rows(rows: &[LeaderRow]) -> String {
+    let width = columns(rows).len() + 1;
+    let mut out = String::new();
+    for g in grouped(rows) {
+        if let Some(label) = g.label {
+            out.push_str(&format!(
+                "\\multicolumn{{{width}}}{{l}}{{\\textit{{{}}}}} \\\\\n",
+                latex_escape(label)
+            ));
+        }
+        out.push_str(&latex_plain_rows(&g.rows));
+    }
+    out
+}
+
+fn latex_plain_rows(rows: &[&LeaderRow]) -> String {
     rows.iter()
         .map(|r| {
             let cells: Vec<String> = r
@@ -145,6 +186,197 @@ pub fn latex_rows(rows: &[LeaderRow]) -> String {
             format!("{} & {} \\\\\n", latex_escape(name(r)), cells.join(" & "))
         })
         .collect()
+}
+
+/// What a report's tables can be exported as (`knoblab score … --export`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Markdown,
+    Latex,
+}
+
+impl TableFormat {
+    /// Reads `csv`, `markdown` (`md`) or `latex` (`tex`).
+    pub fn parse(text: &str) -> Result<TableFormat, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "csv" => Ok(TableFormat::Csv),
+            "markdown" | "md" => Ok(TableFormat::Markdown),
+            "latex" | "tex" => Ok(TableFormat::Latex),
+            _ => Err(format!(
+                "export format {text:?}: expected csv, markdown or latex"
+            )),
+        }
+    }
+
+    /// The file extension of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Csv => "csv",
+            TableFormat::Markdown => "md",
+            TableFormat::Latex => "tex",
+        }
+    }
+}
+
+/// One table in a format: see [`table_csv`], [`table_markdown`] and
+/// [`table_latex`].
+pub fn table(table: &TableView, format: TableFormat) -> String {
+    match format {
+        TableFormat::Csv => table_csv(table),
+        TableFormat::Markdown => table_markdown(table),
+        TableFormat::Latex => table_latex(table),
+    }
+}
+
+/// Tables in a format, one after another: CSV and Markdown tables each
+/// under a line with their title (`# title` for CSV, `### title` for
+/// Markdown) and a blank line between; LaTeX tables each a `table`
+/// environment with its title as the caption.
+pub fn tables(list: &[TableView], format: TableFormat) -> String {
+    list.iter()
+        .map(|t| match format {
+            TableFormat::Csv => format!("# {}\n{}", t.title, table_csv(t)),
+            TableFormat::Markdown => format!("### {}\n\n{}", t.title, table_markdown(t)),
+            TableFormat::Latex => table_latex(t),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// CSV of a table: the header, then every row; an aggregate cell is its
+/// number at full precision (a fraction in 0–1, as the `--json` document
+/// has it), any other cell its text; a heading row keeps its cells in
+/// place, empty where a heading runs on.
+pub fn table_csv(table: &TableView) -> String {
+    let mut out = table
+        .header
+        .iter()
+        .map(|h| csv_field(h))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for row in &table.rows {
+        let fields: Vec<String> = row
+            .iter()
+            .map(|c| match c.value {
+                Some(v) => v.to_string(),
+                None if c.text == "–" => String::new(),
+                None => csv_field(&c.text),
+            })
+            .collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A Markdown table as the page shows it (percentages with one decimal);
+/// the text of a heading row in bold.
+pub fn table_markdown(table: &TableView) -> String {
+    let mut out = format!(
+        "| {} |\n|---|{}\n",
+        table
+            .header
+            .iter()
+            .map(|h| md_cell(h))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---:|".repeat(table.header.len().saturating_sub(1))
+    );
+    for (i, row) in table.rows.iter().enumerate() {
+        let heading = table.span_rows.contains(&i);
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| match (heading, c.text.is_empty()) {
+                (true, false) => format!("**{}**", md_cell(&c.text)),
+                _ => md_cell(&c.text),
+            })
+            .collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
+}
+
+/// A LaTeX `table` (booktabs rules) as a paper prints it: the title as
+/// caption; column-group rows above the header, each group centred over
+/// its columns with a rule under it; a row group's heading in italics
+/// across the table; cells as the page shows them ("–" as `--`).
+pub fn table_latex(table: &TableView) -> String {
+    let width = table.header.len();
+    let full_width = |i: usize| {
+        let spans = table.spans(i);
+        spans.len() == 1 && spans[0].1 == width
+    };
+    // Column groups: the heading rows before the first data row that do
+    // not run across the whole table.
+    let leading: Vec<usize> = (0..table.rows.len())
+        .take_while(|i| table.span_rows.contains(i))
+        .filter(|i| !full_width(*i))
+        .collect();
+    let mut out = String::new();
+    out.push_str("\\begin{table}[t]\n\\centering\n");
+    out.push_str(&format!("\\caption{{{}}}\n", latex_escape(&table.title)));
+    out.push_str(&format!(
+        "\\begin{{tabular}}{{l{}}}\n\\toprule\n",
+        "r".repeat(width.saturating_sub(1))
+    ));
+    for &i in &leading {
+        let mut cells = Vec::new();
+        let mut rules = Vec::new();
+        let mut at = 1;
+        for (text, n) in table.spans(i) {
+            if text.is_empty() {
+                cells.push(String::new());
+            } else {
+                cells.push(format!(
+                    "\\multicolumn{{{n}}}{{c}}{{{}}}",
+                    latex_escape(text)
+                ));
+                rules.push(format!("\\cmidrule(lr){{{at}-{}}}", at + n - 1));
+            }
+            at += n;
+        }
+        out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+        if !rules.is_empty() {
+            out.push_str(&format!("{}\n", rules.join(" ")));
+        }
+    }
+    let header: Vec<String> = table.header.iter().map(|h| latex_escape(h)).collect();
+    out.push_str(&format!("{} \\\\\n\\midrule\n", header.join(" & ")));
+    for (i, row) in table.rows.iter().enumerate() {
+        if leading.contains(&i) {
+            continue;
+        }
+        if table.span_rows.contains(&i) {
+            let cells: Vec<String> = table
+                .spans(i)
+                .into_iter()
+                .map(|(text, n)| match (text.is_empty(), n) {
+                    (true, _) => String::new(),
+                    (false, 1) => format!("\\textit{{{}}}", latex_escape(text)),
+                    (false, n) => {
+                        format!(
+                            "\\multicolumn{{{n}}}{{l}}{{\\textit{{{}}}}}",
+                            latex_escape(text)
+                        )
+                    }
+                })
+                .collect();
+            out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+            continue;
+        }
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| match c.text.as_str() {
+                "–" => "--".to_string(),
+                t => latex_escape(t),
+            })
+            .collect();
+        out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+    }
+    out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n");
+    out
 }
 
 /// The SWITCH leaderboard submission row as the leaderboard takes it:
@@ -168,6 +400,7 @@ mod tests {
             columns: vec!["Average".into(), "BA".into()],
             values,
             plain: Vec::new(),
+            group: None,
         }
     }
 

@@ -47,6 +47,7 @@ fn table2(doc: &Value) -> TableView {
             .collect();
     TableView {
         id: "epic-table2".into(),
+        span_rows: Vec::new(),
         title: "Table 2 row".into(),
         note: Some(
             "Average is the sample mean over all samples (overall.average_score), as in the paper; \
@@ -93,6 +94,7 @@ fn tasks(doc: &Value) -> TableView {
         .collect();
     TableView {
         id: "epic-tasks".into(),
+        span_rows: Vec::new(),
         title: "Tasks".into(),
         note: None,
         header,
@@ -121,6 +123,7 @@ fn counts(samples: &[SampleResult]) -> TableView {
         .collect();
     TableView {
         id: "epic-counts".into(),
+        span_rows: Vec::new(),
         title: "Count accuracy by number of targets".into(),
         note: Some("Samples that score a count (TL, VM, CR) with both counts known.".into()),
         header: ["targets", "samples", "exact count", "mean count score"]
@@ -274,6 +277,7 @@ pub fn view(
             .map(|r| r[1..].iter().map(|c| c.value).collect())
             .unwrap_or_default(),
         plain: Vec::new(),
+        group: None,
     };
     ReportView {
         benchmark: "EPIC-Bench".into(),

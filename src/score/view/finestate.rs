@@ -67,6 +67,7 @@ fn rates_table(doc: &Value, report: &Report, mode: &str) -> TableView {
     rows.push(mean);
     TableView {
         id: format!("finestate-{mode}"),
+        span_rows: Vec::new(),
         title: format!(
             "{} mode",
             if mode == "official" {
@@ -114,6 +115,7 @@ fn breakdown(
         .collect();
     TableView {
         id: id.into(),
+        span_rows: Vec::new(),
         title: title.into(),
         note: Some("Official mode.".into()),
         header: header("platform / group"),
@@ -308,6 +310,7 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
             columns,
             values,
             plain: Vec::new(),
+            group: None,
         },
     }
 }

@@ -45,6 +45,39 @@ pub struct TableView {
     pub note: Option<String>,
     pub header: Vec<String>,
     pub rows: Vec<Vec<CellView>>,
+    /// Rows that are headings, not data: the paper's column groups over
+    /// the header, or a group of model rows. In such a row each non-empty
+    /// cell runs over the empty cells after it.
+    #[serde(default)]
+    pub span_rows: Vec<usize>,
+}
+
+impl TableView {
+    /// The cells of heading row `i` as (text, how many columns it runs
+    /// over); every cell alone (span 1) in a data row.
+    pub fn spans(&self, i: usize) -> Vec<(&str, usize)> {
+        let Some(row) = self.rows.get(i) else {
+            return Vec::new();
+        };
+        if !self.span_rows.contains(&i) {
+            return row.iter().map(|c| (c.text.as_str(), 1)).collect();
+        }
+        let mut out: Vec<(&str, usize)> = Vec::new();
+        for c in row {
+            let runs_on = c.text.is_empty() && !out_is_leading(&out);
+            match out.last_mut() {
+                Some((_, n)) if runs_on => *n += 1,
+                _ => out.push((c.text.as_str(), 1)),
+            }
+        }
+        out
+    }
+}
+
+/// Whether every cell so far is empty (leading empty cells stay alone, so
+/// a column-group row keeps the columns before its first group apart).
+fn out_is_leading(out: &[(&str, usize)]) -> bool {
+    out.iter().all(|(t, _)| t.is_empty())
 }
 
 /// One cell: its text, and for an aggregate the number and where it is in
@@ -174,7 +207,132 @@ pub struct LeaderRow {
     pub values: Vec<Option<f64>>,
     /// Columns that are plain numbers (VSPS, distances), not fractions.
     pub plain: Vec<usize>,
+    /// The group the row is listed under (SWITCH: the model's access, as
+    /// the paper's Tables 1 and 2 group their rows); `None` for a
+    /// benchmark whose rows are not grouped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<RowGroup>,
 }
+
+/// A group of leaderboard rows: its heading and where it comes among the
+/// groups (lower first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowGroup {
+    pub order: u8,
+    pub label: String,
+}
+
+/// Rows under one heading, as a leaderboard lists them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedRows<'a> {
+    /// `None` when no row of the board has a group (one plain list).
+    pub label: Option<&'a str>,
+    pub rows: Vec<&'a LeaderRow>,
+}
+
+/// The rows of a leaderboard under their groups, the groups in their order
+/// (then by label), the rows of a group in the order given (so a sort the
+/// user chose holds inside each group). When no row has a group, one
+/// unlabelled list; a row without a group on a board that has groups is
+/// listed last under "Not grouped". The page's leaderboard, the CLI and
+/// every export list rows through this, so they group alike.
+///
+/// ```
+/// use knoblab::score::view::{grouped, LeaderRow, RowGroup};
+/// let row = |file: &str, order: u8, label: &str| LeaderRow {
+///     benchmark: "SWITCH".into(), file: file.into(), model: None,
+///     columns: vec![], values: vec![], plain: vec![],
+///     group: Some(RowGroup { order, label: label.into() }),
+/// };
+/// let rows = [row("a", 1, "Open-weight models"), row("b", 0, "Proprietary / API models"), row("c", 1, "Open-weight models")];
+/// let groups = grouped(&rows);
+/// assert_eq!(groups[0].label, Some("Proprietary / API models"));
+/// assert_eq!(groups[1].rows.iter().map(|r| r.file.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+/// ```
+pub fn grouped(rows: &[LeaderRow]) -> Vec<GroupedRows<'_>> {
+    if rows.iter().all(|r| r.group.is_none()) {
+        return vec![GroupedRows {
+            label: None,
+            rows: rows.iter().collect(),
+        }];
+    }
+    let mut keys: Vec<(u8, &str)> = rows
+        .iter()
+        .map(|r| {
+            r.group
+                .as_ref()
+                .map_or((u8::MAX, NOT_GROUPED), |g| (g.order, g.label.as_str()))
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(order, label)| GroupedRows {
+            label: Some(label),
+            rows: rows
+                .iter()
+                .filter(|r| {
+                    r.group
+                        .as_ref()
+                        .map_or((u8::MAX, NOT_GROUPED), |g| (g.order, g.label.as_str()))
+                        == (order, label)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// A leaderboard of several files as a table (what the CLI exports): a
+/// column-group row first when `column_groups` is given (its cells over
+/// `run` and the columns), then per group ([`grouped`]) a heading row and
+/// the group's rows, each named by its model (else its file), its cells as
+/// [`LeaderRow::text`] shows them with their numbers.
+pub fn board_table(
+    id: &str,
+    title: &str,
+    rows: &[LeaderRow],
+    column_groups: Option<Vec<CellView>>,
+) -> TableView {
+    let columns = rows.first().map_or(&[][..], |r| r.columns.as_slice());
+    let mut header = vec!["run".to_string()];
+    header.extend(columns.iter().cloned());
+    let mut out = Vec::new();
+    let mut span_rows = Vec::new();
+    if let Some(groups) = column_groups {
+        span_rows.push(out.len());
+        out.push(groups);
+    }
+    for g in grouped(rows) {
+        if let Some(label) = g.label {
+            span_rows.push(out.len());
+            let mut heading = vec![CellView::text(label)];
+            heading.extend(columns.iter().map(|_| CellView::text("")));
+            out.push(heading);
+        }
+        for r in g.rows {
+            let mut row = vec![CellView::text(
+                r.model.clone().unwrap_or_else(|| r.file.clone()),
+            )];
+            row.extend((0..r.values.len()).map(|i| CellView {
+                text: r.text(i),
+                value: r.values.get(i).copied().flatten(),
+                pointer: None,
+            }));
+            out.push(row);
+        }
+    }
+    TableView {
+        id: id.into(),
+        title: title.into(),
+        note: None,
+        header,
+        rows: out,
+        span_rows,
+    }
+}
+
+/// The heading of rows without a group on a board that has groups.
+pub const NOT_GROUPED: &str = "Not grouped";
 
 impl LeaderRow {
     /// Column `i` as tables show it: a fraction as [`percent`], a plain

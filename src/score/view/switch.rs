@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::{
     number, pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView,
-    TableView,
+    RowGroup, TableView,
 };
 use crate::score::switch::dataset::Skill;
 use crate::score::switch::report::{ItemResult, Layout, SwitchReport};
@@ -56,6 +56,7 @@ fn one_row_table(
 ) -> TableView {
     TableView {
         id: id.into(),
+        span_rows: Vec::new(),
         title: title.into(),
         note: note.map(str::to_string),
         header,
@@ -112,6 +113,7 @@ fn openqa(doc: &Value, report: &SwitchReport) -> TableView {
     all.extend(rows);
     TableView {
         id: "switch-openqa".into(),
+        span_rows: vec![0],
         title: "Table 2 layout: OpenQA (offline: exact match and token F1)".into(),
         note: Some(
             "The paper's column groups over the eight skills; All is over all items.".into(),
@@ -134,6 +136,7 @@ fn table6(doc: &Value, report: &SwitchReport) -> Option<TableView> {
     row.push(CellView::count(doc, pointer(&["judge", "responses"])));
     Some(TableView {
         id: "switch-table6".into(),
+        span_rows: Vec::new(),
         title: "Table 6: OpenQA judge diagnostics".into(),
         note: Some(
             "Shares of all OpenQA responses: Exact, Paraphrase, Partial, Contradiction, Complete Miss, multiple-choice contamination (scored 0) and no verdict (judge failures, incomplete, not judged) sum to 100%; Overall Correct = Exact + Paraphrase."
@@ -160,6 +163,7 @@ fn judge(doc: &Value, report: &SwitchReport) -> Option<TableView> {
     row.push(CellView::count(doc, pointer(&["judge", "judge_failures"])));
     Some(TableView {
         id: "switch-judge".into(),
+        span_rows: Vec::new(),
         title: "KnobLab's judge diagnostic: accuracy and shares of verdicts only".into(),
         note: Some("Not the paper's Table 6: these shares leave out contamination zeros and judge failures, so they are of the verdicts alone.".into()),
         header,
@@ -194,6 +198,7 @@ fn extra_families(doc: &Value, report: &SwitchReport) -> Option<TableView> {
         .collect();
     Some(TableView {
         id: "switch-extra-families".into(),
+        span_rows: Vec::new(),
         title: "Families outside the eight".into(),
         note: Some(if counted {
             "Scored under their own names and counted in Overall (as asked).".into()
@@ -243,6 +248,7 @@ fn leaderboard_mcq(doc: &Value, report: &SwitchReport) -> TableView {
     };
     TableView {
         id: "switch-leaderboard".into(),
+        span_rows: Vec::new(),
         title: format!("Leaderboard layout: MCQ accuracy of {}", report.model.name),
         note: Some(note),
         header,
@@ -268,6 +274,7 @@ fn leaderboard_openqa(doc: &Value, report: &SwitchReport) -> TableView {
         .collect();
     TableView {
         id: "switch-leaderboard-openqa".into(),
+        span_rows: Vec::new(),
         title: "Leaderboard layout: OpenQA (all tasks)".into(),
         note: None,
         header: ["split", "EM", "F1", "n"].map(String::from).to_vec(),
@@ -287,6 +294,7 @@ fn submission(doc: &Value, report: &SwitchReport) -> TableView {
     };
     TableView {
         id: "switch-submission".into(),
+        span_rows: Vec::new(),
         title: "Leaderboard submission row".into(),
         note: Some(
             "Fractions as percentages; the download gives the row as JSON with fractions.".into(),
@@ -361,6 +369,7 @@ fn video(doc: &Value, report: &SwitchReport) -> Option<TableView> {
     }
     Some(TableView {
         id: "switch-video".into(),
+        span_rows: Vec::new(),
         title: "Table 3: generated videos (VLM judge means, 1–5)".into(),
         note: Some(if v.has_human {
             "An Average row per input form (the mean of its model rows); human evaluation is the mean human rating.".into()
@@ -449,14 +458,44 @@ fn skills_table(doc: &Value, report: &SwitchReport) -> TableView {
     let mut row = vec![CellView::text(report.model.name.clone())];
     row.extend(cells);
     let mut rows = vec![group_row(2)];
-    rows.extend(access_row(report, header.len()));
+    let access = access_row(report, header.len());
+    let span_rows = if access.is_some() {
+        vec![0, 1]
+    } else {
+        vec![0]
+    };
+    rows.extend(access);
     rows.push(row);
     TableView {
         id: "switch-skills".into(),
+        span_rows,
         title: "Table 1 layout: MCQ accuracy by skill".into(),
         note: Some("The paper's column groups; Overall is over all items (item-weighted); an empty column shows –.".into()),
         header,
         rows,
+    }
+}
+
+/// The heading of a model whose access is not given.
+pub const ACCESS_NOT_GIVEN: &str = "Access not given";
+
+/// The group a model's rows are listed under on a leaderboard of several
+/// files, as the paper's Tables 1 and 2 group theirs.
+///
+/// **Decision:** proprietary/API models first, then open-weight models (the
+/// paper's order, [`ModelAccess`](crate::score::switch::report::ModelAccess)'s
+/// order); a model whose access is not given is listed last under its own
+/// heading rather than guessed into either.
+pub fn access_group(report: &SwitchReport) -> RowGroup {
+    match report.model.access {
+        Some(a) => RowGroup {
+            order: a as u8,
+            label: a.group().to_string(),
+        },
+        None => RowGroup {
+            order: 2,
+            label: ACCESS_NOT_GIVEN.to_string(),
+        },
     }
 }
 
@@ -490,6 +529,7 @@ pub fn layout_rows(
                 columns,
                 values,
                 plain: Vec::new(),
+                group: Some(access_group(report)),
             }]
         }
         Layout::Leaderboard => report
@@ -508,8 +548,30 @@ pub fn layout_rows(
                     .map(|(c, _)| number(doc, &["leaderboard", "mcq", split, c, "accuracy"]))
                     .collect(),
                 plain: Vec::new(),
+                group: Some(access_group(report)),
             })
             .collect(),
+    }
+}
+
+/// Several SWITCH runs as one table in a layout: their
+/// [`layout_rows`] under the access groups of [`access_group`], with the
+/// paper's column groups over the skills in the paper's layout (Table 1
+/// with a row per model).
+pub fn runs_table(rows: &[LeaderRow], layout: Layout) -> TableView {
+    match layout {
+        Layout::Paper => super::board_table(
+            "switch-runs",
+            "Table 1 layout: MCQ accuracy by skill, one row per model",
+            rows,
+            Some(group_row(2)),
+        ),
+        Layout::Leaderboard => super::board_table(
+            "switch-runs",
+            "Leaderboard layout: MCQ accuracy, a row per model and split",
+            rows,
+            None,
+        ),
     }
 }
 
@@ -537,6 +599,7 @@ pub fn view_in(
         columns: Vec::new(),
         values: Vec::new(),
         plain: Vec::new(),
+        group: None,
     });
     let row = match layout {
         Layout::Leaderboard => LeaderRow {

@@ -78,6 +78,7 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
         notes: vec![format!("Agent: {agent}. Rates in %, VSPS, GVPE and distances on the 0–1000 scale; ↓ lower is better.")],
         tables: vec![TableView {
             id: "trajectories-main".into(),
+            span_rows: Vec::new(),
             title: "VGEBench main results".into(),
             note: None,
             header,
@@ -102,6 +103,7 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
             columns: COLUMNS.iter().map(|(_, l, _)| l.to_string()).collect(),
             values: COLUMNS.iter().map(|(k, _, _)| doc.get(k).and_then(Value::as_f64)).collect(),
             plain: (0..COLUMNS.len()).filter(|i| !COLUMNS[*i].2).collect(),
+            group: None,
         },
     }
 }

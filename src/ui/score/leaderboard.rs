@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::score::export;
 use crate::score::session::Leaderboard;
-use crate::score::view::LeaderRow;
+use crate::score::view::{grouped, LeaderRow};
 
 /// The export kinds: (label, file extension, MIME type).
 const KINDS: [(&str, &str, &str); 4] = [
@@ -79,6 +79,7 @@ fn sorted(rows: &[LeaderRow], column: Option<usize>, descending: bool) -> Vec<Le
 pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
     let Leaderboard { benchmark, rows } = board;
     let columns = rows.first().map(|r| r.columns.clone()).unwrap_or_default();
+    let width = (columns.len() + 1).to_string();
     let rows = StoredValue::new(rows);
     let sort = RwSignal::new((None::<usize>, false));
     let shown = Memo::new(move |_| {
@@ -126,15 +127,28 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
                 <table class="score-table">
                     <thead><tr><th>"run"</th>{header}</tr></thead>
                     <tbody>
-                        {move || shown.get().into_iter().map(|r| {
-                            let name = r.model.clone().map_or(r.file.clone(), |m| format!("{m} ({})", r.file));
-                            view! {
-                                <tr data-testid="leader-row">
-                                    <td>{name}</td>
-                                    {r.values.iter().enumerate().map(|(i, v)| view! { <td data-value=v.map(|v| v.to_string())>{r.text(i)}</td> }).collect_view()}
-                                </tr>
-                            }
-                        }).collect_view()}
+                        {move || {
+                            let rows = shown.get();
+                            // The core groups the rows (SWITCH: by model access); a sort holds inside each group.
+                            grouped(&rows).into_iter().map(|g| {
+                                let heading = g.label.map(|label| view! {
+                                    <tr class="group-row" data-testid="leader-group">
+                                        <th colspan=width.clone() scope="rowgroup">{label.to_string()}</th>
+                                    </tr>
+                                });
+                                let group = g.label.unwrap_or_default().to_string();
+                                let body = g.rows.into_iter().map(|r| {
+                                    let name = r.model.clone().map_or(r.file.clone(), |m| format!("{m} ({})", r.file));
+                                    view! {
+                                        <tr data-testid="leader-row" data-group=group.clone()>
+                                            <td>{name}</td>
+                                            {r.values.iter().enumerate().map(|(i, v)| view! { <td data-value=v.map(|v| v.to_string())>{r.text(i)}</td> }).collect_view()}
+                                        </tr>
+                                    }
+                                }).collect_view();
+                                view! { {heading}{body} }
+                            }).collect_view()
+                        }}
                     </tbody>
                 </table>
             </div>

@@ -54,15 +54,38 @@ pub fn Report(
     }
 }
 
-/// A table of the report.
+/// A table of the report; a heading row (the paper's column groups, a
+/// group of model rows) draws each heading over the columns it runs over.
 #[component]
 pub fn Table(table: TableView) -> impl IntoView {
+    let body = (0..table.rows.len())
+        .map(|i| {
+            if table.span_rows.contains(&i) {
+                let cells = table
+                    .spans(i)
+                    .into_iter()
+                    .map(|(text, n)| view! { <th class="group-cell" colspan=n.to_string()>{text.to_string()}</th> })
+                    .collect_view();
+                view! { <tr class="group-row">{cells}</tr> }.into_any()
+            } else {
+                let cells = table.rows[i]
+                    .iter()
+                    .cloned()
+                    .map(|c| {
+                        let value = c.value.map(|v| v.to_string());
+                        view! { <td data-pointer=c.pointer data-value=value>{c.text}</td> }
+                    })
+                    .collect_view();
+                view! { <tr>{cells}</tr> }.into_any()
+            }
+        })
+        .collect_view();
     let TableView {
         id,
         title,
         note,
         header,
-        rows,
+        ..
     } = table;
     view! {
         <div class="table-wrap" data-testid=format!("table-{id}")>
@@ -71,24 +94,7 @@ pub fn Table(table: TableView) -> impl IntoView {
             <div class="scroll-x">
                 <table class="score-table">
                     <thead><tr>{header.into_iter().map(|h| view! { <th>{h}</th> }).collect_view()}</tr></thead>
-                    <tbody>
-                        {rows
-                            .into_iter()
-                            .map(|row| {
-                                view! {
-                                    <tr>
-                                        {row
-                                            .into_iter()
-                                            .map(|c| {
-                                                let value = c.value.map(|v| v.to_string());
-                                                view! { <td data-pointer=c.pointer data-value=value>{c.text}</td> }
-                                            })
-                                            .collect_view()}
-                                    </tr>
-                                }
-                            })
-                            .collect_view()}
-                    </tbody>
+                    <tbody>{body}</tbody>
                 </table>
             </div>
         </div>
