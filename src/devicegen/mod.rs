@@ -22,7 +22,8 @@
 //! - [`desc`]: the description files.
 //! - [`mechanics`]: actions and parameters from a component's operation.
 //! - [`views`]: faces and projections of the eight (or nine) views.
-//! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts.
+//! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts; `looks/`:
+//!   one drawing function per look of a part.
 //! - [`render`]: SVG to pixels, PNG and measured boxes (resvg).
 //! - [`device`]: one device's bundle.
 //! - [`live`]: what each state shows: the live layer's patches.
@@ -34,6 +35,7 @@ pub mod device;
 pub mod draw;
 pub mod icons;
 pub mod live;
+mod looks;
 pub mod mechanics;
 pub mod render;
 pub mod sheet;
