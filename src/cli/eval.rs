@@ -13,7 +13,8 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::eval::{
-    evaluate, load_bundles, load_library, make_plan, DeviceFilter, EvalEvent, EvalOptions, Stop,
+    evaluate, load_bundles_with, load_library, make_plan, DeviceFilter, EvalEvent, EvalOptions,
+    Stop,
 };
 use crate::metrics;
 use crate::vlm::{
@@ -26,8 +27,8 @@ use super::read::read_text_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Bundles to play (folders, zips or JSON files); without any, the
-    /// devices of --library.
+    /// Bundles to play (folders, zips or JSON files, or generated devices'
+    /// ids such as `lamp-g0001`); without any, the devices of --library.
     pub bundles: Vec<PathBuf>,
     /// The library index whose devices are played when no bundle is named.
     #[arg(long, default_value = "data/library.json")]
@@ -227,7 +228,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bundles = if args.bundles.is_empty() {
         load_library(&args.library, &filter)?
     } else {
-        load_bundles(&args.bundles, &filter)?
+        load_bundles_with(&args.bundles, &filter, |p| {
+            super::library::load_device(p).map_err(|e| knoblab_eval_load(p, e))
+        })?
     };
     let plan = make_plan(source, settings, bundles, &args.tasks, args.repeats, replay)?;
     let options = EvalOptions {
@@ -364,4 +367,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ if !outcome.problems.is_empty() => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     })
+}
+
+fn knoblab_eval_load(path: &std::path::Path, e: anyhow::Error) -> crate::eval::EvalError {
+    crate::eval::EvalError::Load {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
 }

@@ -210,9 +210,19 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
 
 /// The bundles at `paths` (folders, zips, JSON files) that `filter` keeps.
 pub fn load_bundles(paths: &[PathBuf], filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
+    load_bundles_with(paths, filter, load_one)
+}
+
+/// [`load_bundles`] with another loader for each path (the CLI's also
+/// makes a generated device from its id).
+pub fn load_bundles_with(
+    paths: &[PathBuf],
+    filter: &DeviceFilter,
+    load: impl Fn(&Path) -> Result<Bundle, EvalError>,
+) -> Result<Vec<Bundle>, EvalError> {
     let mut out = Vec::new();
     for path in paths {
-        let bundle = load_one(path)?;
+        let bundle = load(path)?;
         if filter.keeps(&bundle.manifest.id, &bundle.manifest.category) {
             out.push(bundle);
         }
