@@ -165,10 +165,13 @@ python_test() {
 }
 
 # Regenerates the device library (data/devices, data/library.json,
-# data/library-sheet.png) from data/gen and data/ucsm.
+# data/library-sheet.png) from data/gen and data/ucsm, and the manifest of
+# the generated devices (data/generated.json; they are made on demand).
 library() {
   step "device library (knoblab library build)"
   cargo run --quiet --bin knoblab -- library build --out data
+  step "generated devices' manifest (knoblab library generate)"
+  cargo run --quiet --bin knoblab -- library generate --out data
 }
 
 # cargo-fuzz runs on a nightly toolchain (its coverage flags need one).

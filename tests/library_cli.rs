@@ -86,3 +86,28 @@ fn a_part_the_template_lacks_stops_the_build_and_names_the_device() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_takes_a_generated_devices_id_and_the_oracle_solves_its_tasks() {
+    let out = std::env::temp_dir().join(format!("knoblab-gen-run-{}.jsonl", std::process::id()));
+    let result = Command::new(env!("CARGO_BIN_EXE_knoblab"))
+        .args(["run", "lamp-g0001", "--agent", "oracle", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(stdout.lines().count(), 17, "{stdout}");
+    assert!(stdout.lines().all(|l| l.ends_with("(solved)")), "{stdout}");
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 17);
+    assert!(
+        lines.contains("\"lamp-g0001\""),
+        "the trajectories name the device"
+    );
+    let _ = std::fs::remove_file(&out);
+}

@@ -19,8 +19,8 @@ use super::metrics::print_runs;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Bundles to play (folders, zips or JSON files); without any, the
-    /// devices of --library.
+    /// Bundles to play (folders, zips or JSON files, or generated devices'
+    /// ids such as `lamp-g0001`); without any, the devices of --library.
     pub bundles: Vec<PathBuf>,
     /// The library index whose devices are played when no bundle is named.
     #[arg(long, default_value = "data/library.json")]

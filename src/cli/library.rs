@@ -17,6 +17,58 @@ pub enum Command {
     /// Draw every described device and write its bundle, the library
     /// index and the contact sheet (replacing OUT/devices entirely).
     Build(BuildArgs),
+    /// Make every generated device (no pictures) and write their manifest,
+    /// OUT/generated.json: ids, task and action counts, content hashes.
+    Generate(GenerateArgs),
+    /// The library's figures (devices, episodes, devices per category,
+    /// action mix) beside the paper's (VGEBench Tables 2, 7 and 8).
+    Stats(StatsArgs),
+    /// Check generated devices: each is made with its pictures, validates
+    /// with no diagnostic, matches its manifest hash, and the oracle
+    /// solves every task within budget.
+    Check(CheckArgs),
+    /// Draw a category's contact sheet: its hand-described devices, then
+    /// its generated ones, front views with name and id.
+    Sheet(SheetArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SheetArgs {
+    /// The category (as data/ucsm names it).
+    pub category: String,
+    /// The PNG to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// The folder holding library.json and generated.json.
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The folder holding generated.json.
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Check every n-th generated device (1: all of them).
+    #[arg(long, default_value_t = 1)]
+    pub every: usize,
+    /// Start the sample at this device (0-based; with --every).
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Where the manifest goes (OUT/generated.json).
+    #[arg(long, default_value = "data")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -34,7 +86,106 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Command::Build(args) = args.command;
+    match args.command {
+        Command::Build(args) => build(args),
+        Command::Generate(args) => generate(args),
+        Command::Stats(args) => stats(args),
+        Command::Check(args) => check(args),
+        Command::Sheet(args) => sheet(args),
+    }
+}
+
+fn read_generated(
+    data: &std::path::Path,
+) -> anyhow::Result<crate::devicegen::generated::GeneratedIndex> {
+    use crate::devicegen::generated::{GeneratedIndex, GENERATED_FILE};
+    let path = data.join(GENERATED_FILE);
+    let bytes = super::read::read_bounded(&path)?;
+    GeneratedIndex::parse(&bytes).map_err(anyhow::Error::msg)
+}
+
+fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
+    use crate::devicegen::generated::Inputs;
+    use crate::devicegen::stats::{figures, stats, table};
+    let index_path = args.data.join(INDEX_FILE);
+    let index = crate::bundle::LibraryIndex::parse(&super::read::read_bounded(&index_path)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", index_path.display()))?;
+    let mut hand = Vec::new();
+    for entry in &index.devices {
+        let bundle = crate::bundle::check_path(&args.data.join(&entry.path))
+            .into_result()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", entry.id))?;
+        hand.push(figures(&bundle));
+    }
+    let generated = read_generated(&args.data)?;
+    let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
+    let s = stats(&hand, &generated, &inputs.space.counts);
+    if args.json {
+        super::out::json(&s)?;
+    } else {
+        super::out::text(&table(&s))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    use crate::devicegen::generated::{check_device, Inputs};
+    let started = std::time::Instant::now();
+    let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
+    let manifest = read_generated(&args.data)?;
+    let every = args.every.max(1);
+    let mut problems = Vec::new();
+    let (mut devices, mut episodes) = (0usize, 0usize);
+    for entry in manifest.devices.iter().skip(args.offset).step_by(every) {
+        match check_device(inputs, entry) {
+            Ok(n) => episodes += n,
+            Err(e) => problems.push(format!("{}: {e}", entry.id)),
+        }
+        devices += 1;
+    }
+    super::out::text(&format!(
+        "checked {devices} of {} generated devices ({episodes} oracle episodes) in {:.1} s: {}\n",
+        manifest.devices.len(),
+        started.elapsed().as_secs_f64(),
+        if problems.is_empty() {
+            "all sound".to_string()
+        } else {
+            format!("{} with problems", problems.len())
+        }
+    ))?;
+    if problems.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for p in &problems {
+            super::out::warn(p);
+        }
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
+    use crate::devicegen::generated::{Inputs, GENERATED_FILE};
+    let started = std::time::Instant::now();
+    let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
+    let manifest = inputs.manifest(|_| true).map_err(anyhow::Error::msg)?;
+    let path = args.out.join(GENERATED_FILE);
+    let json = serde_json::to_string(&manifest)? + "\n";
+    crate::input::fs::write_atomic(&path, json.as_bytes())?;
+    super::out::text(&format!(
+        "{} generated devices, {} tasks, in {:.1} s; manifest {}\n",
+        manifest.devices.len(),
+        manifest
+            .devices
+            .iter()
+            .map(|d| d.single + d.multi)
+            .sum::<usize>(),
+        started.elapsed().as_secs_f64(),
+        path.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let summary =
         build_library(&args.descriptions, &args.ucsm, &args.out).map_err(anyhow::Error::msg)?;
     super::out::text(&format!(
@@ -48,4 +199,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.join(SHEET_FILE).display(),
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn sheet(args: SheetArgs) -> anyhow::Result<ExitCode> {
+    use crate::devicegen::generated::Inputs;
+    let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
+    let png = inputs
+        .category_sheet(&args.category)
+        .map_err(anyhow::Error::msg)?;
+    crate::input::fs::write_atomic(&args.out, &png)?;
+    super::out::text(&format!("{}\n", args.out.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A bundle at `path`, or a generated device by its id
+/// ([`crate::devicegen::generated::load_device`]).
+pub fn load_device(path: &std::path::Path) -> anyhow::Result<crate::bundle::Bundle> {
+    crate::devicegen::generated::load_device(path).map_err(anyhow::Error::msg)
 }

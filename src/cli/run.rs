@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::agents::{run_episode, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
-use crate::bundle::load_path;
 use crate::eval::{Finished, Output};
 use crate::sim::{RenderMode, Settings};
 
@@ -16,7 +15,8 @@ use super::read::read_text_bounded;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The bundle: a folder, a zip or a single JSON file.
+    /// The bundle: a folder, a zip or a single JSON file, or a generated
+    /// device's id (`lamp-g0001`, made now).
     pub bundle: PathBuf,
     /// Only this task (default: every task of the bundle).
     #[arg(long)]
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .chain(script)
         .collect();
     crate::input::fs::check_output_not_input(&args.out, &inputs)?;
-    let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let bundle = super::library::load_device(&args.bundle)?;
     let mut settings = Settings::with_lambda(args.lambda);
     settings.agent = args.agent.trim().to_string();
     settings.render = args.render;

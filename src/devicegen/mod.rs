@@ -22,23 +22,31 @@
 //! - [`desc`]: the description files.
 //! - [`mechanics`]: actions and parameters from a component's operation.
 //! - [`views`]: faces and projections of the eight (or nine) views.
-//! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts.
+//! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts; `looks/`:
+//!   one drawing function per look of a part.
 //! - [`render`]: SVG to pixels, PNG and measured boxes (resvg).
 //! - [`device`]: one device's bundle.
 //! - [`live`]: what each state shows: the live layer's patches.
 //! - [`tasks`]: single- and multi-turn tasks by path search.
-//! - [`sheet`]: the contact sheet.
+//! - [`sheet`]: the contact sheets.
+//! - [`vary`]: the seeded variation generator (variants of a category).
+//! - [`generated`]: the generated devices: made on demand, their manifest.
+//! - [`stats`]: the library's figures beside the paper's.
 
 pub mod desc;
 pub mod device;
 pub mod draw;
+pub mod generated;
 pub mod icons;
 pub mod live;
+mod looks;
 pub mod mechanics;
 pub mod render;
 pub mod sheet;
+pub mod stats;
 pub mod svg;
 pub mod tasks;
+pub mod vary;
 pub mod views;
 
 use crate::input::fs::write_atomic;

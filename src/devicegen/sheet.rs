@@ -47,6 +47,22 @@ pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String>
     png(&raster(&parse(&svg)?)?)
 }
 
+/// A card's picture: the front view at half size, as PNG (what the
+/// library page shows for a generated device, drawn when the card is).
+pub fn front_png(desc: &DeviceDesc) -> Result<Vec<u8>, String> {
+    const SCALE: f64 = 0.5;
+    let front = scenes(&desc.body)
+        .into_iter()
+        .next()
+        .ok_or("no front view")?;
+    let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
+    let (w, h) = (CANVAS.0 * SCALE, CANVAS.1 * SCALE);
+    let svg = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans"><rect width="{w}" height="{h}" fill="#f3f2ee"/><g transform="scale({SCALE})">{drawing}</g></svg>"##
+    );
+    png(&raster(&parse(&svg)?)?)
+}
+
 /// The devices, views and states of the live contact sheet: each row one
 /// device in three states, drawn by the core's live renderer.
 pub const LIVE_SHEET: [(&str, &str, [&str; 3]); 6] = [

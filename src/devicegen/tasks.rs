@@ -27,15 +27,52 @@ const MAX_CHAINS: usize = 20_000;
 /// Single-turn then multi-turn tasks for `ssm`, all starting in view
 /// `view`; an error when there are too few of either kind.
 pub fn tasks(ssm: &StateMachine, view: &str) -> Result<Vec<Task>, String> {
-    let single = single_turn(ssm, view);
-    let multi = multi_turn(ssm, view);
-    if single.len() < MIN_TASKS_PER_KIND || multi.len() < MIN_TASKS_PER_KIND {
+    counted_tasks(ssm, view, Counts::HAND)
+}
+
+/// How many tasks of each kind to find, and how few are accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub single: usize,
+    pub multi: usize,
+    /// Fewer single-turn tasks than this, or multi-turn, is refused.
+    pub min_single: usize,
+    pub min_multi: usize,
+}
+
+impl Counts {
+    /// The hand-described devices': up to six of each, at least five.
+    pub const HAND: Counts = Counts {
+        single: TASKS_PER_KIND,
+        multi: TASKS_PER_KIND,
+        min_single: MIN_TASKS_PER_KIND,
+        min_multi: MIN_TASKS_PER_KIND,
+    };
+
+    /// Exactly `single` and `multi` (a generated device's).
+    pub fn exactly(single: usize, multi: usize) -> Counts {
+        Counts {
+            single,
+            multi,
+            min_single: single,
+            min_multi: multi,
+        }
+    }
+}
+
+/// [`tasks`] with other counts.
+pub fn counted_tasks(ssm: &StateMachine, view: &str, counts: Counts) -> Result<Vec<Task>, String> {
+    let single = single_turn(ssm, view, counts.single);
+    let multi = multi_turn(ssm, view, counts.multi);
+    if single.len() < counts.min_single || multi.len() < counts.min_multi {
         return Err(format!(
             "only {} single-turn and {} multi-turn tasks can be found (goal states: {}); at least \
-             {MIN_TASKS_PER_KIND} of each are needed: give the device more of its category's parts",
+             {} single-turn and {} multi-turn are needed: give the device more of its category's parts",
             single.len(),
             multi.len(),
-            goal_states(ssm).into_iter().collect::<Vec<_>>().join(", ")
+            goal_states(ssm).into_iter().collect::<Vec<_>>().join(", "),
+            counts.min_single,
+            counts.min_multi
         ));
     }
     Ok(single.into_iter().chain(multi).collect())
@@ -116,7 +153,7 @@ fn task(ssm: &StateMachine, id: String, start: &str, goals: &[&str], view: &str)
     }
 }
 
-fn single_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
+fn single_turn(ssm: &StateMachine, view: &str, wanted: usize) -> Vec<Task> {
     let goals = goal_states(ssm);
     let initial = ssm.initial_state.as_str();
     let starts: Vec<&str> = by_distance(ssm, initial)
@@ -132,7 +169,7 @@ fn single_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
     for any_goal in [false, true] {
         for &start in &starts {
             for (target, _) in by_distance(ssm, start) {
-                if out.len() == TASKS_PER_KIND {
+                if out.len() == wanted {
                     return out;
                 }
                 let new_goal = !reached.contains(target);
@@ -157,7 +194,7 @@ fn single_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
     out
 }
 
-fn multi_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
+fn multi_turn(ssm: &StateMachine, view: &str, wanted: usize) -> Vec<Task> {
     let goals = goal_states(ssm);
     let initial = ssm.initial_state.as_str();
     let reach: BTreeMap<&str, BTreeSet<&str>> = goals
@@ -195,11 +232,19 @@ fn multi_turn(ssm: &StateMachine, view: &str) -> Vec<Task> {
             }
         }
     }
-    // Lengths in turn (2, 3, 4, 2, 3, 4), each time the first chain whose
-    // first and last goals are both new, else any chain not yet chosen.
+    // Lengths in turn (2, 3, 4, 2, 3, 4, …), each time the first chain
+    // whose first and last goals are both new, else any chain not yet
+    // chosen. Up to six tasks get one and a half turns per task (the
+    // hand-described devices' nine), more get three per task, so that a
+    // device short of long chains still finds its count among shorter ones.
+    let turns = if wanted <= TASKS_PER_KIND {
+        wanted * 3 / 2
+    } else {
+        wanted * 3
+    };
     let mut chosen: Vec<Vec<&str>> = Vec::new();
-    for len in [2, 3, 4, 2, 3, 4, 2, 3, 4] {
-        if chosen.len() == TASKS_PER_KIND {
+    for len in [2, 3, 4].into_iter().cycle().take(turns) {
+        if chosen.len() == wanted {
             break;
         }
         let of_len = || {

@@ -228,9 +228,15 @@ impl DeviceFilter {
 }
 
 fn load_one(path: &Path) -> Result<Bundle, EvalError> {
-    crate::bundle::load_path(path).map_err(|e| EvalError::Load {
+    // With the generator built in (feature `cli`), a generated device's id
+    // names it too.
+    #[cfg(feature = "cli")]
+    let loaded = crate::devicegen::generated::load_device(path);
+    #[cfg(not(feature = "cli"))]
+    let loaded = crate::bundle::load_path(path).map_err(|e| e.to_string());
+    loaded.map_err(|message| EvalError::Load {
         path: path.display().to_string(),
-        message: e.to_string(),
+        message,
     })
 }
 
@@ -260,7 +266,8 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
     Ok(out)
 }
 
-/// The bundles at `paths` (folders, zips, JSON files) that `filter` keeps.
+/// The bundles at `paths` (folders, zips, JSON files, or generated
+/// devices' ids when the generator is built in) that `filter` keeps.
 pub fn load_bundles(paths: &[PathBuf], filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
     let mut out = Vec::new();
     for path in paths {

@@ -1,0 +1,443 @@
+//! The generated part of the library: the variants of every category
+//! ([`super::vary`]), made on demand from the committed descriptions, and
+//! their manifest (`data/generated.json`): per device its id, category,
+//! name, task counts, action counts and a content hash of its JSON files,
+//! so that a rerun is checked byte for byte without committing a picture.
+//!
+//! The inputs are compiled in ([`Inputs::embedded`]): the page (wasm), the
+//! Python package and the CLI make a generated device from the same bytes,
+//! and its pictures are drawn when it is opened.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::bundle::{LibraryEntry, StateMachine};
+
+use super::desc::CategoryFile;
+use super::device::{generate_counted, Generated, VARIANT_SOURCE};
+use super::tasks::Counts;
+use super::vary::{draw_variant, variant_id, Space, Variant, ATTEMPTS};
+
+/// The `format` of `data/generated.json`.
+pub const GENERATED_FORMAT: &str = "knoblab-generated/1";
+/// Where the manifest is, relative to the repository's `data/`.
+pub const GENERATED_FILE: &str = "generated.json";
+/// A generated device's `path` in the library index: it has no folder.
+pub const GENERATED_PATH: &str = "generated";
+
+/// The manifest of the generated devices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedIndex {
+    pub format: String,
+    /// The design space's version.
+    pub version: String,
+    /// A hash of every input (descriptions, templates, design space) and
+    /// of every device's hash: the generated library's content hash.
+    pub hash: String,
+    pub devices: Vec<GeneratedEntry>,
+}
+
+/// One generated device in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedEntry {
+    pub id: String,
+    pub category: String,
+    pub name: String,
+    /// The hand-described device it was varied from.
+    pub archetype: String,
+    pub single: usize,
+    pub multi: usize,
+    /// Its SSM's transitions by action (`timed_wait` for timed ones;
+    /// `immediate` ones are not actions and are not counted).
+    pub actions: BTreeMap<String, usize>,
+    /// SHA-256 of its JSON files (name, length and bytes of each, in name
+    /// order).
+    pub hash: String,
+}
+
+impl GeneratedIndex {
+    /// Reads a manifest, checking its format.
+    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, String> {
+        let index: GeneratedIndex = serde_json::from_slice(bytes).map_err(|e| {
+            format!("{GENERATED_FILE}: {e}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")
+        })?;
+        if index.format != GENERATED_FORMAT {
+            return Err(format!(
+                "{GENERATED_FILE}: format is {:?}; expected {GENERATED_FORMAT:?}",
+                index.format
+            ));
+        }
+        Ok(index)
+    }
+}
+
+impl GeneratedEntry {
+    /// The card a library index shows for it (no folder, no files: the
+    /// device is made when it is opened).
+    pub fn library_entry(&self) -> LibraryEntry {
+        LibraryEntry {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            category: self.category.clone(),
+            path: format!("{GENERATED_PATH}/{}", self.id),
+            files: Vec::new(),
+            thumbnail: "views/front.png".to_string(),
+            tasks: self.single + self.multi,
+        }
+    }
+}
+
+/// Whether a library entry is a generated device (made on demand).
+pub fn is_generated(entry: &LibraryEntry) -> bool {
+    entry.files.is_empty() && entry.path.starts_with(&format!("{GENERATED_PATH}/"))
+}
+
+/// What generated devices are made from.
+pub struct Inputs {
+    pub space: Space,
+    /// Each category's description file and template, by category name.
+    pub categories: Vec<(CategoryFile, StateMachine)>,
+    /// The bytes of every input, for the content hash.
+    digest: String,
+}
+
+/// The committed inputs, compiled in.
+mod embedded {
+    macro_rules! category {
+        ($($name:literal),* $(,)?) => {
+            &[$(($name,
+                include_str!(concat!("../../data/gen/", $name, ".json")),
+                include_str!(concat!("../../data/ucsm/", $name, ".json")))),*]
+        };
+    }
+    pub const SPACE: &str = include_str!("../../data/gen/space/space.json");
+    pub const CATEGORIES: &[(&str, &str, &str)] = category!(
+        "AirFryer",
+        "AirPurifier",
+        "CarKey",
+        "CoffeeMachine",
+        "DigitalAlarmClock",
+        "DigitalCamera",
+        "ElectricFan",
+        "ElectricKettle",
+        "ElectricToothbrush",
+        "FilmCamera",
+        "Flashlight",
+        "HairDryer",
+        "Heater",
+        "Humidifier",
+        "Lamp",
+        "Landline",
+        "Lighter",
+        "MechanicalAlarmClock",
+        "Microwave",
+        "PowerBank",
+        "Razor",
+        "RiceCooker",
+        "ThermometerGun",
+        "Vacuum",
+        "WashingMachine",
+        "WeighingScale",
+    );
+}
+
+impl Inputs {
+    /// From texts: the design space, and per category its description
+    /// file and template.
+    pub fn from_texts(space: &str, categories: &[(&str, &str, &str)]) -> Result<Inputs, String> {
+        let mut hasher = Sha256::new();
+        hasher.update(space.as_bytes());
+        let space = Space::parse(space)?;
+        let mut out = Vec::new();
+        for (name, gen, ucsm) in categories {
+            hasher.update(name.as_bytes());
+            hasher.update(gen.as_bytes());
+            hasher.update(ucsm.as_bytes());
+            let file: CategoryFile =
+                serde_json::from_str(gen).map_err(|e| format!("data/gen/{name}.json: {e}"))?;
+            let template: StateMachine =
+                serde_json::from_str(ucsm).map_err(|e| format!("data/ucsm/{name}.json: {e}"))?;
+            out.push((file, template));
+        }
+        Ok(Inputs {
+            space,
+            categories: out,
+            digest: hex(&hasher.finalize()),
+        })
+    }
+
+    /// The inputs compiled into this build.
+    pub fn embedded() -> Result<&'static Inputs, String> {
+        static INPUTS: std::sync::OnceLock<Result<Inputs, String>> = std::sync::OnceLock::new();
+        INPUTS
+            .get_or_init(|| Inputs::from_texts(embedded::SPACE, embedded::CATEGORIES))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Every generated device, in manifest order: (category index, index
+    /// from 1), categories by name, each category's devices in turn.
+    pub fn plan(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (c, (file, _)) in self.categories.iter().enumerate() {
+            let total = self.space.counts.get(&file.category).copied().unwrap_or(0);
+            for index in 1..=total.saturating_sub(file.devices.len()) {
+                out.push((c, index));
+            }
+        }
+        out
+    }
+
+    /// The category and index of a generated id, when it is one.
+    pub fn locate(&self, id: &str) -> Option<(usize, usize)> {
+        let (prefix, number) = id.rsplit_once("-g")?;
+        let index: usize = number.parse().ok()?;
+        let c = self
+            .categories
+            .iter()
+            .position(|(file, _)| super::vary::prefix(file) == prefix)?;
+        let (file, _) = &self.categories[c];
+        let total = self.space.counts.get(&file.category).copied().unwrap_or(0);
+        let wanted = variant_id(file, index);
+        (index >= 1 && index <= total.saturating_sub(file.devices.len()) && wanted == id)
+            .then_some((c, index))
+    }
+
+    fn counts(&self) -> Counts {
+        Counts::exactly(self.space.single_turn, self.space.multi_turn)
+    }
+
+    /// Variant `index` of category `c`: the first attempt whose device is
+    /// sound (validates, has no dead end, has its task counts), else the
+    /// plain one (nothing left out).
+    pub fn variant(&self, c: usize, index: usize) -> Result<(Variant, Generated), String> {
+        let (file, ucsm) = self
+            .categories
+            .get(c)
+            .ok_or_else(|| format!("no category number {c}"))?;
+        let mut last = String::new();
+        for attempt in 0..=ATTEMPTS {
+            let v = draw_variant(&self.space, file, ucsm, index, attempt)?;
+            match generate_counted(
+                &v.category,
+                &v.desc,
+                &v.ucsm,
+                false,
+                self.counts(),
+                VARIANT_SOURCE,
+            ) {
+                Ok(g) => return Ok((v, g)),
+                Err(e) => last = e,
+            }
+        }
+        Err(format!(
+            "{}: no sound variant in {} attempts; the last: {last}",
+            variant_id(file, index),
+            ATTEMPTS + 1
+        ))
+    }
+
+    /// A generated device's whole bundle, pictures and live layer
+    /// included, by id.
+    pub fn open(&self, id: &str) -> Result<Generated, String> {
+        let (c, index) = self
+            .locate(id)
+            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+        let (v, _) = self.variant(c, index)?;
+        generate_counted(
+            &v.category,
+            &v.desc,
+            &v.ucsm,
+            true,
+            self.counts(),
+            VARIANT_SOURCE,
+        )
+    }
+
+    /// A generated device's front view alone, as PNG (a library card).
+    pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>, String> {
+        let (c, index) = self
+            .locate(id)
+            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+        let (v, _) = self.variant(c, index)?;
+        super::sheet::front_png(&v.desc)
+    }
+
+    /// A category's contact sheet: its hand-described devices, then its
+    /// generated ones.
+    pub fn category_sheet(&self, category: &str) -> Result<Vec<u8>, String> {
+        let c = self
+            .categories
+            .iter()
+            .position(|(f, _)| f.category == category)
+            .ok_or_else(|| {
+                format!(
+                    "no category {category:?}; the categories are: {}",
+                    self.categories
+                        .iter()
+                        .map(|(f, _)| f.category.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+        let (file, _) = &self.categories[c];
+        let mut descs: Vec<super::desc::DeviceDesc> = file.devices.clone();
+        for (pc, index) in self.plan() {
+            if pc == c {
+                descs.push(self.variant(pc, index)?.0.desc);
+            }
+        }
+        let cells: Vec<(&str, &super::desc::DeviceDesc)> =
+            descs.iter().map(|d| (category, d)).collect();
+        super::sheet::contact_sheet(&cells)
+    }
+
+    /// The manifest entry of one device.
+    pub fn entry(&self, v: &Variant, g: &Generated) -> GeneratedEntry {
+        let tasks: Vec<crate::bundle::Task> = g
+            .files
+            .get("tasks.json")
+            .and_then(|b| serde_json::from_slice::<crate::bundle::TaskFile>(b).ok())
+            .map(|t| t.tasks)
+            .unwrap_or_default();
+        let single = tasks.iter().filter(|t| t.goals.len() == 1).count();
+        GeneratedEntry {
+            id: v.desc.id.clone(),
+            category: v.category.category.clone(),
+            name: v.desc.name.clone(),
+            archetype: v.archetype.clone(),
+            single,
+            multi: tasks.len() - single,
+            actions: g
+                .files
+                .get("ssm.json")
+                .and_then(|b| serde_json::from_slice::<StateMachine>(b).ok())
+                .map(|ssm| action_counts(&ssm))
+                .unwrap_or_default(),
+            hash: content_hash(&g.files),
+        }
+    }
+
+    /// The manifest of devices `only` picks from the plan (all: `|_| true`).
+    pub fn manifest(&self, only: impl Fn(usize) -> bool) -> Result<GeneratedIndex, String> {
+        let mut devices = Vec::new();
+        let mut hasher = Sha256::new();
+        hasher.update(self.digest.as_bytes());
+        for (n, (c, index)) in self.plan().into_iter().enumerate() {
+            if !only(n) {
+                continue;
+            }
+            let (v, g) = self.variant(c, index)?;
+            let e = self.entry(&v, &g);
+            hasher.update(e.hash.as_bytes());
+            devices.push(e);
+        }
+        Ok(GeneratedIndex {
+            format: GENERATED_FORMAT.to_string(),
+            version: self.space.version.clone(),
+            hash: hex(&hasher.finalize()),
+            devices,
+        })
+    }
+}
+
+/// The bundle at `path`, or, when nothing is there and `path` is a
+/// generated device's id (`lamp-g0001`), that device made now. The one
+/// place a path or an id becomes a device, for `run`, `eval` and whatever
+/// else is given devices by name.
+pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, String> {
+    if !path.exists() {
+        if let Some(id) = path.to_str() {
+            let inputs = Inputs::embedded()?;
+            if inputs.locate(id).is_some() {
+                let files: Vec<(String, Vec<u8>)> = inputs.open(id)?.files.into_iter().collect();
+                return crate::bundle::load_files(id, files).map_err(|e| format!("{id}: {e}"));
+            }
+        }
+    }
+    crate::bundle::load_path(path).map_err(|e| e.to_string())
+}
+
+/// One generated device made in full (pictures and live layer) and
+/// checked against its manifest entry: it validates with no diagnostic
+/// (the generator refuses it otherwise), its JSON files hash as the
+/// manifest says, its task counts are the manifest's, and the oracle
+/// reaches every goal of every task within budget. Its episode count.
+pub fn check_device(inputs: &Inputs, entry: &GeneratedEntry) -> Result<usize, String> {
+    use crate::agents::{run_tasks, Oracle};
+    let generated = inputs.open(&entry.id)?;
+    let hash = content_hash(&generated.files);
+    if hash != entry.hash {
+        return Err(format!(
+            "its files hash to {hash}, the manifest says {}: regenerate data/{GENERATED_FILE} \
+             (knoblab library generate)",
+            entry.hash
+        ));
+    }
+    let files: Vec<(String, Vec<u8>)> = generated.files.into_iter().collect();
+    let bundle = crate::bundle::load_files(&entry.id, files).map_err(|e| e.to_string())?;
+    let single = bundle.tasks.iter().filter(|t| t.goals.len() == 1).count();
+    if (single, bundle.tasks.len() - single) != (entry.single, entry.multi) {
+        return Err(format!(
+            "{single} single-turn and {} multi-turn tasks; the manifest says {} and {}",
+            bundle.tasks.len() - single,
+            entry.single,
+            entry.multi
+        ));
+    }
+    let mut oracle = Oracle::new(&bundle);
+    let trajectories = run_tasks(&bundle, None, &mut oracle, &crate::sim::Settings::default())
+        .map_err(|e| e.to_string())?;
+    for t in &trajectories {
+        if t.goals_reached != t.goals_total || !t.terminated || t.truncated {
+            return Err(format!(
+                "task {}: the oracle reached {} of {} goals (truncated: {})",
+                t.task_id, t.goals_reached, t.goals_total, t.truncated
+            ));
+        }
+    }
+    Ok(trajectories.len())
+}
+
+/// A device's transitions counted by action.
+pub fn action_counts(ssm: &StateMachine) -> BTreeMap<String, usize> {
+    use crate::bundle::model::{IMMEDIATE, TIMED_WAIT};
+    let mut out = BTreeMap::new();
+    for state in ssm.states.values() {
+        for (key, transitions) in &state.on {
+            if key == IMMEDIATE {
+                continue;
+            }
+            for t in transitions {
+                let action = if key == TIMED_WAIT {
+                    TIMED_WAIT.to_string()
+                } else {
+                    t.atomic_action.clone().unwrap_or_default()
+                };
+                *out.entry(action).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
+/// SHA-256 of the JSON files of a bundle but the live layer (each file's name, length and
+/// bytes, in name order), hex.
+pub fn content_hash(files: &BTreeMap<String, Vec<u8>>) -> String {
+    let mut hasher = Sha256::new();
+    for (name, bytes) in files
+        .iter()
+        .filter(|(n, _)| n.ends_with(".json") && *n != "live.json")
+    {
+        hasher.update(name.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
