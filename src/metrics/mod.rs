@@ -9,6 +9,7 @@
 //! the 0–1000 scale. A metric with nothing to measure is `None` (shown as
 //! "–"), never 0.
 //!
+//! - [`columns`]: the metric columns every table shows, defined once.
 //! - [`step`]: what one step was (failed and how, switch class, hits).
 //! - [`episode`](mod@episode): one episode's metrics.
 //! - [`run`](mod@run): a run's metrics, and the checks that refuse a
@@ -16,6 +17,7 @@
 //!
 //! The metric definitions, one per field, are on [`Metrics`].
 
+pub mod columns;
 pub mod episode;
 pub mod run;
 pub mod step;

@@ -5,30 +5,19 @@
 use leptos::prelude::*;
 use leptos::wasm_bindgen::{JsCast, JsValue};
 
-use crate::display::{number, percent};
-use crate::metrics::Metrics;
+use crate::metrics::{columns, Metrics};
 use crate::play::{optimal_path, Mode, OptimalPath, ShareLink};
 use crate::sim::Trajectory;
 
 use super::picture::Picture;
 use super::use_player;
 
-/// The metrics rows: label, value as shown, and whether lower is better.
+/// The metrics rows: the label with its gloss, and the value as shown
+/// (rates first, as the page's tables order them).
 fn rows(m: &Metrics) -> Vec<(&'static str, String)> {
-    vec![
-        ("SR (success)", percent(m.sr)),
-        ("SSR (goals reached)", percent(m.ssr)),
-        ("SPL (path efficiency)", percent(m.spl)),
-        ("State-F1", percent(m.state_f1)),
-        ("EIR (on a part)", percent(m.eir)),
-        ("TIR (on the right part)", percent(m.tir)),
-        ("EER (effective steps)", percent(m.eer)),
-        ("PSR (goals in C_opt steps)", percent(m.psr)),
-        ("VSPS (lower is better)", number(m.vsps)),
-        ("GVPE (lower is better)", number(m.gvpe)),
-        ("Avg Dist (0–1000)", number(m.avg_dist)),
-        ("Avg W-Dist (0–1000)", number(m.avg_w_dist)),
-    ]
+    columns::rates_first()
+        .map(|c| (c.explained, c.show(m)))
+        .collect()
 }
 
 /// Offers text as a file to save.
