@@ -40,12 +40,12 @@ pub mod trajectory;
 
 pub use action::{parse_action, Action, ActionKind, ParseError};
 pub use boxes::{ComponentBox, ComponentBoxIndex};
-pub use device::Device;
+pub use device::{Device, Node};
 pub use distance::GoalDistance;
 pub use episode::{Episode, SimError};
 pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use owned::OwnedEpisode;
-pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
+pub use planner::{ideal_path, plan, Cost, Move, Plan, PlanError};
 pub use render::{RenderError, RenderMode, Renderer};
 pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};
