@@ -12,7 +12,8 @@
 //! - [`render`]: the picture shown, static or drawn for the state (live).
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`owned`]: an episode that owns its bundle (for a signal, a Python object).
-//! - [`trajectory`]: the record, JSON Lines, and replay.
+//! - [`trajectory`]: the record and JSON Lines.
+//! - [`replay`](mod@replay): playing a record again on its bundle.
 //!
 //! ```
 //! # fn demo(bundle: &knoblab::bundle::Bundle) -> Result<(), knoblab::sim::SimError> {
@@ -35,6 +36,7 @@ pub mod outcome;
 pub mod owned;
 pub mod planner;
 pub mod render;
+pub mod replay;
 pub mod rules;
 pub mod trajectory;
 
@@ -48,4 +50,5 @@ pub use outcome::Outcome;
 pub use owned::OwnedEpisode;
 pub use planner::{ideal_path, plan, Cost, Move, Plan, PlanError};
 pub use render::{RenderError, RenderMode, Renderer};
-pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};
+pub use replay::{replay, ReplayError};
+pub use trajectory::{Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};
