@@ -91,19 +91,6 @@ impl PyValue {
         }
     }
 
-    /// Python's `str(v)` for the scalar cases the formatter uses.
-    pub fn py_str(&self) -> String {
-        match self {
-            PyValue::None => "None".into(),
-            PyValue::Bool(true) => "True".into(),
-            PyValue::Bool(false) => "False".into(),
-            PyValue::Int(i) => i.to_string(),
-            PyValue::Float(f) => float_repr(*f),
-            PyValue::Str(s) => s.clone(),
-            other => super::pyjson::dumps(other),
-        }
-    }
-
     /// Converts to a `serde_json::Value` for reports. Non-finite floats
     /// become the strings `"inf"`, `"-inf"`, `"nan"`.
     pub fn to_json(&self) -> serde_json::Value {
