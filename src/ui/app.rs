@@ -11,10 +11,7 @@ use super::pages::panic_test::PanicTestPage;
 use super::pages::play::PlayPage;
 use super::pages::score::ScorePage;
 use super::player::Player;
-use super::route::{Location, Page};
-
-/// The current location, provided once as a context value.
-pub type LocationSignal = ReadSignal<Location>;
+use super::route::{Location, LocationSignal, Page};
 
 fn current_location() -> Location {
     let hash = window().location().hash().unwrap_or_default();

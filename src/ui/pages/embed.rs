@@ -15,9 +15,9 @@ use web_sys::MessageEvent;
 
 use super::play::{open_request, LoadStatus, PlayRequest};
 use crate::play::Mode;
-use crate::ui::app::LocationSignal;
 use crate::ui::player::view::PlayerView;
 use crate::ui::player::{events, use_player, Player};
+use crate::ui::route::LocationSignal;
 
 fn field(data: &JsValue, key: &str) -> Option<String> {
     js_sys::Reflect::get(data, &JsValue::from_str(key))
