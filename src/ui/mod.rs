@@ -7,14 +7,14 @@
 //! - [`pages`]: one file or folder per page (the Score page and its Web
 //!   Worker in [`pages::score`]).
 //! - [`player`]: the player's state and components (play and embed pages).
-//! - [`net`]: fetching URLs and the library, reading picked and dropped files.
+//! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
 //! - [`agent`]: the model agent's browser side: transport, storage, batch runner.
 
 pub mod agent;
 pub mod api;
 pub mod app;
-pub mod net;
+pub mod browser;
 pub mod pages;
 pub mod panic;
 pub mod player;

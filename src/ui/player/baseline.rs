@@ -11,7 +11,8 @@ use crate::metrics::{self, columns, columns::Column};
 use crate::play::{BaselineRun, Mode};
 
 use super::end::download_trajectories;
-use super::{storage, use_player, Player};
+use super::{use_player, Player};
+use crate::ui::browser::storage;
 
 /// Starts the episode the run is at (replaying the actions saved for it),
 /// or none when the run is complete.

@@ -25,7 +25,7 @@ pub fn download(file_name: &str, text: &str, media_type: &str) -> Result<(), Str
     let fail = |e: JsValue| {
         format!(
             "the download could not be prepared ({})",
-            crate::ui::net::js_message(&e)
+            crate::ui::browser::fetch::js_message(&e)
         )
     };
     let parts = js_sys::Array::of1(&JsValue::from_str(text));

@@ -24,8 +24,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::bundle::Bundle;
-use crate::ui::agent::store::Source;
-use crate::ui::agent::{library, net};
+use crate::ui::agent::library;
+use crate::ui::browser::http;
+use crate::ui::browser::indexeddb::Source;
 use crate::vlm::batch::Progress;
 use crate::vlm::BatchReport;
 
@@ -60,7 +61,7 @@ pub fn AgentPage() -> impl IntoView {
                 records,
                 total,
                 run.finished_here.get(),
-                net::now_ms().saturating_sub(run.started_ms.get()),
+                http::now_ms().saturating_sub(run.started_ms.get()),
                 |u| match prices {
                     Some((Source::Model, p)) => p.cost(u),
                     _ => None,

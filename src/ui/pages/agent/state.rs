@@ -9,9 +9,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::bundle::{Bundle, LibraryIndex};
+use crate::ui::agent::library;
 use crate::ui::agent::runner::{self, Batch, Event, RunState, StepView};
-use crate::ui::agent::store::{BatchMeta, BatchState, Source, Store};
-use crate::ui::agent::{library, net};
+use crate::ui::browser::http;
+use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
 use crate::vlm::batch::plan;
 use crate::vlm::{BatchItem, EpisodeRecord, Replay, RunSpec};
 
@@ -177,7 +178,7 @@ impl Run {
         self.active.set(true);
         self.paused.set(false);
         self.finished_here.set(0);
-        self.started_ms.set(net::now_ms());
+        self.started_ms.set(http::now_ms());
         let run = *self;
         runner::run(batch, Rc::new(move |e| run.on_event(e)));
     }
@@ -284,8 +285,8 @@ pub fn start(run: Run, form: Form, one: bool) {
         });
         spec.replay = replay_text.filter(|_| source == Source::Replay);
         let meta = BatchMeta {
-            id: format!("batch-{}", net::now_ms()),
-            created_ms: net::now_ms(),
+            id: format!("batch-{}", http::now_ms()),
+            created_ms: http::now_ms(),
             run: spec,
             state: BatchState::Running,
             uses_key: source == Source::Model && !key.trim().is_empty(),

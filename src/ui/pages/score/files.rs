@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use super::worker::{JobFile, Source, BUNDLE_PREFIX};
 use crate::bundle::LibraryIndex;
 use crate::score::session::JobOptions;
-use crate::ui::net::fetch_bytes;
+use crate::ui::browser::fetch::fetch_bytes;
 
 /// The `sessionStorage` key the agent page leaves trajectories under.
 pub const HANDOFF_KEY: &str = "knoblab.score.handoff";

@@ -242,7 +242,7 @@ fn module_urls() -> Result<(String, String), String> {
 }
 
 fn js_error(e: JsValue) -> String {
-    crate::ui::net::js_message(&e)
+    crate::ui::browser::fetch::js_message(&e)
 }
 
 /// How many workers score a job: as many as the machine has cores

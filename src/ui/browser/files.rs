@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
-use super::net::js_error;
+use super::http::js_error;
 
 /// The sessionStorage key the Score page reads trajectories from.
 pub const SCORE_HANDOFF: &str = "knoblab.score.handoff";

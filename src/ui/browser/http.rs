@@ -1,4 +1,4 @@
-//! The agent page's HTTP: a POST with a timeout that the batch can also
+//! The model API's HTTP: a POST with a timeout that the batch can also
 //! abort (`AbortController`), GETs of library files, and a sleep. Only the
 //! headers the core puts in the request are sent; nothing is logged.
 
@@ -24,7 +24,7 @@ fn window() -> Result<web_sys::Window, String> {
     web_sys::window().ok_or_else(|| "no window".to_string())
 }
 
-pub use crate::ui::net::js_message as js_error;
+pub use super::fetch::js_message as js_error;
 
 /// Milliseconds since 1970, from the browser's clock.
 pub fn now_ms() -> u64 {

@@ -14,7 +14,7 @@ use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransacti
 
 use crate::vlm::{EpisodeRecord, RunSpec};
 
-use super::net::js_error;
+use super::http::js_error;
 
 const DB_NAME: &str = "knoblab-agent";
 const DB_VERSION: u32 = 1;
