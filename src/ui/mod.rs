@@ -5,13 +5,11 @@
 //! - [`panic`]: the panic hook that shows an error banner instead of a blank page.
 //! - [`app`]: the shell (header, navigation) and the route switch.
 //! - [`pages`]: one file or folder per page (the Score page and its Web
-//!   Worker in [`pages::score`]).
+//!   Worker in [`pages::score`], the Agent page in [`pages::agent`]).
 //! - [`player`]: the player's state and components (play and embed pages).
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
-//! - [`agent`]: the model agent's browser side: transport, storage, batch runner.
 
-pub mod agent;
 pub mod api;
 pub mod app;
 pub mod browser;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::agent::runner::RunState;
+use super::runner::RunState;
 use crate::ui::browser::files;
 use crate::ui::browser::indexeddb::{BatchState, Source};
 use crate::vlm::record::EpisodeStatus;

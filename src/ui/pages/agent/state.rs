@@ -8,9 +8,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::library;
+use super::runner::{self, Batch, Event, RunState, StepView};
 use crate::bundle::{Bundle, LibraryIndex};
-use crate::ui::agent::library;
-use crate::ui::agent::runner::{self, Batch, Event, RunState, StepView};
 use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
 use crate::vlm::batch::plan;
