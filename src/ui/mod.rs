@@ -5,8 +5,8 @@
 //! - [`panic`]: the panic hook that shows an error banner instead of a blank page.
 //! - [`app`]: the shell (header, navigation) and the route switch.
 //! - [`pages`]: one file or folder per page (the Score page and its Web
-//!   Worker in [`pages::score`], the Agent page in [`pages::agent`]).
-//! - [`player`]: the player's state and components (play and embed pages).
+//!   Worker in [`pages::score`], the Agent page in [`pages::agent`],
+//!   the Play and Embed pages with the player in [`pages::play`]).
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
 
@@ -15,7 +15,6 @@ pub mod app;
 pub mod browser;
 pub mod pages;
 pub mod panic;
-pub mod player;
 pub mod route;
 
 pub use app::App;

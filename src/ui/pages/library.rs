@@ -8,11 +8,11 @@ use leptos::task::spawn_local;
 use leptos::wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileSystemEntry, HtmlInputElement};
 
-use super::play::LoadStatus;
+use super::play::page::LoadStatus;
 use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryEntry, LibraryIndex};
 use crate::play::share::encode_component;
 use crate::ui::browser::fetch::{self, LIBRARY_URL};
-use crate::ui::player::{use_player, LoadProblem, Loaded, Player};
+use crate::ui::pages::play::{use_player, LoadProblem, Loaded, Player};
 
 /// Opens a checked bundle from a file: on success the play page shows it.
 fn open_checked(player: Player, checked: Checked) {

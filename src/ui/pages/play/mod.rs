@@ -1,6 +1,6 @@
-//! The player: the state shared by the play page, the embed page and the
-//! page API ([`Player`], provided once as a context value), and the
-//! components that present it.
+//! The Play page and the player: the state shared by the play page, the
+//! embed page and the page API ([`Player`], provided once as a context
+//! value), the components that present it, and the two pages that show it.
 //!
 //! Every action, whoever sends it (a click, a key, the parent page of an
 //! embed, a script through `window.knoblab`), goes through [`Player::act`],
@@ -14,11 +14,15 @@
 //! - [`end`]: the end of an episode: metrics, optimal path, export, share.
 //! - [`baseline`]: choosing, resuming and closing a baseline run.
 //! - [`view`]: the whole player, with its keyboard control.
+//! - [`page`]: the Play page (a device and task from the URL, the modes).
+//! - [`embed`]: the Embed page, the player alone for an iframe.
 
 pub mod bar;
 pub mod baseline;
+pub mod embed;
 pub mod end;
 pub mod events;
+pub mod page;
 pub mod picture;
 pub mod status;
 pub mod view;
@@ -33,7 +37,7 @@ use crate::bundle::{check_bytes, Bundle, Checked, Diagnostic, LibraryIndex};
 use crate::play::{BaselineRun, Draft, Mode, Session};
 use crate::sim::{RenderMode, Settings, Step, DEFAULT_LAMBDA};
 
-use super::browser::{fetch, storage};
+use crate::ui::browser::{fetch, storage};
 
 /// A loaded device.
 #[derive(Debug, Clone)]
