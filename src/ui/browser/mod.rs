@@ -9,8 +9,10 @@
 //! - [`indexeddb`]: batches and finished episodes in IndexedDB.
 //! - [`storage`]: the human-baseline run in `localStorage`.
 //! - [`key`]: the API key in `localStorage`, only when asked to remember.
-//! - [`files`]: downloads made in the page, a chosen file's text, the
+//! - [`files`]: the one download, a chosen file's text, the
 //!   Score page hand-off (`sessionStorage`).
+
+use wasm_bindgen::{JsCast, JsValue};
 
 pub mod fetch;
 pub mod files;
@@ -18,3 +20,14 @@ pub mod http;
 pub mod indexeddb;
 pub mod key;
 pub mod storage;
+
+/// A JavaScript error as a message: an `Error`'s message, a thrown
+/// string, or else the value's debug text. The one place the page turns a
+/// `JsValue` error into text.
+pub fn js_message(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| format!("{error:?}"))
+}

@@ -258,7 +258,7 @@ async fn send(batch: &Batch, request: &HttpRequest, timeout_ms: u64) -> Answer {
         Ok(a) => a,
         Err(e) => {
             return Answer::Failure(Failure::Network {
-                message: http::js_error(&e),
+                message: crate::ui::browser::js_message(&e),
             })
         }
     };

@@ -3,11 +3,12 @@
 //! and a share link whose URL alone replays the episode.
 
 use leptos::prelude::*;
-use leptos::wasm_bindgen::{JsCast, JsValue};
+use leptos::wasm_bindgen::JsCast;
 
 use crate::metrics::{columns, Metrics};
 use crate::play::{optimal_path, Mode, OptimalPath, ShareLink};
 use crate::sim::Trajectory;
+use crate::ui::browser::files;
 
 use super::picture::Picture;
 use super::use_player;
@@ -20,34 +21,10 @@ fn rows(m: &Metrics) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// Offers text as a file to save.
-pub fn download(file_name: &str, text: &str, media_type: &str) -> Result<(), String> {
-    let fail = |e: JsValue| {
-        format!(
-            "the download could not be prepared ({})",
-            crate::ui::browser::fetch::js_message(&e)
-        )
-    };
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(media_type);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
-    let anchor: web_sys::HtmlAnchorElement = document()
-        .create_element("a")
-        .map_err(fail)?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download(file_name);
-    anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
-}
-
 /// Saves episodes as a JSON Lines file.
 pub fn download_trajectories(file_name: &str, trajectories: &[Trajectory]) -> Result<(), String> {
     let text = Trajectory::to_json_lines(trajectories).map_err(|e| e.to_string())?;
-    download(file_name, &text, "application/jsonl")
+    files::download(file_name, "application/jsonl", &text)
 }
 
 /// The page's address with another hash.

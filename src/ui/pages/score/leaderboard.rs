@@ -3,11 +3,11 @@
 //! download).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::score::export;
 use crate::score::session::Leaderboard;
 use crate::score::view::LeaderRow;
+use crate::ui::browser::files;
 
 /// The export kinds: (label, file extension, MIME type).
 const KINDS: [(&str, &str, &str); 4] = [
@@ -24,27 +24,6 @@ fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
         "Markdown" => export::markdown(rows),
         _ => export::latex_rows(rows),
     }
-}
-
-/// Offers `text` as a file download.
-pub(super) fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let bag = web_sys::BlobPropertyBag::new();
-    bag.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    if let Ok(a) = document().create_element("a") {
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-            a.set_href(&url);
-            a.set_download(name);
-            a.click();
-        }
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
 }
 
 /// Sorts rows by a column (`None`: by name), empty values last.
@@ -113,7 +92,8 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
             view! {
                 <button data-testid=format!("export-{ext}") on:click=move |_| {
                     let t = export_text(label, &shown.get_untracked());
-                    download(&name, mime, &t);
+                    // A refused download still shows the text below.
+                    let _ = files::download(&name, mime, &t);
                     text.set(Some((label.to_string(), t)));
                 }>{label}</button>
             }

@@ -42,7 +42,7 @@ pub fn Report(
                         let testid = format!("download-{}", d.name.rsplit('.').next().unwrap_or("file"));
                         let testid = if d.label.starts_with("Submission") { "download-submission".to_string() } else { testid };
                         view! {
-                            <button data-testid=testid title=d.name.clone() on:click=move |_| super::leaderboard::download(&d.name, &d.mime, &d.text)>{d.label.clone()}</button>
+                            <button data-testid=testid title=d.name.clone() on:click=move |_| { let _ = crate::ui::browser::files::download(&d.name, &d.mime, &d.text); }>{d.label.clone()}</button>
                         }
                     }).collect_view()}
                 </div>

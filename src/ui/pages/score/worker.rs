@@ -16,6 +16,7 @@ use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, W
 
 use crate::score::epic::report::Shard;
 use crate::score::session::{self, InputFile, Job, JobOptions};
+use crate::ui::browser::js_message;
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
@@ -241,10 +242,6 @@ fn module_urls() -> Result<(String, String), String> {
     Ok((js, wasm))
 }
 
-fn js_error(e: JsValue) -> String {
-    crate::ui::browser::fetch::js_message(&e)
-}
-
 /// How many workers score a job: as many as the machine has cores
 /// (`navigator.hardwareConcurrency`), at least two, at most [`MAX_WORKERS`].
 fn worker_count() -> usize {
@@ -282,18 +279,18 @@ fn spawn(js: &str, wasm: &str) -> Result<Worker, String> {
     let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
     let bag = BlobPropertyBag::new();
     bag.set_type("text/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(js_error)?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| js_message(&e))?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(|e| js_message(&e))?;
     let worker_options = WorkerOptions::new();
     worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&url, &worker_options).map_err(js_error)?;
+    let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
     let _ = Url::revoke_object_url(&url);
     let init = js_sys::Object::new();
     let paths = js_sys::Object::new();
     set(&paths, "js", &JsValue::from_str(js));
     set(&paths, "wasm", &JsValue::from_str(wasm));
     set(&init, "init", &paths);
-    worker.post_message(&init).map_err(js_error)?;
+    worker.post_message(&init).map_err(|e| js_message(&e))?;
     Ok(worker)
 }
 
@@ -387,13 +384,13 @@ impl ScoreWorker {
             helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
             helper
                 .post_message(&job_message(&files, &[], &options, index, of))
-                .map_err(js_error)?;
+                .map_err(|e| js_message(&e))?;
             workers.push(helper);
             closures.push(on_helper);
         }
         merger
             .post_message(&job_message(&files, &bundles, &options, 0, of))
-            .map_err(js_error)?;
+            .map_err(|e| js_message(&e))?;
         Ok(ScoreWorker {
             workers,
             _on_message: closures,
