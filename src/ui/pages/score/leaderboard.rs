@@ -26,34 +26,6 @@ fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
     }
 }
 
-/// Sorts rows by a column (`None`: by name), empty values last.
-fn sorted(rows: &[LeaderRow], column: Option<usize>, descending: bool) -> Vec<LeaderRow> {
-    let mut rows = rows.to_vec();
-    rows.sort_by(|a, b| {
-        let order = match column {
-            None => a.file.cmp(&b.file),
-            Some(c) => {
-                let (x, y) = (
-                    a.values.get(c).copied().flatten(),
-                    b.values.get(c).copied().flatten(),
-                );
-                match (x, y) {
-                    (Some(x), Some(y)) => x.total_cmp(&y),
-                    (Some(_), None) => return std::cmp::Ordering::Less,
-                    (None, Some(_)) => return std::cmp::Ordering::Greater,
-                    (None, None) => std::cmp::Ordering::Equal,
-                }
-            }
-        };
-        if descending {
-            order.reverse()
-        } else {
-            order
-        }
-    });
-    rows
-}
-
 #[component]
 pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
     let Leaderboard { benchmark, rows } = board;
@@ -62,7 +34,7 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
     let sort = RwSignal::new((None::<usize>, false));
     let shown = Memo::new(move |_| {
         let (c, d) = sort.get();
-        rows.with_value(|r| sorted(r, c, d))
+        rows.with_value(|r| LeaderRow::sorted(r, c, d))
     });
     let text = RwSignal::new(None::<(String, String)>);
     let slug = benchmark.to_lowercase().replace(' ', "-");
