@@ -9,23 +9,6 @@ use crate::score::session::Leaderboard;
 use crate::score::view::LeaderRow;
 use crate::ui::browser::files;
 
-/// The export kinds: (label, file extension, MIME type).
-const KINDS: [(&str, &str, &str); 4] = [
-    ("CSV", "csv", "text/csv"),
-    ("JSON", "json", "application/json"),
-    ("Markdown", "md", "text/markdown"),
-    ("LaTeX row", "tex", "application/x-tex"),
-];
-
-fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
-    match kind {
-        "CSV" => export::csv(rows),
-        "JSON" => serde_json::to_string_pretty(&export::json(rows)).unwrap_or_default(),
-        "Markdown" => export::markdown(rows),
-        _ => export::latex_rows(rows),
-    }
-}
-
 #[component]
 pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
     let Leaderboard { benchmark, rows } = board;
@@ -57,15 +40,16 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
             }
         })
         .collect_view();
-    let buttons = KINDS
+    let buttons = export::Kind::ALL
         .into_iter()
-        .map(|(label, ext, mime)| {
+        .map(|kind| {
+            let (label, ext) = (kind.label(), kind.extension());
             let name = format!("knoblab-{slug}.{ext}");
             view! {
                 <button data-testid=format!("export-{ext}") on:click=move |_| {
-                    let t = export_text(label, &shown.get_untracked());
+                    let t = kind.text(&shown.get_untracked());
                     // A refused download still shows the text below.
-                    let _ = files::download(&name, mime, &t);
+                    let _ = files::download(&name, kind.media_type(), &t);
                     text.set(Some((label.to_string(), t)));
                 }>{label}</button>
             }
