@@ -7,6 +7,7 @@
 //! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
 //!   `specs/finestate-official.md`).
 //! - [`switch`]: SWITCH (`specs/switch.md`).
+//! - [`python`]: Python's `str.isspace` and `str.strip`, shared by the scorers.
 //! - [`limits`]: the bounds that keep a hostile results file or dataset zip
 //!   from exhausting memory.
 
@@ -15,6 +16,7 @@ pub mod epic;
 pub mod export;
 pub mod finestate;
 pub mod limits;
+pub mod python;
 pub mod session;
 pub mod switch;
 pub mod view;

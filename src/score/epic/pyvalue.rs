@@ -125,16 +125,8 @@ pub fn float_to_json(f: f64) -> serde_json::Value {
     }
 }
 
-/// Python's `str.isspace()` for one character: Unicode White_Space plus the
-/// four separator controls U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()` with no argument.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
-}
+/// Python's `str.isspace()` and `str.strip()`, shared with FineState.
+pub use crate::score::python::{py_isspace, py_strip};
 
 /// Python's `float(x)`.
 pub fn py_float(v: &PyValue) -> Result<f64, PyError> {
