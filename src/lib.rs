@@ -11,6 +11,9 @@
 //! ## Source code layout
 //!
 //! - [`geom`]: points, boxes, the 0–1000 scale.
+//! - [`input`]: the one input layer every reader uses: regular files only,
+//!   paths kept under their root, one text decoding rule, duplicate JSON
+//!   keys refused, the bounded zip reader, every cap in one place.
 //! - [`bundle`]: device bundles: load (folder, zip, single JSON), validate,
 //!   UCSM → SSM derivation, logic hash.
 //! - [`sim`]: one episode: action text parser, matching, outcomes and feedback,
@@ -41,6 +44,7 @@ pub mod display;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod documents;
 pub mod geom;
+pub mod input;
 pub mod metrics;
 pub mod play;
 pub mod score;

@@ -18,9 +18,7 @@ fn read(rel: &str) -> String {
 }
 
 fn gt() -> DirSource {
-    DirSource {
-        root: format!("{FIX}/dataset/annotation").into(),
-    }
+    DirSource::at(std::path::Path::new(&format!("{FIX}/dataset/annotation")))
 }
 
 fn report(problems: &[String]) {

@@ -53,9 +53,7 @@ fn sharded_runs_equal_the_whole_run() {
 
 #[test]
 fn streamed_document_equals_the_tree() {
-    let gt = DirSource {
-        root: format!("{FIX}/dataset/annotation").into(),
-    };
+    let gt = DirSource::at(std::path::Path::new(&format!("{FIX}/dataset/annotation")));
     for rel in [
         "raw/Custom/probe-auto.jsonl",
         "raw/Qwen3-VL/probe-q3.jsonl",

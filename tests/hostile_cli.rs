@@ -122,8 +122,8 @@ fn a_bundle_zip_bomb_is_refused_at_the_per_file_cap() {
     assert_eq!(code, 1, "{stdout}");
     assert!(
         stdout.contains(
-            "manifest.json: the zip entry decompresses to more than 32 MiB; at most 32 MiB is \
-             accepted per file"
+            "manifest.json: zip entry `manifest.json` declares 33 MiB once decompressed; at most \
+             32 MiB is read per file"
         ),
         "{stdout}"
     );

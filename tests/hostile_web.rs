@@ -67,7 +67,10 @@ fn a_bundle_zip_bomb_is_refused_at_the_per_file_cap_in_the_browser() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("manifest.json: the zip entry decompresses to more than 32 MiB"),
+        err.contains(
+            "manifest.json: zip entry `manifest.json` declares 33 MiB once decompressed; at most \
+             32 MiB is read per file"
+        ),
         "{err}"
     );
 }
@@ -129,4 +132,88 @@ fn an_rle_past_its_declared_size_is_refused_in_the_browser() {
         rle::decode_instance(&v).unwrap_err().to_string(),
         "RLE runs cover 1000006 pixels but the size 2×2 has only 4"
     );
+}
+
+// ---- the input layer (issue #23), as the page runs it ------------------------
+
+/// The lamp bundle as dropped folder files, `ssm.json` replaced.
+fn lamp_files(ssm: Vec<u8>) -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            "manifest.json".into(),
+            include_bytes!("fixtures/lamp/manifest.json").to_vec(),
+        ),
+        ("ssm.json".into(), ssm),
+        (
+            "views.json".into(),
+            include_bytes!("fixtures/lamp/views.json").to_vec(),
+        ),
+        (
+            "tasks.json".into(),
+            include_bytes!("fixtures/lamp/tasks.json").to_vec(),
+        ),
+    ]
+}
+
+#[wasm_bindgen_test]
+fn a_bom_is_stripped_utf16_named_and_duplicate_keys_refused_in_the_browser() {
+    let ssm = include_str!("fixtures/lamp/ssm.json");
+    // With a BOM, the ssm reads as without one: the errors left are only
+    // the missing images of this in-memory copy.
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend(ssm.as_bytes());
+    let err = load_files("lamp", lamp_files(with_bom))
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains("ssm.json: not valid JSON"), "{err}");
+
+    let mut utf16 = vec![0xFF, 0xFE];
+    for unit in ssm.encode_utf16() {
+        utf16.extend(unit.to_le_bytes());
+    }
+    let err = load_files("lamp", lamp_files(utf16))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the text is UTF-16 LE"), "{err}");
+
+    let doubled = ssm.replacen(
+        "\"states\": {",
+        "\"states\": {\"X\": {\"on\": {}}, \"X\": {\"on\": {}},",
+        1,
+    );
+    let err = load_files("lamp", lamp_files(doubled.into_bytes()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the key \"X\" appears twice in one object"),
+        "{err}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn trajectory_files_are_refused_when_empty_or_copied_in_the_browser() {
+    use knoblab::metrics::file::read_trajectory_file;
+    let err = read_trajectory_file("run.jsonl", b"")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds no episode"), "{err}");
+    let err = read_trajectory_file("run.jsonl", b"{\"a\": 1, \"a\": 2}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("run.jsonl:1:") && err.contains("appears twice"),
+        "{err}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn paths_inside_files_stay_under_their_root_in_the_browser() {
+    use knoblab::input::path::normalize;
+    for bad in ["/dev/zero", "../x", "a/../../b", "C:/x"] {
+        assert!(normalize(bad).is_err(), "{bad}");
+    }
+    let lines = "{\"response\": 1, \"images\": [{\"path\": \"a.jpg\"}]}\nbroken\n{\"response\": 1, \"images\": [{\"path\": \"a.jpg\"}]}\n";
+    let intake = knoblab::score::epic::intake::intake(lines);
+    assert_eq!(intake.skipped.len(), 1);
+    assert_eq!(intake.duplicates.len(), 1);
 }

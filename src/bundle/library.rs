@@ -52,7 +52,9 @@ impl LibraryIndex {
     /// Reads an index, checking its format and that every path stays inside
     /// the library (no absolute paths, no `..`).
     pub fn parse(bytes: &[u8]) -> Result<LibraryIndex, String> {
-        let index: LibraryIndex = serde_json::from_slice(bytes).map_err(|e| {
+        // The input layer's rule: BOM stripped, UTF-16 named, duplicate
+        // keys refused (an index may be given by a user: `--library`).
+        let index: LibraryIndex = crate::input::json::from_bytes(bytes).map_err(|e| {
             format!(
                 "library index: {e}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}"
             )

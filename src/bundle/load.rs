@@ -145,9 +145,14 @@ pub fn check_path(path: &std::path::Path) -> Checked {
         let mut dir = super::source::DirSource::new(path);
         return check_files(&name, &mut dir);
     }
-    let read = std::fs::File::open(path)
-        .map_err(|e| format!("could not be opened: {e}"))
-        .and_then(|file| super::source::read_capped(file, MAX_BUNDLE_BYTES, "takes"));
+    // Only a regular file is opened: a FIFO or a device is named and refused.
+    let read = crate::input::fs::read_regular(path, MAX_BUNDLE_BYTES as u64).map_err(|e| match e {
+        crate::input::InputError::NotRegular { kind, .. } => format!("is {kind}"),
+        crate::input::InputError::TooLarge { found, cap, .. } => {
+            format!("takes {found}; at most {cap} is accepted")
+        }
+        other => other.to_string(),
+    });
     match read {
         Ok(bytes) => check_bytes(&name, &bytes),
         Err(message) => Checked::failed(
@@ -165,8 +170,31 @@ pub fn check_path(path: &std::path::Path) -> Checked {
 /// Parses one JSON document into `T`, or a diagnostic with its line and
 /// column. `serde_json`'s recursion limit stays on (see
 /// [`super::limits::MAX_JSON_DEPTH`]).
+///
+/// The text goes through the input layer first ([`crate::input::json`]): a
+/// UTF-8 byte-order mark is stripped, UTF-16 and UTF-32 are named, invalid
+/// UTF-8 is located, and a key given twice in one object is refused with
+/// both positions.
 fn parse_json<T: DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T, Diagnostic> {
-    serde_json::from_slice(bytes).map_err(|e| json_diagnostic(file, &e))
+    crate::input::json::from_bytes(bytes).map_err(|e| input_diagnostic(file, e))
+}
+
+/// A diagnostic for a JSON file refused by the input layer or the parser.
+fn input_diagnostic(file: &str, e: crate::input::json::JsonError) -> Diagnostic {
+    use crate::input::{json::JsonError, InputError};
+    match e {
+        JsonError::Parse(e) => json_diagnostic(file, &e),
+        JsonError::Input(e) => {
+            let location = match &e {
+                InputError::DuplicateKey { line, column, .. }
+                | InputError::InvalidUtf8 { line, column, .. } => {
+                    Location::file(file).at(*line, *column)
+                }
+                _ => Location::file(file),
+            };
+            Diagnostic::error(location, e.to_string())
+        }
+    }
 }
 
 fn json_diagnostic(file: &str, e: &serde_json::Error) -> Diagnostic {
@@ -387,10 +415,10 @@ fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
 /// The single-file form: `{"manifest": ..., "ssm": ..., "views": ...,
 /// "tasks": ...}` with each view's `file` a `data:` URL.
 fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
-    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+    let value: serde_json::Value = match crate::input::json::from_bytes(bytes) {
         Ok(value) => value,
         Err(e) => {
-            let mut d = json_diagnostic(source, &e);
+            let mut d = input_diagnostic(source, e);
             d.message = format!(
                 "{}; expected a bundle: a .zip of a bundle folder, or one JSON object with keys \
                  manifest, ssm, views, tasks",

@@ -2,9 +2,8 @@
 //! under one top folder), or a single JSON file. Every read goes through the
 //! bounds of [`super::limits`].
 
-use std::io::{Cursor, Read};
-
-use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_FILE_BYTES, MAX_ZIP_ENTRIES};
+use super::limits::{human_bytes, MAX_FILE_BYTES};
+use crate::input::zip::{BoundedZip, ZipLimits};
 
 /// Something that hands out a bundle's files by their path inside it.
 pub(crate) trait FileSource {
@@ -16,58 +15,31 @@ pub(crate) trait FileSource {
 /// Checks a path written in a bundle file (`views/front.png`) and returns it
 /// in the form used to look it up: `/`-separated, without `./`. A path that
 /// is absolute or climbs out of the bundle (`..`) is refused, so a bundle
-/// can never make us read a file outside it.
+/// can never make us read a file outside it. The rule is the input layer's
+/// ([`crate::input::path::normalize`]).
 pub(crate) fn normalize_path(path: &str) -> Result<String, String> {
-    let unified = path.replace('\\', "/");
-    if unified.starts_with('/') || unified.contains(':') {
-        return Err(
-            "the path is absolute; expected a path inside the bundle such as `views/front.png`"
-                .to_string(),
-        );
-    }
-    let mut parts = Vec::new();
-    for part in unified.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                return Err(
-                    "the path leaves the bundle (`..`); expected a path inside it such as \
-                            `views/front.png`"
-                        .to_string(),
-                )
-            }
-            other => parts.push(other),
-        }
-    }
-    if parts.is_empty() {
-        return Err("the path is empty; expected a path such as `views/front.png`".into());
-    }
-    Ok(parts.join("/"))
+    crate::input::path::normalize(path).map_err(|e| match e {
+        // The caller shows the path already.
+        crate::input::InputError::Path { reason, .. } => format!("the path {reason}"),
+        other => other.to_string(),
+    })
 }
 
-/// A `.zip` of a bundle folder, read lazily entry by entry.
+/// A `.zip` of a bundle folder, read lazily entry by entry through the one
+/// bounded zip reader ([`crate::input::zip`]) within the bundle's bounds.
 pub(crate) struct ZipSource<'a> {
-    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    archive: BoundedZip<'a>,
     /// `folder/` when the zip holds the bundle under one top folder.
     prefix: String,
-    /// Bytes read out so far, against [`MAX_BUNDLE_BYTES`].
-    total: usize,
 }
 
 impl<'a> ZipSource<'a> {
     /// Opens the zip and finds where `manifest.json` sits: at the root, or
     /// under one top folder.
     pub(crate) fn open(bytes: &'a [u8]) -> Result<Self, String> {
-        let archive = zip::ZipArchive::new(Cursor::new(bytes))
-            .map_err(|e| format!("the zip could not be opened: {e}"))?;
-        if archive.len() > MAX_ZIP_ENTRIES {
-            return Err(format!(
-                "the zip lists {} entries; at most {MAX_ZIP_ENTRIES} are accepted",
-                archive.len()
-            ));
-        }
-        let names: Vec<&str> = archive.file_names().collect();
-        let prefix = if names.contains(&"manifest.json") {
+        let archive = BoundedZip::open(bytes, ZipLimits::BUNDLE).map_err(|e| e.to_string())?;
+        let names = archive.names();
+        let prefix = if names.iter().any(|n| n == "manifest.json") {
             String::new()
         } else {
             let tops: Vec<&str> = names
@@ -80,50 +52,15 @@ impl<'a> ZipSource<'a> {
                 _ => String::new(),
             }
         };
-        Ok(ZipSource {
-            archive,
-            prefix,
-            total: 0,
-        })
+        Ok(ZipSource { archive, prefix })
     }
 }
 
 impl FileSource for ZipSource<'_> {
     fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
         let name = format!("{}{path}", self.prefix);
-        let entry = match self.archive.by_name(&name) {
-            Ok(entry) => entry,
-            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-            Err(e) => return Err(format!("the zip entry could not be read: {e}")),
-        };
-        let bytes = read_capped(entry, MAX_FILE_BYTES, "decompresses to")
-            .map_err(|e| format!("the zip entry {e}"))?;
-        self.total = self.total.saturating_add(bytes.len());
-        if self.total > MAX_BUNDLE_BYTES {
-            return Err(format!(
-                "the zip's files decompress to more than {} in all; at most that is accepted",
-                human_bytes(MAX_BUNDLE_BYTES as u64)
-            ));
-        }
-        Ok(Some(bytes))
+        self.archive.read_name(&name).map_err(|e| e.to_string())
     }
-}
-
-/// Reads at most `cap` bytes; more is an error, whatever a header claimed.
-pub(crate) fn read_capped(reader: impl Read, cap: usize, verb: &str) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    reader
-        .take(cap as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("could not be read: {e}"))?;
-    if bytes.len() > cap {
-        return Err(format!(
-            "{verb} more than {}; at most {} is accepted per file",
-            human_bytes(cap as u64),
-            human_bytes(cap as u64)
-        ));
-    }
-    Ok(bytes)
 }
 
 /// A bundle's files already in memory, by their path inside the bundle: a
@@ -197,20 +134,26 @@ impl FileSource for DirSource {
         let full = path
             .split('/')
             .fold(self.root.clone(), |p, part| p.join(part));
-        let file = match std::fs::File::open(&full) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("could not be opened: {e}")),
-        };
-        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err("is a folder; expected a file".into());
+        if !full.exists() {
+            return Ok(None);
         }
-        let bytes = read_capped(file, MAX_FILE_BYTES, "takes")?;
+        // Only regular files: a FIFO or a device in a bundle folder is named
+        // and refused, never opened.
+        let bytes =
+            crate::input::fs::read_regular(&full, MAX_FILE_BYTES as u64).map_err(|e| match e {
+                crate::input::InputError::NotRegular { kind, .. } => {
+                    format!("is {kind}; expected a regular file")
+                }
+                crate::input::InputError::TooLarge { found, cap, .. } => {
+                    format!("takes {found}; at most {cap} is accepted per file")
+                }
+                other => other.to_string(),
+            })?;
         self.total = self.total.saturating_add(bytes.len());
-        if self.total > MAX_BUNDLE_BYTES {
+        if self.total > super::limits::MAX_BUNDLE_BYTES {
             return Err(format!(
                 "the bundle's files take more than {} in all; at most that is accepted",
-                human_bytes(MAX_BUNDLE_BYTES as u64)
+                human_bytes(super::limits::MAX_BUNDLE_BYTES as u64)
             ));
         }
         Ok(Some(bytes))
@@ -231,22 +174,16 @@ mod tests {
             normalize_path("views\\front.png").unwrap(),
             "views/front.png"
         );
-        assert!(normalize_path("../secret.png")
-            .unwrap_err()
-            .contains("leaves"));
+        assert_eq!(
+            normalize_path("../secret.png").unwrap_err(),
+            "the path leaves its folder (`..`); expected a path inside it, such as \
+             `views/front.png`"
+        );
         assert!(normalize_path("views/../../x").is_err());
         assert!(normalize_path("/etc/passwd")
             .unwrap_err()
             .contains("absolute"));
         assert!(normalize_path("C:/x.png").is_err());
         assert!(normalize_path("").is_err());
-    }
-
-    #[test]
-    fn reading_stops_at_the_cap() {
-        let data = [0u8; 100];
-        assert_eq!(read_capped(&data[..], 100, "takes").unwrap().len(), 100);
-        let err = read_capped(&data[..], 99, "takes").unwrap_err();
-        assert!(err.contains("more than 99 bytes"), "{err}");
     }
 }

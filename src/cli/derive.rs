@@ -4,10 +4,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::read::read_json;
 use crate::bundle::{derive, derive_device, ComponentParts, StateMachine};
-use anyhow::Context;
-
-use super::read::read_text_bounded;
+use crate::input::fs::{check_output_not_input, write_atomic};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,23 +26,25 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = read_text_bounded(&args.ucsm)?;
-    let ucsm: StateMachine = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a state machine", args.ucsm.display()))?;
+    let ucsm: StateMachine = read_json(&args.ucsm, "a state machine")?;
     let ssm = match &args.parts {
         Some(path) => {
-            let text = read_text_bounded(path)?;
-            let parts: BTreeMap<String, ComponentParts> = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a map of component parts", path.display()))?;
+            let parts: BTreeMap<String, ComponentParts> =
+                read_json(path, "a map of component parts")?;
             derive_device(&ucsm, &parts)?
         }
         None => derive(&ucsm, &args.components)?,
     };
     let json = serde_json::to_string_pretty(&ssm)?;
     match &args.out {
-        Some(path) => std::fs::write(path, json + "\n")
-            .with_context(|| format!("writing {}", path.display()))?,
-        None => println!("{json}"),
+        Some(path) => {
+            // Never over an input; written to a temporary file and renamed.
+            let mut inputs = vec![args.ucsm.as_path()];
+            inputs.extend(args.parts.as_deref());
+            check_output_not_input(path, &inputs)?;
+            write_atomic(path, (json + "\n").as_bytes())?;
+        }
+        None => super::out::raw(&(json + "\n"))?,
     }
     Ok(ExitCode::SUCCESS)
 }

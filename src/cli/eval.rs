@@ -263,11 +263,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let on_event = |event: &EvalEvent| match event {
         EvalEvent::Resumed { done, notes, .. } => {
             for n in notes {
-                bar.suspend(|| eprintln!("knoblab: {n}"));
+                bar.suspend(|| super::out::warn(n));
             }
             if *done > 0 && !quiet {
                 bar.suspend(|| {
-                    eprintln!("knoblab: resuming: {done} of {total} episodes are in the file")
+                    super::out::warn(&format!(
+                        "resuming: {done} of {total} episodes are in the file"
+                    ))
                 });
             }
             bar.set_position(*done as u64);
@@ -297,7 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bar.set_position(*done as u64);
         }
         EvalEvent::Problem { item, message } => {
-            bar.suspend(|| eprintln!("knoblab: {item}: {message}"));
+            bar.suspend(|| super::out::warn(&format!("{item}: {message}")));
         }
     };
     let outcome = evaluate(&plan, &options, &args.out, &on_event, &cancel);
@@ -306,19 +308,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let done = outcome.records.len();
     match outcome.stop {
-        Stop::Cancelled => eprintln!(
-            "knoblab: stopped: {done} of {total} episodes are in {} ({} finished in this run); \
+        Stop::Cancelled => super::out::warn(&format!(
+            "stopped: {done} of {total} episodes are in {} ({} finished in this run); \
              run the same command again to play the {} left",
             args.out.display(),
             outcome.ran,
             outcome.left
-        ),
-        Stop::MaxCost => eprintln!(
-            "knoblab: --max-cost reached: no episode was started after it; {done} of {total} \
+        )),
+        Stop::MaxCost => super::out::warn(&format!(
+            "--max-cost reached: no episode was started after it; {done} of {total} \
              episodes are in {}, {} left",
             args.out.display(),
             outcome.left
-        ),
+        )),
         Stop::Complete => {}
     }
     let scored: Vec<_> = outcome
@@ -333,15 +335,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .filter(|r| r.status == EpisodeStatus::ApiError)
         .collect();
     if !errors.is_empty() {
-        eprintln!(
-            "knoblab: {} episodes ended as api_error and are not scored (first: {}: {})",
+        super::out::warn(&format!(
+            "{} episodes ended as api_error and are not scored (first: {}: {})",
             errors.len(),
             errors[0].item,
             errors[0].api_error().unwrap_or("?")
-        );
+        ));
     }
     if scored.is_empty() {
-        eprintln!("knoblab: no episode to score yet");
+        super::out::warn("no episode to score yet");
     } else {
         let run = metrics::run(
             &plan

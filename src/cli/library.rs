@@ -37,8 +37,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Command::Build(args) = args.command;
     let summary =
         build_library(&args.descriptions, &args.ucsm, &args.out).map_err(anyhow::Error::msg)?;
-    println!(
-        "{} devices in {} categories, {} tasks, {:.1} MB of bundles in {}; index {}, contact sheet {}",
+    super::out::text(&format!(
+        "{} devices in {} categories, {} tasks, {:.1} MB of bundles in {}; index {}, contact sheet {}\n",
         summary.devices,
         summary.categories,
         summary.tasks,
@@ -46,6 +46,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.join(DEVICES_DIR).display(),
         args.out.join(INDEX_FILE).display(),
         args.out.join(SHEET_FILE).display(),
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }

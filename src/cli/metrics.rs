@@ -3,7 +3,6 @@
 //! are [`crate::metrics`], read from the files by [`crate::documents::metrics`];
 //! this file prints.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,7 +26,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runs = documents::metrics::metrics(&args.trajectories, &args.bundles)?;
     for (file, n) in &runs.api_errors {
-        eprintln!("{file}: {n} episodes ended as api_error and are not scored");
+        super::out::warn(&format!(
+            "{file}: {n} episodes ended as api_error and are not scored"
+        ));
     }
     print_runs(&runs, args.json)?;
     Ok(ExitCode::SUCCESS)
@@ -36,17 +37,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Prints runs as `knoblab metrics` does: the tables, or with `json` its
 /// document. `knoblab eval` prints its run with this too.
 pub(super) fn print_runs(runs: &documents::metrics::MetricsRuns, json: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&runs.to_json()?)?)?;
+        super::out::json(&runs.to_json()?)?;
     } else {
-        write!(out, "{}", tables(&runs.runs))?;
+        super::out::text(&tables(&runs.runs))?;
     }
     Ok(())
 }
 
-/// The three tables: main results, error-type shares, view-switch
-/// distribution; one row per run.
 fn tables(runs: &[(String, RunMetrics)]) -> String {
     let mut main = vec![["Run", "Episodes"]
         .into_iter()

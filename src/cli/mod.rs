@@ -10,6 +10,7 @@ mod derive;
 mod eval;
 mod library;
 mod metrics;
+pub mod out;
 mod read;
 mod run;
 mod score_epic;
@@ -78,8 +79,10 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output went away (`| head`): nothing is wrong.
+        Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("knoblab: {err:#}");
+            out::warn(&format!("{err:#}"));
             ExitCode::from(2)
         }
     }

@@ -42,6 +42,16 @@ pub(super) fn parse_render(text: &str) -> Result<RenderMode, String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = AgentSpec::parse(&args.agent)?;
+    // Input layer (#23): λ within its cap, and --out never one of the inputs.
+    crate::input::limits::check_lambda(args.lambda)?;
+    let script = match &spec {
+        AgentSpec::Script { path } => Some(std::path::Path::new(path)),
+        _ => None,
+    };
+    let inputs: Vec<&std::path::Path> = std::iter::once(args.bundle.as_path())
+        .chain(script)
+        .collect();
+    crate::input::fs::check_output_not_input(&args.out, &inputs)?;
     let bundle = load_path(&args.bundle).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut settings = Settings::with_lambda(args.lambda);
     settings.agent = args.agent.trim().to_string();

@@ -35,20 +35,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         false,
     )?;
     for warning in &run.warnings {
-        eprintln!("knoblab: warning: {warning}");
+        super::out::warn(&format!("warning: {warning}"));
     }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = if args.json {
+    if args.json {
         // Streamed sample by sample: the document is never built in memory.
-        run.write_json(&mut stdout)
-            .map_err(std::io::Error::from)
-            .and_then(|()| stdout.write_all(b"\n"))
+        // A closed pipe ends the program quietly (see `super::out`).
+        run.write_json(&mut stdout).map_err(std::io::Error::from)?;
+        stdout.write_all(b"\n")?;
     } else {
-        stdout.write_all(run.to_text().as_bytes())
-    };
-    match written.and_then(|()| stdout.flush()) {
-        // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
+        stdout.write_all(crate::input::text::escape_lines(&run.to_text()).as_bytes())?;
     }
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -59,12 +59,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let run = score(&args.gt, &args.pred, &options)?;
     for warning in &run.warnings {
-        eprintln!("knoblab: warning: {warning}");
+        super::out::warn(&format!("warning: {warning}"));
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&run.to_json())?);
+        super::out::json(&run.to_json())?;
     } else {
-        print!("{}", run.to_text());
+        super::out::text(&run.to_text())?;
     }
     Ok(ExitCode::SUCCESS)
 }

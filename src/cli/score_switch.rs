@@ -86,9 +86,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &options,
     )?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        super::out::json(&report)?;
     } else {
-        print!("{}", switch::render_layout(&report, layout));
+        super::out::text(&switch::render_layout(&report, layout))?;
     }
     Ok(ExitCode::SUCCESS)
 }

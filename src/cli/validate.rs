@@ -21,11 +21,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let checked: Vec<Checked> = args.bundles.iter().map(|p| check_path(p)).collect();
     if args.json {
         let reports: Vec<serde_json::Value> = checked.iter().map(json_report).collect();
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        super::out::json(&reports)?;
     } else {
-        for c in &checked {
-            print!("{}", text_report(c));
-        }
+        let text: String = checked.iter().map(text_report).collect();
+        super::out::text(&text)?;
     }
     let failed = checked.iter().any(Checked::has_errors);
     Ok(if failed {

@@ -41,6 +41,7 @@ pub mod svg;
 pub mod tasks;
 pub mod views;
 
+use crate::input::fs::write_atomic;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -139,15 +140,15 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: {e}", parent.display()))?;
             }
-            std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+            // Through a temporary file renamed into place (input layer).
+            write_atomic(&path, data).map_err(|e| e.to_string())?;
             bytes += data.len() as u64;
         }
         index.devices.push(entry(device));
     }
     let index_json = serde_json::to_string_pretty(&index).map_err(|e| e.to_string())? + "\n";
     let index_path = out.join(INDEX_FILE);
-    std::fs::write(&index_path, index_json)
-        .map_err(|e| format!("{}: {e}", index_path.display()))?;
+    write_atomic(&index_path, index_json.as_bytes()).map_err(|e| e.to_string())?;
     let sheet_devices: Vec<(&str, &DeviceDesc)> = categories
         .iter()
         .flat_map(|(file, _)| {
@@ -157,8 +158,7 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
         })
         .collect();
     let sheet_path = out.join(SHEET_FILE);
-    std::fs::write(&sheet_path, sheet::contact_sheet(&sheet_devices)?)
-        .map_err(|e| format!("{}: {e}", sheet_path.display()))?;
+    write_atomic(&sheet_path, &sheet::contact_sheet(&sheet_devices)?).map_err(|e| e.to_string())?;
     // The live sheet shows the devices of `sheet::LIVE_SHEET` that this
     // build makes (all of them for the shipped library; a build of a few
     // categories shows those it has, and writes no sheet if it has none).
@@ -176,11 +176,11 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
     }
     if !shown.is_empty() {
         let live_path = out.join(LIVE_SHEET_FILE);
-        std::fs::write(
+        write_atomic(
             &live_path,
-            sheet::live_sheet(&shown.iter().collect::<Vec<_>>())?,
+            &sheet::live_sheet(&shown.iter().collect::<Vec<_>>())?,
         )
-        .map_err(|e| format!("{}: {e}", live_path.display()))?;
+        .map_err(|e| e.to_string())?;
     }
     Ok(Summary {
         devices: generated.len(),

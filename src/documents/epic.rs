@@ -5,11 +5,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::score::epic::render::{to_json, to_text, write_json};
+use crate::score::epic::render::{to_json, to_text, write_json_with_input};
 use crate::score::epic::report::score_text_for_output;
 use crate::score::epic::{score_text, DirSource, Report, RunOptions};
 
 use super::{read_text_bounded, DocumentError};
+use crate::input::text::escape_controls;
 
 /// The coordinate modes `--coord-mode` accepts.
 pub const COORD_MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
@@ -21,20 +22,29 @@ pub struct EpicRun {
     /// The predictions path, as the document names it.
     pub pred: String,
     /// What a person should know but which does not stop scoring (ground
-    /// truth found for only some samples).
+    /// truth found for only some samples; lines skipped, samples repeated
+    /// and ground-truth paths refused, issue #23).
     pub warnings: Vec<String>,
+    /// The document's `input` entry: the skipped lines, the repeated
+    /// samples, the refused ground-truth paths and how many GT files were
+    /// read (nothing dropped silently).
+    pub input: Value,
 }
 
 impl EpicRun {
     /// The `--json` document.
     pub fn to_json(&self) -> Value {
-        to_json(&self.report, &self.pred)
+        let mut doc = to_json(&self.report, &self.pred);
+        if let Value::Object(m) = &mut doc {
+            m.insert("input".into(), self.input.clone());
+        }
+        doc
     }
 
     /// The `--json` document, streamed sample by sample into `out`: it is
     /// never built in memory.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        write_json(&self.report, &self.pred, out)
+        write_json_with_input(&self.report, &self.pred, &self.input, out)
     }
 
     /// The tables for people.
@@ -100,9 +110,35 @@ pub fn score(
     if report.gt_found < report.gt_expected {
         warnings.push(report.gt_coverage_message());
     }
+    // Nothing dropped silently (issue #23): skipped lines, repeated samples
+    // and refused GT paths, in the warnings and the document.
+    let shown = escape_controls(&pred.display().to_string()).into_owned();
+    let intake = crate::score::epic::intake::intake(&text);
+    warnings.extend(
+        intake
+            .warnings()
+            .into_iter()
+            .map(|w| format!("{shown}: {w}")),
+    );
+    let refused = source.refused();
+    if !refused.is_empty() {
+        warnings.push(format!(
+            "{} ground-truth path(s) refused and read as missing: {}",
+            refused.len(),
+            refused.join("; ")
+        ));
+    }
+    let input = serde_json::json!({
+        "skipped_lines": intake.skipped,
+        "duplicates": intake.duplicates,
+        "lines_are_array_items": intake.array,
+        "gt_refused": refused,
+        "gt_files_read": source.files_read(),
+    });
     Ok(EpicRun {
         report,
         pred: pred.display().to_string(),
         warnings,
+        input,
     })
 }

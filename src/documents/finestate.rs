@@ -119,6 +119,9 @@ pub fn score(
         }
         None => None,
     };
+    // What the scores leave out (instances without a prediction, second
+    // predictions, unscored ones: issue #23), as the page shows them.
+    warnings.extend(report.gap_notes());
     Ok(FinestateRun {
         report,
         delta,

@@ -77,7 +77,13 @@ pub fn load_entry(
 pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, DocumentError> {
     let index = read_index(index_path)?;
     let root: PathBuf = index_path.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let read = |rel: &str| read_bounded(&root.join(rel));
+    // A path from inside the index stays under its folder (no absolute
+    // path, no `..`), and is read as a regular file within the bound.
+    let read = |rel: &str| {
+        let full = crate::input::path::resolve_under(&root, rel)
+            .map_err(|e| format!("{}: {e}", index_path.display()))?;
+        read_bounded(&full)
+    };
     index
         .devices
         .iter()

@@ -9,9 +9,8 @@ use serde_json::Value;
 use crate::bundle::{load_path, Bundle};
 use crate::metrics::{run_numbered, RunMetrics};
 use crate::sim::Trajectory;
-use crate::vlm::EpisodeStatus;
 
-use super::{read_text_bounded, DocumentError};
+use super::DocumentError;
 
 /// The runs, in the order of their files.
 #[derive(Debug, Clone)]
@@ -99,51 +98,21 @@ pub fn load_bundles(dir: &Path) -> Result<Vec<Bundle>, DocumentError> {
         .collect()
 }
 
-/// A trajectory file's episodes to score.
-#[derive(Debug, Clone)]
-pub struct TrajectoryFile {
-    /// (line number, episode), in file order.
-    pub episodes: Vec<(usize, Trajectory)>,
-    /// Episodes recorded as `api_error` (a request failed for good: they say
-    /// nothing of the model), skipped and counted.
-    pub api_errors: usize,
-}
+pub use crate::metrics::file::TrajectoryFile;
 
-/// Just the status of an episode record, when the line has one.
-#[derive(serde::Deserialize)]
-struct StatusOnly {
-    #[serde(default)]
-    status: Option<EpisodeStatus>,
-}
-
-/// The episodes of a trajectory file with their line numbers; blank lines
-/// are skipped, and so are episodes recorded as `api_error` (counted).
+/// The episodes of a trajectory file with their line numbers, read through
+/// the input layer ([`crate::metrics::file::read_trajectory_file`]): a
+/// regular file within the bound, decoded by the one rule, each line's JSON
+/// with duplicate keys refused; an empty file, a copy of an episode (the
+/// same batch item twice, or an equal line without one) and a record whose
+/// counters disagree with its steps are refused. Blank lines are skipped,
+/// and so are episodes recorded as `api_error` (counted).
 pub fn read_trajectories(path: &Path) -> Result<TrajectoryFile, DocumentError> {
-    let text = read_text_bounded(path).map_err(DocumentError::Results)?;
-    let mut out = Vec::new();
-    let mut api_errors = 0;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let status = serde_json::from_str::<StatusOnly>(line)
-            .ok()
-            .and_then(|s| s.status);
-        if status == Some(EpisodeStatus::ApiError) {
-            api_errors += 1;
-            continue;
-        }
-        let t = Trajectory::from_json_line(line).map_err(|e| {
-            DocumentError::Results(format!(
-                "{}:{}: not a trajectory line: {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
-        out.push((i + 1, t));
-    }
-    Ok(TrajectoryFile {
-        episodes: out,
-        api_errors,
-    })
+    let bytes = super::read_nonempty_bounded(
+        path,
+        "one trajectory per line (JSON Lines, as `knoblab run` and `knoblab eval` write)",
+    )
+    .map_err(DocumentError::Results)?;
+    crate::metrics::file::read_trajectory_file(&path.display().to_string(), &bytes)
+        .map_err(|e| DocumentError::Results(e.to_string()))
 }

@@ -55,14 +55,42 @@ impl From<LoadError> for DocumentError {
     }
 }
 
-/// A file's bytes within [`crate::score::limits::read_file`]'s bound; the
-/// message names the file.
+/// A file's bytes through the input layer ([`crate::input::fs`]): a
+/// regular file only (a FIFO or a device is named and refused, never
+/// opened), within [`crate::input::limits::MAX_RESULTS_FILE_BYTES`]; the
+/// message names the file (control characters escaped).
 pub(crate) fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    crate::score::limits::read_file(path).map_err(|e| format!("{}: {e}", path.display()))
+    crate::input::fs::read_regular(path, crate::input::limits::MAX_RESULTS_FILE_BYTES)
+        .map_err(|e| e.to_string())
 }
 
-/// A file's text within the bound.
+/// [`read_bounded`], and an empty file (or only whitespace) is an error
+/// saying what it should have held (`expected`).
+pub(crate) fn read_nonempty_bounded(
+    path: &std::path::Path,
+    expected: &str,
+) -> Result<Vec<u8>, String> {
+    crate::input::fs::read_nonempty(path, crate::input::limits::MAX_RESULTS_FILE_BYTES, expected)
+        .map_err(|e| e.to_string())
+}
+
+/// A file's text within the bound, decoded by the input layer's one rule
+/// (BOM stripped, UTF-16 named, invalid UTF-8 located); an empty file (or
+/// only whitespace) is an error saying what it should have held.
 pub(crate) fn read_text_bounded(path: &std::path::Path) -> Result<String, String> {
-    String::from_utf8(read_bounded(path)?)
-        .map_err(|e| format!("{} is not UTF-8 text: {e}", path.display()))
+    let bytes = read_bounded(path)?;
+    let text = crate::input::text::decode_owned(bytes).map_err(|e| e.named(&shown(path)))?;
+    if text.trim().is_empty() {
+        return Err(crate::input::InputError::Empty {
+            what: shown(path),
+            expected: "a results file (JSON or JSON Lines)".into(),
+        }
+        .to_string());
+    }
+    Ok(text)
+}
+
+/// A file's name for messages, control characters escaped.
+pub(crate) fn shown(path: &std::path::Path) -> String {
+    crate::input::text::escape_controls(&path.display().to_string()).into_owned()
 }

@@ -11,7 +11,7 @@ use crate::score::switch::{
     self, predictions, GroundTruth, LoadOptions, ReportOptions, SwitchReport,
 };
 
-use super::{read_bounded, DocumentError};
+use super::{read_nonempty_bounded, DocumentError};
 
 /// What `knoblab score switch` takes besides the three files, as text the
 /// way a command line or a keyword argument gives it. Every field may be
@@ -53,7 +53,8 @@ pub fn score(
     for a in &options.answers {
         load.answers.push((
             a.display().to_string(),
-            read_bounded(a).map_err(DocumentError::GroundTruth)?,
+            read_nonempty_bounded(a, "SWITCH answers (JSON or JSON Lines)")
+                .map_err(DocumentError::GroundTruth)?,
         ));
     }
     let report_options = ReportOptions {
@@ -72,7 +73,8 @@ pub fn score(
         (Some(gt), Some(pred)) => {
             let gt = GroundTruth::load_path_with(gt, &load)
                 .map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
-            let bytes = read_bounded(pred).map_err(DocumentError::Results)?;
+            let bytes = read_nonempty_bounded(pred, "SWITCH predictions (JSON Lines)")
+                .map_err(DocumentError::Results)?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)
                 .map_err(|e| DocumentError::Results(e.to_string()))?;
@@ -89,11 +91,12 @@ pub fn score(
         }
     };
     if let Some(video) = video {
-        let bytes = read_bounded(video).map_err(DocumentError::Results)?;
+        let bytes = read_nonempty_bounded(video, "video judge outputs (JSON Lines)")
+            .map_err(DocumentError::Results)?;
         let human = match &options.video_human {
             Some(h) => Some((
                 h.display().to_string(),
-                read_bounded(h).map_err(DocumentError::Results)?,
+                read_nonempty_bounded(h, "human video ratings").map_err(DocumentError::Results)?,
             )),
             None => None,
         };

@@ -10,9 +10,9 @@ use std::time::Duration;
 use crate::vlm::driver::Answer;
 use crate::vlm::{Failure, HttpRequest};
 
-/// Replies larger than this are refused (no model answers an action in
-/// 16 MB).
-const MAX_BODY: u64 = 16 << 20;
+/// Replies larger than this are refused (the reason for the value is
+/// with [`crate::input::limits::MAX_REPLY_BYTES`]).
+const MAX_BODY: u64 = crate::input::limits::MAX_REPLY_BYTES;
 
 /// A client for one run: connections are pooled across its threads.
 #[derive(Debug, Clone)]

@@ -195,13 +195,19 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
         path: index.display().to_string(),
         message,
     };
-    let bytes = std::fs::read(index).map_err(|e| load_error(e.to_string()))?;
+    // Through the input layer: a regular file within the bound, and each
+    // device's path kept under the index's folder (no absolute path, no
+    // `..`).
+    let bytes = crate::input::fs::read_regular(index, crate::input::limits::MAX_RESULTS_FILE_BYTES)
+        .map_err(|e| load_error(e.to_string()))?;
     let library = crate::bundle::LibraryIndex::parse(&bytes).map_err(load_error)?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
         if filter.keeps(&entry.id, &entry.category) {
-            out.push(load_one(&root.join(&entry.path))?);
+            let path = crate::input::path::resolve_under(root, &entry.path)
+                .map_err(|e| load_error(format!("device {}: {e}", entry.id)))?;
+            out.push(load_one(&path)?);
         }
     }
     filter.check(&out)?;

@@ -21,6 +21,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::input::limits::MAX_EVAL_OUTPUT_BYTES;
 use crate::vlm::{EpisodeRecord, RunSpec};
 
 use super::EvalError;
@@ -50,12 +51,30 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> EvalError {
     }
 }
 
-/// Reads an output file (an absent file holds nothing).
-pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Finished::default()),
+/// The bytes of a file the run reads back (its output, its description)
+/// through the input layer: a regular file only (a FIFO or a device named
+/// as `--out` is refused, never opened: it could block), within
+/// [`MAX_EVAL_OUTPUT_BYTES`]; an absent file is `None`.
+fn read_back(path: &Path) -> Result<Option<Vec<u8>>, EvalError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(path, "reading", e)),
+        Ok(_) => {}
+    }
+    crate::input::fs::read_regular(path, MAX_EVAL_OUTPUT_BYTES)
+        .map(Some)
+        .map_err(|e| EvalError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+}
+
+/// Reads an output file (an absent file holds nothing). Each whole line
+/// is decoded by the input layer's rule (invalid UTF-8 located, never
+/// replaced) and parsed with duplicate keys refused.
+pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
+    let Some(bytes) = read_back(path)? else {
+        return Ok(Finished::default());
     };
     let mut out = Finished::default();
     let mut seen = BTreeSet::new();
@@ -69,15 +88,19 @@ pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
             None => (&bytes[start..], bytes.len(), false),
         };
         let is_last = next >= bytes.len();
-        let text = String::from_utf8_lossy(line);
-        if text.trim().is_empty() {
+        let decoded = crate::input::text::decode(line);
+        let text = decoded.as_deref().unwrap_or("");
+        if decoded.is_ok() && text.trim().is_empty() {
             if whole {
                 out.whole_len = next as u64;
             }
             start = next;
             continue;
         }
-        match (serde_json::from_str::<EpisodeRecord>(&text), whole) {
+        let parsed = decoded.map_err(|e| e.to_string()).and_then(|t| {
+            crate::input::json::from_text::<EpisodeRecord>(t).map_err(|e| e.to_string())
+        });
+        match (parsed, whole) {
             (Ok(record), true) => {
                 if seen.insert(record.item.clone()) {
                     out.records.push(record);
@@ -106,11 +129,11 @@ pub fn read_finished(path: &Path) -> Result<Finished, EvalError> {
                     message: "no line end".into(),
                 })
             }
-            (Err(e), _) => {
+            (Err(message), _) => {
                 return Err(EvalError::BadLine {
                     path: path.display().to_string(),
                     line: line_no,
-                    message: e.to_string(),
+                    message,
                 })
             }
         }
@@ -179,16 +202,17 @@ impl Output {
 /// Reads the run description beside `out`, if there is one.
 pub fn read_spec(out: &Path) -> Result<Option<RunSpec>, EvalError> {
     let path = spec_path(out);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => RunSpec::parse(&text)
-            .map(Some)
-            .map_err(|e| EvalError::Spec {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(&path, "reading", e)),
-    }
+    let spec_error = |message: String| EvalError::Spec {
+        path: path.display().to_string(),
+        message,
+    };
+    let Some(bytes) = read_back(&path)? else {
+        return Ok(None);
+    };
+    let text = crate::input::text::decode(&bytes).map_err(|e| spec_error(e.to_string()))?;
+    RunSpec::parse(text)
+        .map(Some)
+        .map_err(|e| spec_error(e.to_string()))
 }
 
 /// Writes the run description beside `out`, whole or not at all (a

@@ -91,12 +91,13 @@ pub(crate) fn score(
                 .ok_or_else(|| inconsistent(0, format!("the goal state {} is unknown", g.state)))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let reached = recomputed_goals(t, goals.len(), &here)?;
     let mut distances: HashMap<usize, GoalDistance> = HashMap::new();
 
     let mut c = Counts {
         steps: t.steps.len() as u64,
-        goals_total: t.goals_total as u64,
-        goals_reached: t.goals_reached as u64,
+        goals_total: goals.len() as u64,
+        goals_reached: reached as u64,
         ..Counts::default()
     };
     let (initial_state, _) = device.task_start_names(task);
@@ -187,7 +188,7 @@ pub(crate) fn score(
         }
     }
 
-    let success = t.goals_total > 0 && t.goals_reached >= t.goals_total;
+    let success = !goals.is_empty() && reached >= goals.len();
     let l_opt: u64 = t.ideal_c_opt.iter().map(|&x| u64::from(x)).sum();
     let l_act = c.steps;
     let spl = if success {
@@ -217,4 +218,84 @@ pub(crate) fn score(
         state_f1,
         vsps,
     })
+}
+
+/// The goals the steps reach, checked against every counter the record
+/// carries: a record with no steps, a goal index out of range or reached
+/// twice, or a `goals_reached`, `goals_total` or `terminated` that the
+/// steps and the task do not give, is refused naming the field.
+fn recomputed_goals(
+    t: &Trajectory,
+    goals_total: usize,
+    here: &EpisodeRef,
+) -> Result<usize, MetricsError> {
+    let refuse = |field: &str, recorded: String, recomputed: String| {
+        MetricsError::Record(Box::new(super::RecordMismatch {
+            episode: here.clone(),
+            field: field.to_string(),
+            recorded,
+            recomputed,
+        }))
+    };
+    if t.steps.is_empty() {
+        return Err(refuse(
+            "steps",
+            "empty".into(),
+            "an episode has at least one step (a run that never acted is not an episode)".into(),
+        ));
+    }
+    if t.goals_total != goals_total {
+        return Err(refuse(
+            "goals_total",
+            t.goals_total.to_string(),
+            format!("the task has {goals_total} goal(s)"),
+        ));
+    }
+    let mut seen = vec![false; goals_total];
+    for (i, s) in t.steps.iter().enumerate() {
+        for &g in &s.goals_reached {
+            let field = format!("steps[{i}].goals_reached");
+            match seen.get_mut(g) {
+                None => {
+                    return Err(refuse(
+                        &field,
+                        format!("{:?}", s.goals_reached),
+                        format!("goal {g} is not a goal of the task (it has {goals_total})"),
+                    ))
+                }
+                Some(true) => {
+                    return Err(refuse(
+                        &field,
+                        format!("{:?}", s.goals_reached),
+                        format!("goal {g} was already reached at an earlier step"),
+                    ))
+                }
+                Some(slot) => *slot = true,
+            }
+        }
+    }
+    let reached = seen.iter().filter(|&&r| r).count();
+    if t.goals_reached != reached {
+        return Err(refuse(
+            "goals_reached",
+            t.goals_reached.to_string(),
+            format!("its steps reach {reached} of {goals_total} goal(s)"),
+        ));
+    }
+    let solved = reached >= goals_total;
+    if t.terminated != solved {
+        return Err(refuse(
+            "terminated",
+            t.terminated.to_string(),
+            format!("its steps reach {reached} of {goals_total} goal(s)"),
+        ));
+    }
+    if t.terminated && t.truncated {
+        return Err(refuse(
+            "truncated",
+            "true".into(),
+            "the episode is also marked solved (terminated); it cannot be both".into(),
+        ));
+    }
+    Ok(reached)
 }

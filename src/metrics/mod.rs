@@ -14,11 +14,18 @@
 //! - [`episode`](mod@episode): one episode's metrics.
 //! - [`run`](mod@run): a run's metrics, and the checks that refuse a
 //!   trajectory recorded on another device.
+//! - [`file`]: reading a trajectory file through the input layer (empty
+//!   files, copies of an episode and bad lines refused, by line).
+//!
+//! Every counter a record carries (goals reached, goals in all, solved)
+//! is recomputed from its steps and the task; a record that disagrees is
+//! refused, naming the line and the field ([`MetricsError::Record`]).
 //!
 //! The metric definitions, one per field, are on [`Metrics`].
 
 pub mod columns;
 pub mod episode;
+pub mod file;
 pub mod run;
 pub mod step;
 
@@ -250,6 +257,18 @@ impl fmt::Display for EpisodeRef {
     }
 }
 
+/// A record's counter that its steps or its task do not give.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
+pub struct RecordMismatch {
+    pub episode: EpisodeRef,
+    /// The field, as named in the trajectory file (`goals_reached`,
+    /// `steps[3].goals_reached`).
+    pub field: String,
+    pub recorded: String,
+    pub recomputed: String,
+}
+
 /// Why a trajectory cannot be scored.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum MetricsError {
@@ -274,6 +293,10 @@ pub enum MetricsError {
         other: Box<EpisodeRef>,
         other_mode: crate::sim::RenderMode,
     },
+    /// A counter the record carries disagrees with its steps or its task,
+    /// or the record has no steps.
+    #[error("{0}")]
+    Record(Box<RecordMismatch>),
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {

@@ -308,8 +308,7 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
             warnings: Vec::new(),
         });
     }
-    let text =
-        std::str::from_utf8(bytes).map_err(|e| unknown(path, &format!("not UTF-8 text: {e}")))?;
+    let text = crate::input::text::decode(bytes).map_err(|e| unknown(path, &e.to_string()))?;
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
         return Err(format!("{path}: the file is empty"));

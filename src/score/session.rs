@@ -27,10 +27,11 @@ use super::finestate::{
     predictions::{read_predictions, read_result_files, PredictionSet},
     report::{score, ScoreOptions},
 };
-use super::limits::{read_zip_entry, MAX_RESULTS_FILE_BYTES};
+use super::limits::MAX_RESULTS_FILE_BYTES;
 use super::switch::{self, predictions as switch_predictions, GroundTruth};
 use super::view::{self, LeaderRow, ReportView};
 use crate::bundle::{load_files, Bundle};
+use crate::input::zip::{BoundedZip, ZipLimits};
 use crate::sim::Trajectory;
 
 /// A dropped file: its path as dropped (with folders, if a folder was
@@ -220,30 +221,23 @@ fn pool(
 
 /// The entries of a zip, with the zip's folder before their paths.
 pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS)
         .map_err(|e| format!("{path}: not a readable zip ({e})"))?;
     let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut total = 0u64;
-    let mut out = Vec::new();
-    for i in 0..archive.len() {
-        let entry = archive
-            .by_index(i)
-            .map_err(|e| format!("{path}: entry {i} cannot be read ({e})"))?;
-        if entry.is_dir() {
-            continue;
-        }
-        let mut entry = entry;
-        let data = read_zip_entry(&mut entry, &mut total).map_err(|e| {
-            format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
-        })?;
-        let name = entry.name().to_string();
-        let full = if folder.is_empty() {
-            name
-        } else {
-            format!("{folder}/{name}")
-        };
-        out.push((full, data));
-    }
+    let entries = archive.entries(|_| true).map_err(|e| {
+        format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
+    })?;
+    let out = entries
+        .into_iter()
+        .map(|(name, data)| {
+            let full = if folder.is_empty() {
+                name
+            } else {
+                format!("{folder}/{name}")
+            };
+            (full, data)
+        })
+        .collect::<Vec<_>>();
     Ok(out)
 }
 
@@ -531,7 +525,7 @@ impl<'a> Ground<'a> {
 }
 
 fn text_of(file: &InputFile) -> Result<&str, String> {
-    std::str::from_utf8(&file.bytes).map_err(|e| format!("{}: not UTF-8 text ({e})", file.path))
+    crate::input::text::decode(&file.bytes).map_err(|e| format!("{}: {e}", file.path))
 }
 
 fn score_unit(
@@ -611,7 +605,11 @@ pub fn score_epic(
     }
     // The view's tables read only the summaries of the CLI's document.
     let doc = epic::render::summaries_json(&report);
-    Ok(view::epic::view(&file.path, label, &report, &doc, gt))
+    let mut shown = view::epic::view(&file.path, label, &report, &doc, gt);
+    // Nothing dropped silently (issue #23): the lines skipped and the
+    // samples given twice, as `knoblab score epic` reports them.
+    shown.notes.extend(epic::intake::intake(text).warnings());
+    Ok(shown)
 }
 
 /// Scores FineState-Bench predictions as `knoblab score finestate` does.
@@ -650,7 +648,9 @@ pub fn score_finestate(
     };
     let report = score(&data, preds, &options);
     let doc = report.to_json(None);
-    Ok(view::finestate::view(name, label, &report, &doc))
+    let mut shown = view::finestate::view(name, label, &report, &doc);
+    shown.notes.extend(report.gap_notes());
+    Ok(shown)
 }
 
 /// Scores SWITCH predictions (or video judgements) as `knoblab score switch` does.
@@ -748,16 +748,9 @@ pub fn score_trajectories(
     label: &str,
     bundles: &[Bundle],
 ) -> Result<ReportView, String> {
-    let text = text_of(file)?;
-    let mut trajectories = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let t = Trajectory::from_json_line(line)
-            .map_err(|e| format!("{}:{}: not a trajectory ({e})", file.path, i + 1))?;
-        trajectories.push((i + 1, t));
-    }
+    let read = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes)
+        .map_err(|e| e.to_string())?;
+    let trajectories = &read.episodes;
     let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
     let run = crate::metrics::run_numbered(bundles, &numbered)
         .map_err(|e| format!("{}: {e}", file.path))?;
@@ -774,7 +767,12 @@ pub fn score_trajectories(
                 .unwrap_or_else(|| t.settings.agent.clone())
         })
         .unwrap_or_default();
-    Ok(view::trajectories::view(
-        &file.path, label, &run, &doc, &agent,
-    ))
+    let mut shown = view::trajectories::view(&file.path, label, &run, &doc, &agent);
+    if read.api_errors > 0 {
+        shown.notes.push(format!(
+            "{}: {} episodes ended as api_error and are not scored",
+            file.path, read.api_errors
+        ));
+    }
+    Ok(shown)
 }

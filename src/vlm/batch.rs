@@ -285,9 +285,11 @@ impl RunSpec {
 
     /// Reads a run spec written by this or an earlier version.
     pub fn parse(text: &str) -> Result<RunSpec, RunSpecError> {
-        let spec: RunSpec = serde_json::from_str(text).map_err(|e| RunSpecError::Unreadable {
-            message: e.to_string(),
-        })?;
+        // Duplicate keys refused, as every JSON read from a file (input layer).
+        let spec: RunSpec =
+            crate::input::json::from_text(text).map_err(|e| RunSpecError::Unreadable {
+                message: e.to_string(),
+            })?;
         if spec.version > RUN_SPEC_VERSION {
             return Err(RunSpecError::Version {
                 found: spec.version,

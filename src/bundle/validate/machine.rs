@@ -1,10 +1,11 @@
 //! The state machine's rules: transitions, boxes, reachability, the
 //! `immediate` chains and the dangerous states.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::{list, SSM_FILE};
 use crate::bundle::diagnostics::{Diagnostic, Location};
+use crate::bundle::limits::MAX_STATES;
 use crate::bundle::model::{
     BboxOrigin, StateMachine, ViewBox, ViewSpec, ATOMIC_ACTIONS, IMMEDIATE, TIMED_WAIT,
 };
@@ -43,6 +44,17 @@ pub(super) fn check_ssm(
         out.push(Diagnostic::error(
             file().field("states"),
             "the state machine has no states; expected at least the initial state",
+        ));
+        return;
+    }
+    if ssm.states.len() > MAX_STATES {
+        out.push(Diagnostic::error(
+            file().field("states"),
+            format!(
+                "the state machine has {} states; at most {MAX_STATES} are accepted (see \
+                 input::limits::MAX_STATES)",
+                ssm.states.len()
+            ),
         ));
         return;
     }
@@ -178,15 +190,22 @@ pub(super) fn check_ssm(
 /// stuck: typically a device derived from its category template without
 /// the part that gets out of that state (a camera whose back opens but
 /// cannot close). Reported once per such state.
+///
+/// One forward search from the initial state and one search backwards from
+/// it over the reversed transitions: linear in the states and transitions
+/// (a search from every state was quadratic, and a 100,000-state ring never
+/// finished).
 fn check_stuck_states(ssm: &StateMachine, out: &mut Vec<Diagnostic>) {
     let initial = ssm.initial_state.as_str();
-    for name in reachable_from(ssm, initial) {
+    let forward = reachable_from(ssm, initial);
+    let back = reaching(ssm, initial);
+    for name in &forward {
         // A dangerous state's way back has its own rule (error_state_without_reset).
-        let dangerous = ssm.states.get(&name).is_some_and(|s| s.is_error(&name));
-        if name != initial && !dangerous && !reachable_from(ssm, &name).contains(initial) {
+        let dangerous = ssm.states.get(name).is_some_and(|s| s.is_error(name));
+        if name != initial && !dangerous && !back.contains(name.as_str()) {
             let exits = ssm
                 .states
-                .get(&name)
+                .get(name)
                 .map(|s| s.on.keys().cloned().collect::<Vec<_>>())
                 .unwrap_or_default();
             out.push(Diagnostic::warning(
@@ -200,6 +219,35 @@ fn check_stuck_states(ssm: &StateMachine, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
+}
+
+/// The states from which `target` can be reached over every kind of
+/// transition (only transitions to existing states count): one breadth-first
+/// search over the reversed edges.
+fn reaching<'a>(ssm: &'a StateMachine, target: &str) -> HashSet<&'a str> {
+    let mut incoming: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (name, state) in &ssm.states {
+        for transition in state.on.values().flatten() {
+            let next = transition.next_state.as_str();
+            if ssm.states.contains_key(next) {
+                incoming.entry(next).or_default().push(name.as_str());
+            }
+        }
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    let Some((start, _)) = ssm.states.get_key_value(target) else {
+        return seen;
+    };
+    seen.insert(start.as_str());
+    let mut queue = VecDeque::from([start.as_str()]);
+    while let Some(name) = queue.pop_front() {
+        for &from in incoming.get(name).map(Vec::as_slice).unwrap_or_default() {
+            if seen.insert(from) {
+                queue.push_back(from);
+            }
+        }
+    }
+    seen
 }
 
 /// How far a box's declared W×H may differ in shape from its view's real

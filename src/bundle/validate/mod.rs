@@ -108,15 +108,18 @@ const LISTED_NAMES: usize = 20;
 /// `a, b, c` for a message, or `none` for nothing; long lists are cut
 /// after [`LISTED_NAMES`] so that a huge file cannot make every message huge.
 pub(crate) fn list<'a>(names: impl IntoIterator<Item = &'a String>) -> String {
-    let mut shown: Vec<&str> = Vec::new();
-    let mut more = 0usize;
-    for name in names {
-        if shown.len() < LISTED_NAMES {
-            shown.push(name);
-        } else {
-            more += 1;
-        }
-    }
+    let mut names = names.into_iter();
+    let shown: Vec<&str> = names
+        .by_ref()
+        .take(LISTED_NAMES)
+        .map(String::as_str)
+        .collect();
+    // Counted from the iterator's exact length when it has one, so that a
+    // message about a 100,000-state machine does not walk every name.
+    let more = match names.size_hint() {
+        (low, Some(high)) if low == high => low,
+        _ => names.count(),
+    };
     match (shown.is_empty(), more) {
         (true, _) => "none".into(),
         (false, 0) => shown.join(", "),

@@ -60,11 +60,18 @@ impl GroundTruthSource for MapSource {
     }
 }
 
-/// GT files under a folder on disk (native only).
+/// GT files under a folder on disk (native only), read through the input
+/// layer: a record's path is resolved under the root (an absolute path or
+/// one that climbs out with `..` reads as absent, never outside the root),
+/// only regular files are opened (a FIFO or `/dev/zero` is never read), and
+/// each distinct file (by device and inode, whatever its spelling) is read
+/// at most once, within [`crate::score::limits::MAX_RESULTS_FILE_BYTES`].
 #[cfg(not(target_arch = "wasm32"))]
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct DirSource {
     pub root: std::path::PathBuf,
+    files: std::cell::RefCell<crate::input::fs::OnceReader>,
+    refused: std::cell::RefCell<Vec<String>>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -82,21 +89,48 @@ impl DirSource {
                 .map(|sub| root.join(sub))
                 .find(|dir| dir.join("EPIC_Bench").is_dir())
         };
+        DirSource::at(&holder.unwrap_or_else(|| root.to_path_buf()))
+    }
+
+    /// GT under exactly `root` (the folder holding `EPIC_Bench/`).
+    pub fn at(root: &std::path::Path) -> DirSource {
+        let root = root.to_path_buf();
         DirSource {
-            root: holder.unwrap_or_else(|| root.to_path_buf()),
+            files: std::cell::RefCell::new(crate::input::fs::OnceReader::new(
+                &root,
+                crate::score::limits::MAX_RESULTS_FILE_BYTES,
+            )),
+            root,
+            refused: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// How many distinct files were read.
+    pub fn files_read(&self) -> usize {
+        self.files.borrow().files_read()
+    }
+
+    /// Why each refused path was refused (outside the root, not a regular
+    /// file, too large), once per message, for the report.
+    pub fn refused(&self) -> Vec<String> {
+        self.refused.borrow().clone()
     }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl GroundTruthSource for DirSource {
     fn read(&self, path: &str) -> Option<Vec<u8>> {
-        let p = std::path::Path::new(path);
-        let under_root = self.root.join(p);
-        // Within the bound of `score::limits`; a larger file reads as absent.
-        let read = |p: &std::path::Path| crate::score::limits::read_file(p).ok();
-        // "falling back to the path as written"
-        read(&under_root).or_else(|| read(p))
+        match self.files.borrow_mut().read(path) {
+            Ok(found) => found.map(|bytes| bytes.to_vec()),
+            Err(e) => {
+                let message = e.to_string();
+                let mut refused = self.refused.borrow_mut();
+                if refused.len() < 100 && !refused.contains(&message) {
+                    refused.push(message);
+                }
+                None
+            }
+        }
     }
 }
 
@@ -162,8 +196,8 @@ impl<'a> GtCache<'a> {
         }
         let loaded = candidate_keys(gt_path).iter().find_map(|k| {
             let bytes = self.source.read(k)?;
-            let text = String::from_utf8(bytes).ok()?;
-            match pyjson::loads(text.trim_start_matches('\u{feff}')) {
+            let text = crate::input::text::decode(&bytes).ok()?;
+            match pyjson::loads(text) {
                 Ok(root @ PyValue::Dict(_)) => Some(Rc::new(GtFile { root })),
                 _ => None,
             }

@@ -40,6 +40,7 @@ pub mod count;
 pub mod extract;
 pub mod formatter;
 pub mod gt;
+pub mod intake;
 pub mod localization;
 pub mod mask;
 pub mod normalize;

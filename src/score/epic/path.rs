@@ -14,6 +14,12 @@ use std::rc::Rc;
 pub const ERR_WALKABLE: &str =
     "Failed to decode feasible area mask (masklet_path) or mask is missing";
 pub const ERR_NO_POINTS: &str = "No path points parsed";
+/// Not an official error: a path longer than
+/// [`crate::input::limits::MAX_PATH_POINTS`] is not scored (the official
+/// code would take minutes and gigabytes on it), so that one hostile reply
+/// cannot stall a run.
+pub const ERR_TOO_MANY_POINTS: &str =
+    "The path has more than 10000 points (input::limits::MAX_PATH_POINTS); it is not scored";
 
 const K_SE: f64 = 3.0;
 const NEAR: f64 = 1.0 / 30.0;
@@ -133,6 +139,10 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     };
     let (h, w) = (f.height(), f.width());
     let raw = parse_points(pred);
+    if raw.len() > crate::input::limits::MAX_PATH_POINTS {
+        out.error = Some(ERR_TOO_MANY_POINTS);
+        return out;
+    }
     let values: Vec<f64> = raw.iter().flatten().copied().collect();
     let mode = resolve(inp.mode, &values, h, w);
     out.resolved = Some(mode);

@@ -154,6 +154,8 @@ where
 struct Document<'a> {
     report: &'a Report,
     pred_path: &'a str,
+    /// What the intake skipped, repeated or refused (issue #23), last.
+    input: Option<&'a Value>,
 }
 
 impl Serialize for Document<'_> {
@@ -180,6 +182,9 @@ impl Serialize for Document<'_> {
             }),
         )?;
         m.serialize_entry("knoblab", &Knoblab(r))?;
+        if let Some(input) = self.input {
+            m.serialize_entry("input", input)?;
+        }
         m.end()
     }
 }
@@ -212,7 +217,33 @@ pub fn write_json<W: std::io::Write>(
     pred_path: &str,
     out: W,
 ) -> serde_json::Result<()> {
-    serde_json::to_writer_pretty(out, &Document { report, pred_path })
+    serde_json::to_writer_pretty(
+        out,
+        &Document {
+            report,
+            pred_path,
+            input: None,
+        },
+    )
+}
+
+/// [`write_json`] with an `input` entry last: what the intake of the
+/// predictions skipped, repeated or refused (the bytes of [`to_json`]'s
+/// document with `input` inserted at its end).
+pub fn write_json_with_input<W: std::io::Write>(
+    report: &Report,
+    pred_path: &str,
+    input: &Value,
+    out: W,
+) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(
+        out,
+        &Document {
+            report,
+            pred_path,
+            input: Some(input),
+        },
+    )
 }
 
 fn pct(v: Option<f64>) -> String {

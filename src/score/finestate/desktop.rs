@@ -17,7 +17,7 @@ fn desktop_records(
     bytes: &[u8],
     skipped: &mut Vec<Skipped>,
 ) -> Result<Vec<(String, Value)>, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    let text = crate::input::text::decode(bytes).map_err(|e| e.to_string())?;
     if family == Family::SpecificData {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         return match value {

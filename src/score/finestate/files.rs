@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
-use crate::score::limits::read_zip_entry;
+use crate::input::zip::{BoundedZip, ZipLimits};
 
 /// Read access to a dataset, by `/`-separated path relative to its root.
 pub trait FileSet {
@@ -99,24 +99,14 @@ impl MemFiles {
     /// without their bytes. The JSON entries are read within the bounds of
     /// [`crate::score::limits`], so a zip bomb is refused.
     pub fn from_zip(bytes: &[u8]) -> Result<Self, ZipError> {
-        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS)
             .map_err(|e| ZipError::Archive(e.to_string()))?;
         let mut raw = Self::new();
-        let mut total = 0;
-        for i in 0..archive.len() {
-            let mut entry = archive
-                .by_index(i)
-                .map_err(|e| ZipError::Archive(e.to_string()))?;
-            if entry.is_dir() {
-                continue;
-            }
-            let name = entry.name().to_string();
-            let keep = name.ends_with(".json") || name.ends_with(".jsonl");
-            let data = if keep {
-                read_zip_entry(&mut entry, &mut total).map_err(ZipError::Entry)?
-            } else {
-                Vec::new()
-            };
+        let keep = |name: &str| name.ends_with(".json") || name.ends_with(".jsonl");
+        for (name, data) in archive
+            .entries(keep)
+            .map_err(|e| ZipError::Entry(e.to_string()))?
+        {
             raw.insert(&name, data);
         }
         Ok(raw.rooted())
@@ -206,11 +196,18 @@ impl DiskFiles {
         Self { root: root.into() }
     }
 
+    /// A path written in an annotation, under the root (input layer): an
+    /// absolute path or one that climbs out with `..` names nothing, so an
+    /// annotation cannot make us read outside the dataset folder.
     fn resolve(&self, path: &str) -> std::path::PathBuf {
-        if path.starts_with('/') {
-            std::path::PathBuf::from(path)
-        } else {
-            self.root.join(path)
+        match crate::input::path::resolve_under(&self.root, path) {
+            Ok(p) => p,
+            // An empty path is the root itself (listing the top folder).
+            Err(_) if path.trim_matches(['/', '.']).is_empty() && !path.starts_with('/') => {
+                self.root.clone()
+            }
+            // A path that cannot exist: no file is ever found there.
+            Err(_) => self.root.join("\u{0}refused"),
         }
     }
 }

@@ -159,7 +159,7 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
     let mut data = Dataset::default();
     let mut index = 0usize;
     for (name, bytes) in texts {
-        let text = match std::str::from_utf8(bytes) {
+        let text = match crate::input::text::decode(bytes) {
             Ok(t) => t,
             Err(e) => {
                 data.skipped.push(Skipped::new(

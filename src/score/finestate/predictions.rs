@@ -219,7 +219,9 @@ fn from_line(value: &Value, source: &str) -> Result<Prediction, String> {
 /// Reads one predictions file: a results list, one result object, or JSON
 /// Lines (detected from the content).
 pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, PredictionError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| PredictionError::NotText {
+    // The one decoding rule of the input layer: BOM stripped, UTF-16 named,
+    // invalid UTF-8 located.
+    let text = crate::input::text::decode(bytes).map_err(|e| PredictionError::NotText {
         name: name.to_string(),
         reason: e.to_string(),
     })?;

@@ -424,6 +424,57 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
     }
 }
 
+impl Report {
+    /// What the scores leave out, as the official code counts it, for
+    /// stderr and the page (issue #23: always reported): instances without
+    /// a prediction (left out of every denominator), images given a second
+    /// prediction (the later one is used, by file order), and predictions
+    /// that could not be scored. Each says where the full list is in the
+    /// JSON document.
+    pub fn gap_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let missing = self
+            .skipped
+            .iter()
+            .filter(|s| s.code == "no_prediction")
+            .count();
+        if missing > 0 {
+            let total = missing + self.per_instance.len();
+            notes.push(format!(
+                "{missing} of {total} instance(s) have no prediction; as the official code \
+                 does, they are left out of every denominator (the scores cover the {} \
+                 predicted). The list: `skipped` entries with code `no_prediction` in the JSON \
+                 document",
+                self.per_instance.len()
+            ));
+        }
+        let second = |p: &&PredictionProblem| p.message.starts_with("a second prediction");
+        let seconds = self.prediction_problems.iter().filter(second).count();
+        if seconds > 0 {
+            notes.push(format!(
+                "{seconds} image(s) have more than one prediction; the later one (by file order) \
+                 is used, as the official code keeps the last. The list: `prediction_problems` \
+                 in the JSON document"
+            ));
+        }
+        let others: Vec<String> = self
+            .prediction_problems
+            .iter()
+            .filter(|p| !second(p))
+            .map(|p| format!("{}: {}", p.source, p.message))
+            .collect();
+        if !others.is_empty() {
+            notes.push(format!(
+                "{} prediction(s) not scored (first: {}); the list: `prediction_problems` in \
+                 the JSON document",
+                others.len(),
+                others[..others.len().min(5)].join("; ")
+            ));
+        }
+        notes
+    }
+}
+
 /// VDA ablation: metric in the hinted run minus metric in the baseline run,
 /// per platform present in both, and of the platform means (spec §9.1: "The
 /// delta is not computed by the code").

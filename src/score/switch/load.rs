@@ -14,7 +14,7 @@ use super::dataset::{
 };
 use super::error::{describe, json_error, InputError, InputErrors};
 use super::release;
-use crate::score::limits::read_zip_entry;
+use crate::input::zip::{BoundedZip, ZipLimits};
 
 /// Choices that change how the ground truth is read.
 #[derive(Debug, Clone, Default)]
@@ -237,7 +237,9 @@ impl GroundTruth {
                 for entry in entries {
                     let entry = entry.map_err(|e| io(&dir, &e))?;
                     let p = entry.path();
-                    if p.is_dir() {
+                    // A real folder only: a link to a folder above would
+                    // make the walk endless.
+                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
                         stack.push(p);
                     } else if p
                         .file_name()
@@ -274,27 +276,24 @@ impl GroundTruth {
 
 /// Unpacks the ground-truth entries of a zip (see [`is_ground_truth_name`]).
 ///
-/// The entries are read within the bounds of [`crate::score::limits`], so
-/// a zip bomb is refused.
+/// The entries are read by the one bounded zip reader
+/// ([`crate::input::zip`]), so a zip bomb is refused.
 pub(crate) fn unzip(name: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, InputErrors> {
     let zip_error = |e: &dyn std::fmt::Display| InputError::Zip {
         file: name.to_string(),
         message: e.to_string(),
     };
-    let mut archive =
-        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| zip_error(&e))?;
-    let mut files = Vec::new();
-    let mut total = 0;
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| zip_error(&e))?;
-        let entry_name = entry.name().to_string();
-        let base = entry_name.rsplit('/').next().unwrap_or("");
-        if entry.is_dir() || !is_ground_truth_name(base) {
-            continue;
-        }
-        let content = read_zip_entry(&mut entry, &mut total).map_err(|e| zip_error(&e))?;
-        files.push((format!("{name}/{entry_name}"), content));
-    }
+    let base = |entry_name: &str| -> bool {
+        is_ground_truth_name(entry_name.rsplit('/').next().unwrap_or(""))
+    };
+    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS).map_err(|e| zip_error(&e))?;
+    let files = archive
+        .entries(base)
+        .map_err(|e| zip_error(&e))?
+        .into_iter()
+        .filter(|(entry_name, _)| base(entry_name))
+        .map(|(entry_name, content)| (format!("{name}/{entry_name}"), content))
+        .collect();
     Ok(files)
 }
 

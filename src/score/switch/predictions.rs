@@ -116,8 +116,18 @@ pub fn read_predictions(file: &str, bytes: &[u8]) -> Result<Vec<Prediction>, Inp
 /// skipped) or of one JSON array (1-based positions), and a JSON error for
 /// each line that does not parse.
 pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Vec<InputError>) {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_start_matches('\u{feff}');
+    // The input layer's decoding rule: BOM stripped, UTF-16 named, invalid
+    // UTF-8 located (never replaced silently).
+    let text = match crate::input::text::decode(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let error = InputError::Io {
+                file: file.to_string(),
+                message: e.to_string(),
+            };
+            return (Vec::new(), vec![error]);
+        }
+    };
     let mut records = Vec::new();
     let mut errors = Vec::new();
     if text.trim_start().starts_with('[') {

@@ -129,7 +129,20 @@ impl Answers {
     /// or one JSON object mapping ids to answers. An id given twice is an
     /// error naming both places.
     pub fn read(&mut self, file: &str, bytes: &[u8], errors: &mut Vec<InputError>) {
-        if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(bytes) {
+        // The input layer's decoding rule first (BOM stripped, UTF-16
+        // named, invalid UTF-8 located); the JSON is then read as Python's
+        // `json` reads it (parity).
+        let text = match crate::input::text::decode(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                errors.push(InputError::Io {
+                    file: file.to_string(),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) {
             // One object of ids → answers (a one-line JSON Lines file is an
             // object too, but it has an id field).
             let one_row = ID_FIELDS.iter().any(|f| map.contains_key(*f));
@@ -245,7 +258,18 @@ pub(crate) fn read_rows(
     errors: &mut Vec<InputError>,
 ) {
     // A `{"data": [...]}` document is read like the dataset's own files.
-    let (records, mut bad) = match serde_json::from_slice::<Value>(bytes) {
+    // The input layer's decoding rule first, as for the answers.
+    let text = match crate::input::text::decode(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            errors.push(InputError::Io {
+                file: ctx.file.clone(),
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    let (records, mut bad) = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(mut o)) if o.get("data").is_some_and(Value::is_array) => {
             let list = match o.remove("data") {
                 Some(Value::Array(a)) => a,

@@ -1,0 +1,229 @@
+//! The one bounded zip reader. Bundles, results zips, ground-truth zips
+//! and the page's dropped zips all read through it: the number of entries,
+//! the bytes of each entry once decompressed (refused by its declared size,
+//! then read through the cap whatever the header claims) and the bytes read
+//! in all are bounded, so a zip bomb stops with a message naming the entry
+//! and the bound.
+
+use std::io::{Cursor, Read};
+
+use super::limits::{
+    human_bytes, MAX_BUNDLE_BYTES, MAX_FILE_BYTES, MAX_RESULTS_FILE_BYTES, MAX_RESULTS_ZIP_ENTRIES,
+    MAX_ZIP_ENTRIES, MAX_ZIP_READ_BYTES,
+};
+use super::InputError;
+
+/// The bounds one zip is read within.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZipLimits {
+    /// The most entries the central directory may list.
+    pub entries: usize,
+    /// The most bytes one entry may decompress to.
+    pub entry_bytes: u64,
+    /// The most bytes all the entries read may decompress to together.
+    pub total_bytes: u64,
+}
+
+impl ZipLimits {
+    /// A bundle zip: [`MAX_ZIP_ENTRIES`], [`MAX_FILE_BYTES`] per entry,
+    /// [`MAX_BUNDLE_BYTES`] in all.
+    pub const BUNDLE: ZipLimits = ZipLimits {
+        entries: MAX_ZIP_ENTRIES,
+        entry_bytes: MAX_FILE_BYTES as u64,
+        total_bytes: MAX_BUNDLE_BYTES as u64,
+    };
+    /// A results or ground-truth zip: [`MAX_RESULTS_ZIP_ENTRIES`],
+    /// [`MAX_RESULTS_FILE_BYTES`] per entry, [`MAX_ZIP_READ_BYTES`] in all.
+    pub const RESULTS: ZipLimits = ZipLimits {
+        entries: MAX_RESULTS_ZIP_ENTRIES,
+        entry_bytes: MAX_RESULTS_FILE_BYTES,
+        total_bytes: MAX_ZIP_READ_BYTES,
+    };
+}
+
+/// A zip held in memory, read entry by entry within its [`ZipLimits`].
+pub struct BoundedZip<'a> {
+    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    limits: ZipLimits,
+    total: u64,
+}
+
+impl<'a> BoundedZip<'a> {
+    /// Opens the zip (reads its central directory) and checks its number
+    /// of entries.
+    pub fn open(bytes: &'a [u8], limits: ZipLimits) -> Result<Self, InputError> {
+        let archive = zip::ZipArchive::new(Cursor::new(bytes))
+            .map_err(|e| InputError::Zip(format!("the zip could not be opened: {e}")))?;
+        if archive.len() > limits.entries {
+            return Err(InputError::Zip(format!(
+                "the zip lists {} entries; at most {} are accepted",
+                archive.len(),
+                limits.entries
+            )));
+        }
+        Ok(BoundedZip {
+            archive,
+            limits,
+            total: 0,
+        })
+    }
+
+    /// How many entries the zip lists (folders included).
+    pub fn len(&self) -> usize {
+        self.archive.len()
+    }
+
+    /// Whether the zip lists no entries.
+    pub fn is_empty(&self) -> bool {
+        self.archive.len() == 0
+    }
+
+    /// The names of the entries, in the zip's order (folders end in `/`).
+    pub fn names(&self) -> Vec<String> {
+        self.archive.file_names().map(str::to_string).collect()
+    }
+
+    /// Reads the entry called `name`, `Ok(None)` when there is none.
+    pub fn read_name(&mut self, name: &str) -> Result<Option<Vec<u8>>, InputError> {
+        let index = match self.archive.index_for_name(name) {
+            Some(i) => i,
+            None => return Ok(None),
+        };
+        self.read_index(index).map(|e| e.map(|(_, bytes)| bytes))
+    }
+
+    /// Reads entry `index`: its name and bytes, `Ok(None)` for a folder.
+    pub fn read_index(&mut self, index: usize) -> Result<Option<(String, Vec<u8>)>, InputError> {
+        let limits = self.limits;
+        let entry = self
+            .archive
+            .by_index(index)
+            .map_err(|e| InputError::Zip(format!("zip entry {index} could not be read: {e}")))?;
+        if entry.is_dir() {
+            return Ok(None);
+        }
+        let name = entry.name().to_string();
+        let shown = super::text::escape_controls(&name).into_owned();
+        if entry.size() > limits.entry_bytes {
+            let size = entry.size();
+            let declared = if size < 1024 * 1024 || size.is_multiple_of(1024 * 1024) {
+                human_bytes(size)
+            } else {
+                format!("{} ({size} bytes)", human_bytes(size))
+            };
+            return Err(InputError::Zip(format!(
+                "zip entry `{shown}` declares {declared} once decompressed; at most {} is read \
+                 per file",
+                human_bytes(limits.entry_bytes)
+            )));
+        }
+        let mut bytes = Vec::new();
+        entry
+            .take(limits.entry_bytes + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| InputError::Zip(format!("zip entry `{shown}` could not be read: {e}")))?;
+        if bytes.len() as u64 > limits.entry_bytes {
+            return Err(InputError::Zip(format!(
+                "zip entry `{shown}` decompresses to more than {}; at most {} is accepted per file",
+                human_bytes(limits.entry_bytes),
+                human_bytes(limits.entry_bytes)
+            )));
+        }
+        self.total = self.total.saturating_add(bytes.len() as u64);
+        if self.total > limits.total_bytes {
+            return Err(InputError::Zip(format!(
+                "the zip's files decompress to more than {} in all (at zip entry `{shown}`); at \
+                 most that is read",
+                human_bytes(limits.total_bytes)
+            )));
+        }
+        Ok(Some((name, bytes)))
+    }
+
+    /// Every file entry, in the zip's order: its name, and its bytes when
+    /// `keep(name)` says so (an empty vector otherwise, so that a listing
+    /// of images costs nothing).
+    pub fn entries(
+        &mut self,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, Vec<u8>)>, InputError> {
+        let mut out = Vec::new();
+        for i in 0..self.archive.len() {
+            let (is_dir, name) = {
+                let entry = self.archive.by_index_raw(i).map_err(|e| {
+                    InputError::Zip(format!("zip entry {i} could not be read: {e}"))
+                })?;
+                (entry.is_dir(), entry.name().to_string())
+            };
+            if is_dir {
+                continue;
+            }
+            if keep(&name) {
+                if let Some(entry) = self.read_index(i)? {
+                    out.push(entry);
+                }
+            } else {
+                out.push((name, Vec::new()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut out);
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            for (name, bytes) in files {
+                w.start_file(*name, opts).unwrap();
+                w.write_all(bytes).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        out.into_inner()
+    }
+
+    #[test]
+    fn entries_are_read_within_the_bounds() {
+        let zip = zip_of(&[("a.json", b"{}"), ("b.png", b"PNG"), ("big", &[0u8; 5000])]);
+        let small = ZipLimits {
+            entries: 3,
+            entry_bytes: 4096,
+            total_bytes: 4100,
+        };
+        let mut z = BoundedZip::open(&zip, small).unwrap();
+        assert_eq!(z.read_name("a.json").unwrap(), Some(b"{}".to_vec()));
+        assert_eq!(z.read_name("missing").unwrap(), None);
+        let err = z.read_name("big").unwrap_err().to_string();
+        assert!(
+            err.contains("`big` declares 5000 bytes once decompressed; at most 4 KiB"),
+            "{err}"
+        );
+        let listed = z.entries(|n| n.ends_with(".json")).unwrap();
+        assert_eq!(listed[0], ("a.json".to_string(), b"{}".to_vec()));
+        assert_eq!(listed[1], ("b.png".to_string(), Vec::new()));
+
+        let few = ZipLimits {
+            entries: 2,
+            ..small
+        };
+        let err = BoundedZip::open(&zip, few).err().unwrap().to_string();
+        assert!(err.contains("lists 3 entries; at most 2"), "{err}");
+
+        let tight = ZipLimits {
+            total_bytes: 4,
+            ..small
+        };
+        let mut z = BoundedZip::open(&zip, tight).unwrap();
+        z.read_name("a.json").unwrap();
+        let err = z.read_name("b.png").unwrap_err().to_string();
+        assert!(err.contains("more than 4 bytes in all"), "{err}");
+    }
+}

@@ -1,0 +1,218 @@
+//! What the EPIC readers leave out or count twice, reported line by line
+//! (issue #23: nothing dropped silently).
+//!
+//! The official reader skips a line that is not a JSON object without a
+//! word, and scores every record, copies included; the scores here do the
+//! same (parity), and this module says which lines were skipped and which
+//! records repeat a sample already given, so that the CLI prints them on
+//! stderr and in its `--json` document, and the page shows them.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::pyjson;
+use super::pyvalue::PyValue;
+
+/// A line (or, for a JSON array, an item) the reader skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedLine {
+    /// 1-based line of the file (for an array, the item's 1-based index).
+    pub line: usize,
+    pub reason: String,
+}
+
+/// A record that repeats a sample an earlier line already gave (same
+/// `gt_json_path` and task, or the very same line); it is scored again, as
+/// the official code does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DuplicateLine {
+    pub line: usize,
+    /// The line that first gave the sample.
+    pub first: usize,
+}
+
+/// What the intake of one predictions file found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Intake {
+    /// Whether `line` means an item of a JSON array rather than a line.
+    pub array: bool,
+    pub skipped: Vec<SkippedLine>,
+    pub duplicates: Vec<DuplicateLine>,
+}
+
+impl Intake {
+    /// Whether there is nothing to report.
+    pub fn is_clean(&self) -> bool {
+        self.skipped.is_empty() && self.duplicates.is_empty()
+    }
+
+    /// The warnings for people, one per kind, each listing where (the first
+    /// 20 places, then how many more).
+    pub fn warnings(&self) -> Vec<String> {
+        const SHOWN: usize = 20;
+        let unit = if self.array { "item" } else { "line" };
+        let mut out = Vec::new();
+        if !self.skipped.is_empty() {
+            let mut list: Vec<String> = self
+                .skipped
+                .iter()
+                .take(SHOWN)
+                .map(|s| format!("{unit} {} ({})", s.line, s.reason))
+                .collect();
+            if self.skipped.len() > SHOWN {
+                list.push(format!("and {} more", self.skipped.len() - SHOWN));
+            }
+            out.push(format!(
+                "{} {unit}(s) skipped, as the official reader skips them (not scored, not \
+                 counted): {}",
+                self.skipped.len(),
+                list.join("; ")
+            ));
+        }
+        if !self.duplicates.is_empty() {
+            let mut list: Vec<String> = self
+                .duplicates
+                .iter()
+                .take(SHOWN)
+                .map(|d| format!("{unit} {} repeats {unit} {}", d.line, d.first))
+                .collect();
+            if self.duplicates.len() > SHOWN {
+                list.push(format!("and {} more", self.duplicates.len() - SHOWN));
+            }
+            out.push(format!(
+                "{} record(s) repeat a sample given earlier; each is scored and counted, as the \
+                 official code does, so the sample weighs more than once: {}",
+                self.duplicates.len(),
+                list.join("; ")
+            ));
+        }
+        out
+    }
+}
+
+/// The sample a record is about: its GT file and task, or (without a GT
+/// path) the record's whole text.
+fn sample_key(record: &PyValue, text: &str) -> String {
+    let field = |k: &str| match record.get(k) {
+        Some(PyValue::Str(s)) => Some(s.clone()),
+        Some(PyValue::List(items)) => match items.first() {
+            Some(PyValue::Str(s)) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    // A raw reply names its sample by its image (`images[0].path`).
+    let image = || match record.get("images") {
+        Some(PyValue::List(items)) => match items.first().and_then(|i| i.get("path")) {
+            Some(PyValue::Str(s)) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match field("gt_json_path").or_else(image) {
+        Some(gt) => format!(
+            "{gt}\u{0}{}\u{0}{}",
+            field("task_type").unwrap_or_default(),
+            field("question")
+                .or_else(|| field("prompt"))
+                .unwrap_or_default()
+        ),
+        None => format!("\u{1}{}", text.trim()),
+    }
+}
+
+/// The intake of a JSON Lines or JSON array predictions file (raw replies
+/// or std records).
+pub fn intake(text: &str) -> Intake {
+    let t = text.trim_start_matches('\u{feff}');
+    let mut out = Intake::default();
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut note = |out: &mut Intake, line: usize, record: &PyValue, raw: &str| {
+        let key = sample_key(record, raw);
+        match first.get(&key) {
+            Some(&f) => out.duplicates.push(DuplicateLine { line, first: f }),
+            None => {
+                first.insert(key, line);
+            }
+        }
+    };
+    if t.trim_start().starts_with('[') {
+        out.array = true;
+        if let Ok(PyValue::List(items)) = pyjson::loads(t.trim()) {
+            for (i, item) in items.iter().enumerate() {
+                if matches!(item, PyValue::Dict(_)) {
+                    note(&mut out, i + 1, item, &format!("{item:?}"));
+                } else {
+                    out.skipped.push(SkippedLine {
+                        line: i + 1,
+                        reason: "not a JSON object".into(),
+                    });
+                }
+            }
+        }
+        return out;
+    }
+    for (i, line) in t.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match pyjson::loads(line) {
+            Ok(v @ PyValue::Dict(_)) => note(&mut out, i + 1, &v, line),
+            Ok(_) => out.skipped.push(SkippedLine {
+                line: i + 1,
+                reason: "not a JSON object".into(),
+            }),
+            Err(e) => out.skipped.push(SkippedLine {
+                line: i + 1,
+                reason: format!("not valid JSON: {e}"),
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_lines_and_copies_are_reported_by_line() {
+        let rec = r#"{"gt_json_path": "EPIC_Bench/a.json", "task_type": "T", "response": "x"}"#;
+        let mut text = String::new();
+        text.push_str(rec);
+        text.push_str("\n{broken\n\n[1, 2]\n");
+        for _ in 0..99 {
+            text.push_str(rec);
+            text.push('\n');
+        }
+        let got = intake(&text);
+        assert_eq!(got.skipped.len(), 2);
+        assert_eq!(got.skipped[0].line, 2);
+        assert!(got.skipped[0].reason.starts_with("not valid JSON"));
+        assert_eq!(got.skipped[1].line, 4);
+        assert_eq!(got.duplicates.len(), 99);
+        assert_eq!(got.duplicates[0], DuplicateLine { line: 5, first: 1 });
+        let warnings = got.warnings().join("\n");
+        assert!(warnings.contains("line 2 (not valid JSON"), "{warnings}");
+        assert!(warnings.contains("99 record(s) repeat"), "{warnings}");
+        assert!(warnings.contains("and 79 more"), "{warnings}");
+    }
+
+    #[test]
+    fn distinct_samples_are_not_duplicates() {
+        let text = "{\"gt_json_path\": \"a\", \"response\": 1}\n{\"gt_json_path\": \"b\", \"response\": 1}\n";
+        assert!(intake(text).is_clean());
+        let arr = "[{\"a\": 1}, 3, {\"a\": 1}]";
+        let got = intake(arr);
+        assert!(got.array);
+        assert_eq!(
+            got.skipped,
+            vec![SkippedLine {
+                line: 2,
+                reason: "not a JSON object".into()
+            }]
+        );
+        assert_eq!(got.duplicates, vec![DuplicateLine { line: 3, first: 1 }]);
+    }
+}
