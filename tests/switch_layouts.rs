@@ -557,7 +557,7 @@ fn cli_layouts_json_and_the_submission() {
 
 #[test]
 fn the_page_scores_a_dropped_release_folder_in_the_leaderboard_layout() {
-    use knoblab::score::session::{run, InputFile, Job, JobOptions, SwitchOptions};
+    use knoblab::score::job::{run, InputFile, Job, JobOptions, SwitchOptions};
     let root = fixture("switch_release");
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];

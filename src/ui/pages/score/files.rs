@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use super::worker::{JobFile, Source, BUNDLE_PREFIX};
 use crate::bundle::LibraryIndex;
-use crate::score::session::JobOptions;
+use crate::score::job::JobOptions;
 use crate::ui::browser::fetch::fetch_bytes;
 
 /// The `sessionStorage` key the agent page leaves trajectories under.

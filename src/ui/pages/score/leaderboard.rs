@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::score::export;
-use crate::score::session::Leaderboard;
+use crate::score::job::Leaderboard;
 use crate::score::view::LeaderRow;
 use crate::ui::browser::files;
 

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::display::percent;
-use crate::score::session::Download;
+use crate::score::job::Download;
 use crate::score::view::{
     ChartView, ItemFilter, ItemView, ItemsView, Overlay, ReportView, Shape, TableView,
 };

@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
 use crate::score::epic::report::Shard;
-use crate::score::session::{self, InputFile, Job, JobOptions};
+use crate::score::job::{self, InputFile, Job, JobOptions};
 use crate::ui::browser::js_message;
 
 /// The worker's script: load the module once, then for each job read its
@@ -118,7 +118,7 @@ fn job_of(
                 };
                 match job.bundles.iter_mut().find(|b| b.name == name) {
                     Some(b) => b.files.push(inner),
-                    None => job.bundles.push(session::BundleFiles {
+                    None => job.bundles.push(job::BundleFiles {
                         name: name.to_string(),
                         files: vec![inner],
                     }),
@@ -132,9 +132,9 @@ fn job_of(
 
 /// The worker's entry: score the files (paths and bytes in the same
 /// order) with the job options (JSON of [`JobOptions`]), calling
-/// `progress` with JSON [`session::Progress`] values; `shards` holds every
+/// `progress` with JSON [`job::Progress`] values; `shards` holds every
 /// worker's [`knoblab_score_shard`] (empty when one worker scores alone).
-/// Returns the JSON of [`session::Outcome`], or of `{"error": …}` when the
+/// Returns the JSON of [`job::Outcome`], or of `{"error": …}` when the
 /// options are invalid.
 #[wasm_bindgen]
 pub fn knoblab_score_job(
@@ -148,7 +148,7 @@ pub fn knoblab_score_job(
         Ok(j) => j,
         Err(e) => return serde_json::json!({ "error": e }).to_string(),
     };
-    let outcome = session::run_sharded(
+    let outcome = job::run_sharded(
         &job,
         &mut |p| {
             if let Ok(text) = serde_json::to_string(p) {
@@ -163,7 +163,7 @@ pub fn knoblab_score_job(
 
 /// A helper worker's entry: shard `index` of `of` of every EPIC-Bench
 /// results file among the files, as the JSON list of
-/// [`session::EpicShardText`] the merging worker reads (`[]` when there is
+/// [`job::EpicShardText`] the merging worker reads (`[]` when there is
 /// none, or the options are invalid: the merging worker then scores alone).
 #[wasm_bindgen]
 pub fn knoblab_score_shard(
@@ -174,7 +174,7 @@ pub fn knoblab_score_shard(
     of: usize,
 ) -> String {
     let shards = job_of(paths, buffers, options)
-        .map(|job| session::epic_shard(&job, Shard { index, of }))
+        .map(|job| job::epic_shard(&job, Shard { index, of }))
         .unwrap_or_default();
     serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
@@ -198,7 +198,7 @@ pub fn knoblab_needs_bundles(
             bytes: bytes.to_vec(),
         })
         .collect();
-    session::classify(&files, &overrides)
+    job::classify(&files, &overrides)
         .iter()
         .any(|e| e.format == Some(crate::score::detect::Format::Trajectories))
 }
@@ -219,7 +219,7 @@ pub struct JobFile {
 
 /// What the worker says.
 pub enum Message {
-    Progress(session::Progress),
+    Progress(job::Progress),
     Done(String),
     Error(String),
 }
@@ -344,7 +344,7 @@ impl ScoreWorker {
         let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
             if let Some(p) = string_field(&data, "progress") {
-                if let Ok(p) = serde_json::from_str::<session::Progress>(&p) {
+                if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
             } else if let Some(out) = string_field(&data, "done") {
