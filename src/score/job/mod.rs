@@ -15,24 +15,22 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::detect::{detect, too_large, Benchmark, Format};
-use super::epic::{self, report::Shard, MapSource, RunOptions};
-use super::finestate::{
-    evaluate::OfficialOptions,
-    files::MemFiles,
-    loader::{load_dataset, ImagePolicy},
-    parser::ParserBuild,
-    predictions::{read_predictions, read_result_files, PredictionSet},
-    report::{score, ScoreOptions},
-};
+use super::detect::{too_large, Benchmark, Format};
+use super::epic::{self, report::Shard};
 use super::limits::MAX_RESULTS_FILE_BYTES;
-use super::switch::{self, predictions as switch_predictions, GroundTruth};
-use super::view::{self, LeaderRow, ReportView};
-use crate::bundle::{load_files, Bundle};
-use crate::input::zip::{BoundedZip, ZipLimits};
-use crate::sim::Trajectory;
+use super::switch;
+use super::view::{LeaderRow, ReportView};
+
+mod benchmarks;
+mod files;
+mod ground;
+
+use benchmarks::{epic_options, score_unit, text_of};
+pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
+pub use files::{classify, unzip, BUNDLE_PREFIX};
+use files::{pool, units, Unit};
+use ground::Ground;
 
 /// A dropped file: its path as dropped (with folders, if a folder was
 /// dropped) and its bytes.
@@ -159,136 +157,6 @@ pub struct Outcome {
     /// Downloads offered beside the reports (SWITCH's submission row and
     /// leaderboard-layout tables).
     pub downloads: Vec<Download>,
-}
-
-/// Sorts the dropped files into results and the ground-truth pool.
-pub fn classify(files: &[InputFile], overrides: &BTreeMap<String, Format>) -> Vec<FileEntry> {
-    files
-        .iter()
-        .map(|f| {
-            let found = detect(&f.path, &f.bytes);
-            let (format, label, warnings) = match (overrides.get(&f.path), found) {
-                (Some(o), found) => {
-                    let items = found.as_ref().map_or(0, |d| d.items);
-                    let label = super::detect::Detected {
-                        format: *o,
-                        items,
-                        warnings: Vec::new(),
-                    }
-                    .label();
-                    (Some(*o), format!("{label} (chosen)"), Vec::new())
-                }
-                (None, Ok(d)) => (Some(d.format), d.label(), d.warnings),
-                (None, Err(e)) => (None, e, Vec::new()),
-            };
-            FileEntry {
-                path: f.path.clone(),
-                results: format.and_then(Format::scores).is_some(),
-                format,
-                label,
-                warnings,
-            }
-        })
-        .collect()
-}
-
-/// The ground-truth pool: every file that is not a results file, zips
-/// unpacked (entries under the zip's path).
-fn pool(
-    files: &[InputFile],
-    entries: &[FileEntry],
-    failures: &mut Vec<Failure>,
-) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for (f, e) in files.iter().zip(entries) {
-        if e.results {
-            continue;
-        }
-        if e.format == Some(Format::Zip) {
-            match unzip(&f.path, &f.bytes) {
-                Ok(entries) => out.extend(entries),
-                Err(message) => failures.push(Failure {
-                    file: f.path.clone(),
-                    message,
-                }),
-            }
-        } else {
-            out.push((f.path.clone(), f.bytes.clone()));
-        }
-    }
-    out
-}
-
-/// The entries of a zip, with the zip's folder before their paths.
-pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS)
-        .map_err(|e| format!("{path}: not a readable zip ({e})"))?;
-    let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let entries = archive.entries(|_| true).map_err(|e| {
-        format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
-    })?;
-    let out = entries
-        .into_iter()
-        .map(|(name, data)| {
-            let full = if folder.is_empty() {
-                name
-            } else {
-                format!("{folder}/{name}")
-            };
-            (full, data)
-        })
-        .collect::<Vec<_>>();
-    Ok(out)
-}
-
-/// The folder a path sits in ("" at the top).
-fn folder_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
-}
-
-/// The file name of a path.
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-/// A unit of scoring: one results file, or the `result_<i>.json` files
-/// of one folder.
-struct Unit<'a> {
-    name: String,
-    format: Format,
-    label: String,
-    files: Vec<&'a InputFile>,
-}
-
-fn units<'a>(files: &'a [InputFile], entries: &[FileEntry]) -> Vec<Unit<'a>> {
-    let mut out: Vec<Unit<'a>> = Vec::new();
-    for (f, e) in files.iter().zip(entries) {
-        let Some(format) = e.format.filter(|_| e.results) else {
-            continue;
-        };
-        if format == Format::FineStateResultFile {
-            let name = format!("{}/", folder_of(&f.path));
-            if let Some(u) = out.iter_mut().find(|u| u.name == name) {
-                u.files.push(f);
-                u.label = format!("FineState-Bench result files, {} instances", u.files.len());
-                continue;
-            }
-            out.push(Unit {
-                name,
-                format,
-                label: "FineState-Bench result files, 1 instance".into(),
-                files: vec![f],
-            });
-            continue;
-        }
-        out.push(Unit {
-            name: f.path.clone(),
-            format,
-            label: e.label.clone(),
-            files: vec![f],
-        });
-    }
-    out
 }
 
 /// Runs a job, calling `progress` before each step.
@@ -439,340 +307,71 @@ pub fn leaderboards(reports: &[ReportView]) -> Vec<Leaderboard> {
     out
 }
 
-/// The ground-truth pool, read once per benchmark when first needed.
-struct Ground<'a> {
-    pool: &'a [(String, Vec<u8>)],
-    epic: Option<MapSource>,
-    finestate: Option<MemFiles>,
-    switch: Option<Result<GroundTruth, String>>,
-    bundles: Option<Result<Vec<Bundle>, String>>,
-    downloads: Vec<Download>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::view::{ItemsView, LeaderRow};
 
-impl<'a> Ground<'a> {
-    fn new(pool: &'a [(String, Vec<u8>)]) -> Self {
-        Ground {
-            pool,
-            epic: None,
-            finestate: None,
-            switch: None,
-            bundles: None,
-            downloads: Vec::new(),
-        }
-    }
-
-    fn epic(&mut self) -> &MapSource {
-        self.epic.get_or_insert_with(|| {
-            let mut m = MapSource::new();
-            for (p, b) in self
-                .pool
-                .iter()
-                .filter(|(p, _)| p.ends_with("_mask_rle.json"))
-            {
-                m.insert(p, b.clone());
-            }
-            m
-        })
-    }
-
-    fn finestate(&mut self) -> &MemFiles {
-        self.finestate.get_or_insert_with(|| {
-            let mut m = MemFiles::new();
-            for (p, b) in self.pool {
-                m.insert(p, b.clone());
-            }
-            m.rooted()
-        })
-    }
-
-    fn switch(&mut self, options: &SwitchOptions) -> Result<&GroundTruth, String> {
-        let pool = self.pool;
-        self.switch
-            .get_or_insert_with(|| {
-                let mut load = switch::LoadOptions::default();
-                for s in &options.splits {
-                    load.splits.push(switch::LoadOptions::parse_split(s)?);
-                }
-                GroundTruth::from_files_with(
-                    pool.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
-                    &load,
-                )
-                .map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    fn bundles(&mut self, given: &[BundleFiles]) -> Result<&[Bundle], String> {
-        self.bundles
-            .get_or_insert_with(|| {
-                given
-                    .iter()
-                    .map(|b| {
-                        let files = b
-                            .files
-                            .iter()
-                            .map(|f| (f.path.clone(), f.bytes.clone()))
-                            .collect();
-                        load_files(&b.name, files).map_err(|e| format!("bundle {}: {e}", b.name))
-                    })
-                    .collect()
-            })
-            .as_ref()
-            .map(Vec::as_slice)
-            .map_err(Clone::clone)
-    }
-}
-
-fn text_of(file: &InputFile) -> Result<&str, String> {
-    crate::input::text::decode(&file.bytes).map_err(|e| format!("{}: {e}", file.path))
-}
-
-fn score_unit(
-    unit: &Unit,
-    options: &JobOptions,
-    bundles: &[BundleFiles],
-    ground: &mut Ground,
-    epic_shards: Option<Vec<epic::report::ShardResult>>,
-) -> Result<ReportView, String> {
-    let first = unit.files.first().ok_or("nothing to score")?;
-    match unit.format.scores() {
-        Some(Benchmark::Epic) => {
-            score_epic(first, &unit.label, options, ground.epic(), epic_shards)
-        }
-        Some(Benchmark::FineState) => {
-            let preds = if unit.format == Format::FineStateResultFile {
-                let files: Vec<(String, Vec<u8>)> = unit
-                    .files
-                    .iter()
-                    .map(|f| (file_name(&f.path).to_string(), f.bytes.clone()))
-                    .collect();
-                read_result_files(&files)
-            } else {
-                read_predictions(&first.path, &first.bytes).map_err(|e| e.to_string())?
-            };
-            score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
-        }
-        Some(Benchmark::Switch) => {
-            score_switch(first, &unit.label, unit.format, &options.switch, ground)
-        }
-        Some(Benchmark::Trajectories) => {
-            let bundles = ground.bundles(bundles)?;
-            score_trajectories(first, &unit.label, bundles)
-        }
-        None => Err(format!("{}: not a results file", unit.name)),
-    }
-}
-
-/// The EPIC-Bench run options of a results file.
-fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions {
-    let family = options
-        .epic_family
-        .clone()
-        .filter(|f| !f.is_empty())
-        .or_else(|| {
-            let dir = folder_of(&file.path);
-            (!dir.is_empty()).then(|| file_name(dir).to_string())
-        });
-    RunOptions {
-        coord_mode: None,
-        family,
-    }
-}
-
-/// Scores EPIC-Bench predictions as `knoblab score epic` does, or merges
-/// the shards other workers scored of them.
-pub fn score_epic(
-    file: &InputFile,
-    label: &str,
-    options: &JobOptions,
-    gt: &MapSource,
-    shards: Option<Vec<epic::report::ShardResult>>,
-) -> Result<ReportView, String> {
-    let text = text_of(file)?;
-    let opts = epic_options(file, options);
-    let report = match shards {
-        Some(shards) => epic::report::merge_shards(text, &opts, shards),
-        None => epic::score_text(text, gt, &opts),
-    }
-    .map_err(|e| format!("{}: {e}", file.path))?;
-    if report.gt_expected > 0 && report.gt_found == 0 {
-        return Err(format!(
-            "{}: no ground truth found ({}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample",
-            file.path,
-            report.gt_coverage_message()
-        ));
-    }
-    // The view's tables read only the summaries of the CLI's document.
-    let doc = epic::render::summaries_json(&report);
-    let mut shown = view::epic::view(&file.path, label, &report, &doc, gt);
-    // Nothing dropped silently (issue #23): the lines skipped and the
-    // samples given twice, as `knoblab score epic` reports them.
-    shown.notes.extend(epic::intake::intake(text).warnings());
-    Ok(shown)
-}
-
-/// Scores FineState-Bench predictions as `knoblab score finestate` does.
-pub fn score_finestate(
-    name: &str,
-    label: &str,
-    options: &JobOptions,
-    preds: &PredictionSet,
-    files: &MemFiles,
-) -> Result<ReportView, String> {
-    let model = options
-        .finestate_model
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| format!("{name}: FineState-Bench needs the model name (the official parser's unit rules depend on it); enter it under Options"))?;
-    let parser: ParserBuild = options
-        .finestate_parser
-        .as_deref()
-        .unwrap_or("py")
-        .parse()
-        .map_err(|e: String| e)?;
-    let data = load_dataset(files, ImagePolicy::Check);
-    if data.instances.is_empty() {
-        return Err(format!(
-            "{name}: no FineState-Bench annotation found among the dropped files ({} records left out); drop the dataset folder (desktop_en/, web_en/, mobile_en/ with their images) or its zip",
-            data.skipped.len()
-        ));
-    }
-    let options = ScoreOptions {
-        official: OfficialOptions {
-            model: Some(model),
-            parser,
-            vda: preds.hinted().unwrap_or(false),
-        },
-        convention: Default::default(),
-    };
-    let report = score(&data, preds, &options);
-    let doc = report.to_json(None);
-    let mut shown = view::finestate::view(name, label, &report, &doc);
-    shown.notes.extend(report.gap_notes());
-    Ok(shown)
-}
-
-/// Scores SWITCH predictions (or video judgements) as `knoblab score switch` does.
-fn score_switch(
-    file: &InputFile,
-    label: &str,
-    format: Format,
-    options: &SwitchOptions,
-    ground: &mut Ground,
-) -> Result<ReportView, String> {
-    let report = if format == Format::SwitchVideoJudge {
-        switch::SwitchReport {
-            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(|e| e.to_string())?),
-            ..Default::default()
-        }
-    } else {
-        let gt = ground.switch(options).map_err(|e| {
-            format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root or the public release's folder (or its zip, or its vqa.json/openqa.json/data.jsonl files)", file.path)
-        })?;
-        let preds = switch_predictions::read_predictions(&file.path, &file.bytes)
-            .map_err(|e| e.to_string())?;
-        switch::build_report_with(gt, &file.path, &preds, &options.report)
-            .map_err(|e| e.to_string())?
-    };
-    let doc = serde_json::to_value(&report).map_err(|e| e.to_string())?;
-    if !report.per_item.is_empty() {
-        ground
-            .downloads
-            .extend(switch_downloads(&file.path, &report, &doc, options.layout));
-    }
-    Ok(view::switch::view_in(
-        &file.path,
-        label,
-        &report,
-        &doc,
-        options.layout,
-    ))
-}
-
-/// The downloads of a SWITCH report: the submission row (JSON), and the
-/// layout's rows as CSV, Markdown and LaTeX.
-pub fn switch_downloads(
-    file: &str,
-    report: &switch::SwitchReport,
-    doc: &Value,
-    layout: switch::Layout,
-) -> Vec<Download> {
-    let slug: String = report
-        .model
-        .name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let rows = view::switch::layout_rows(file, report, doc, layout);
-    let which = match layout {
-        switch::Layout::Paper => "paper",
-        switch::Layout::Leaderboard => "leaderboard",
-    };
-    let mut out = vec![Download {
-        file: file.into(),
-        label: "Submission row (JSON)".into(),
-        name: format!("switch-submission-{slug}.json"),
-        mime: "application/json".into(),
-        text: super::export::switch_submission(&report.submission),
-    }];
-    for (label, ext, mime, text) in [
-        ("CSV", "csv", "text/csv", super::export::csv(&rows)),
-        (
-            "Markdown",
-            "md",
-            "text/markdown",
-            super::export::markdown(&rows),
-        ),
-        (
-            "LaTeX rows",
-            "tex",
-            "application/x-tex",
-            super::export::latex_rows(&rows),
-        ),
-    ] {
-        out.push(Download {
+    fn report(benchmark: &str, file: &str, columns: usize) -> ReportView {
+        ReportView {
+            benchmark: benchmark.into(),
             file: file.into(),
-            label: format!("{which} layout ({label})"),
-            name: format!("switch-{which}-{slug}.{ext}"),
-            mime: mime.into(),
-            text,
-        });
+            detected: String::new(),
+            notes: Vec::new(),
+            tables: Vec::new(),
+            charts: Vec::new(),
+            items: ItemsView {
+                tasks: Vec::new(),
+                rows: Vec::new(),
+            },
+            row: LeaderRow {
+                benchmark: benchmark.into(),
+                file: file.into(),
+                model: None,
+                columns: (0..columns).map(|i| format!("c{i}")).collect(),
+                values: vec![None; columns],
+                plain: Vec::new(),
+            },
+        }
     }
-    out
-}
 
-/// Scores trajectories as `knoblab metrics` does for one file.
-pub fn score_trajectories(
-    file: &InputFile,
-    label: &str,
-    bundles: &[Bundle],
-) -> Result<ReportView, String> {
-    let read = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes)
-        .map_err(|e| e.to_string())?;
-    let trajectories = &read.episodes;
-    let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
-    let run = crate::metrics::run_numbered(bundles, &numbered)
-        .map_err(|e| format!("{}: {e}", file.path))?;
-    let mut doc = serde_json::to_value(&run).map_err(|e| e.to_string())?;
-    if let Value::Object(m) = &mut doc {
-        m.insert("file".into(), Value::String(file.path.clone()));
+    #[test]
+    fn leaderboards_gather_rows_by_benchmark_in_report_order() {
+        let reports = [
+            report("SWITCH", "s1", 2),
+            report("EPIC-Bench", "e1", 3),
+            report("SWITCH", "video-only", 0),
+            report("SWITCH", "s2", 2),
+        ];
+        let boards = leaderboards(&reports);
+        let got: Vec<(&str, Vec<&str>)> = boards
+            .iter()
+            .map(|b| {
+                (
+                    b.benchmark.as_str(),
+                    b.rows.iter().map(|r| r.file.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("SWITCH", vec!["s1", "s2"]), ("EPIC-Bench", vec!["e1"])]
+        );
     }
-    let agent = trajectories
-        .first()
-        .map(|(_, t)| {
-            t.settings
-                .model
-                .clone()
-                .unwrap_or_else(|| t.settings.agent.clone())
-        })
-        .unwrap_or_default();
-    let mut shown = view::trajectories::view(&file.path, label, &run, &doc, &agent);
-    if read.api_errors > 0 {
-        shown.notes.push(format!(
-            "{}: {} episodes ended as api_error and are not scored",
-            file.path, read.api_errors
-        ));
+
+    #[test]
+    fn a_job_with_no_results_file_says_what_was_dropped() {
+        assert_eq!(no_results_message(&[]), "no file was dropped");
+        let job = Job::from_files(
+            vec![InputFile {
+                path: "notes.txt".into(),
+                bytes: b"hello".to_vec(),
+            }],
+            JobOptions::default(),
+        );
+        let outcome = run(&job, &mut |_| {});
+        assert!(outcome.reports.is_empty());
+        assert_eq!(outcome.failures.len(), 1);
+        assert_eq!(outcome.failures[0].message, outcome.files[0].label);
     }
-    Ok(shown)
 }
