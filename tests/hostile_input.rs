@@ -143,7 +143,15 @@ fn a_fifo_or_a_device_is_named_and_never_read() {
         // `eval` reads its output back before appending (a resume), and its
         // library index.
         vec!["eval", KETTLE, "--agent", "oracle", "--out", &fifo],
-        vec!["eval", "--library", &fifo, "--agent", "oracle", "--out", &eval_out],
+        vec![
+            "eval",
+            "--library",
+            &fifo,
+            "--agent",
+            "oracle",
+            "--out",
+            &eval_out,
+        ],
     ] {
         let (code, out, err) = knoblab(&args);
         assert_ne!(code, 0, "{args:?}");

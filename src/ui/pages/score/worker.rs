@@ -84,12 +84,9 @@ self.onmessage = async (event) => {
 };
 "#;
 
-/// Paths under this prefix are the files of a library bundle
-/// (`knoblab-bundle:<name>/<file>`), for trajectory metrics.
-pub const BUNDLE_PREFIX: &str = "knoblab-bundle:";
-
 /// The job of the files (paths and bytes in the same order) and options
-/// (JSON of [`JobOptions`]); library bundles' files are grouped by bundle.
+/// (JSON of [`JobOptions`]); [`Job::from_files`] sets the library
+/// bundles' files apart.
 fn job_of(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
@@ -97,37 +94,15 @@ fn job_of(
 ) -> Result<Job, String> {
     let options: JobOptions =
         serde_json::from_str(options).map_err(|e| format!("job options: {e}"))?;
-    let mut job = Job {
-        options,
-        ..Job::default()
-    };
-    for (path, bytes) in paths.into_iter().zip(buffers) {
-        let file = InputFile {
+    let files = paths
+        .into_iter()
+        .zip(buffers)
+        .map(|(path, bytes)| InputFile {
             path,
             bytes: bytes.to_vec(),
-        };
-        match file
-            .path
-            .strip_prefix(BUNDLE_PREFIX)
-            .and_then(|rest| rest.split_once('/'))
-        {
-            Some((name, inner)) => {
-                let inner = InputFile {
-                    path: inner.to_string(),
-                    bytes: file.bytes,
-                };
-                match job.bundles.iter_mut().find(|b| b.name == name) {
-                    Some(b) => b.files.push(inner),
-                    None => job.bundles.push(job::BundleFiles {
-                        name: name.to_string(),
-                        files: vec![inner],
-                    }),
-                }
-            }
-            None => job.files.push(file),
-        }
-    }
-    Ok(job)
+        })
+        .collect();
+    Ok(Job::from_files(files, options))
 }
 
 /// The worker's entry: score the files (paths and bytes in the same
