@@ -64,14 +64,9 @@ pub(super) fn score_unit(
 
 /// The EPIC-Bench run options of a results file.
 pub(super) fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions {
-    let family = options
-        .epic_family
-        .clone()
-        .filter(|f| !f.is_empty())
-        .or_else(|| {
-            let dir = folder_of(&file.path);
-            (!dir.is_empty()).then(|| file_name(dir).to_string())
-        });
+    let dir = folder_of(&file.path);
+    let folder = (!dir.is_empty()).then(|| file_name(dir));
+    let family = RunOptions::family_of(options.epic_family.as_deref(), folder);
     RunOptions {
         coord_mode: None,
         family,
@@ -140,7 +135,7 @@ pub fn score_finestate(
         official: OfficialOptions {
             model: Some(model),
             parser,
-            vda: preds.hinted().unwrap_or(false),
+            vda: preds.vda(false).0,
         },
         convention: Default::default(),
     };
