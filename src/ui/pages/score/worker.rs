@@ -94,15 +94,19 @@ fn job_of(
 ) -> Result<Job, String> {
     let options: JobOptions =
         serde_json::from_str(options).map_err(|e| format!("job options: {e}"))?;
-    let files = paths
+    Ok(Job::from_files(input_files(paths, buffers), options))
+}
+
+/// The dropped files from their paths and bytes (in the same order).
+fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<InputFile> {
+    paths
         .into_iter()
         .zip(buffers)
         .map(|(path, bytes)| InputFile {
             path,
             bytes: bytes.to_vec(),
         })
-        .collect();
-    Ok(Job::from_files(files, options))
+        .collect()
 }
 
 /// The worker's entry: score the files (paths and bytes in the same
@@ -165,15 +169,7 @@ pub fn knoblab_needs_bundles(
     let overrides = serde_json::from_str::<JobOptions>(options)
         .map(|o| o.overrides)
         .unwrap_or_default();
-    let files: Vec<InputFile> = paths
-        .into_iter()
-        .zip(buffers)
-        .map(|(path, bytes)| InputFile {
-            path,
-            bytes: bytes.to_vec(),
-        })
-        .collect();
-    job::classify(&files, &overrides)
+    job::classify(&input_files(paths, buffers), &overrides)
         .iter()
         .any(|e| e.format == Some(crate::score::detect::Format::Trajectories))
 }
