@@ -165,7 +165,7 @@ test('garbage, a truncated file and mismatched ground truth each get a clear mes
   // Choosing a format is honoured, and the scorer says why it still fails.
   await page.getByTestId('format-override').selectOption('epic_raw');
   await page.waitForFunction(() => /\(chosen\)/.test(document.querySelector('[data-testid=file-list]')?.textContent ?? ''));
-  await page.waitForFunction(() => /garbage\.bin: not UTF-8 text/.test(document.querySelector('[data-testid=failures]')?.textContent ?? ''));
+  await page.waitForFunction(() => /garbage\.bin: the text is not valid UTF-8 at line 1/.test(document.querySelector('[data-testid=failures]')?.textContent ?? ''));
   await page.getByTestId('clear').click();
 
   // Truncated raw outputs, and SWITCH ground truth instead of EPIC's.

@@ -92,7 +92,7 @@ fn streamed_document_equals_the_tree() {
 /// `run_sharded` into the outcome one worker gives alone.
 #[test]
 fn page_workers_shards_give_the_single_worker_outcome() {
-    use knoblab::score::session::{self, InputFile, Job};
+    use knoblab::score::job::{self, InputFile, Job};
     let set = generate_scaled(3, 0.012);
     let mut files = vec![InputFile {
         path: "Qwen3-VL/raw.jsonl".into(),
@@ -108,18 +108,18 @@ fn page_workers_shards_give_the_single_worker_outcome() {
         files,
         ..Job::default()
     };
-    let alone = session::run(&job, &mut |_| {});
+    let alone = job::run(&job, &mut |_| {});
     assert_eq!(alone.reports.len(), 1, "{:?}", alone.failures);
     for of in [1, 2, 3, 7] {
         let texts: Vec<String> = (0..of)
             .map(|index| {
-                let list = session::epic_shard(&job, Shard { index, of });
+                let list = job::epic_shard(&job, Shard { index, of });
                 assert_eq!(list.len(), 1, "one EPIC file, one shard per worker");
                 serde_json::to_string(&list).expect("serialises")
             })
             .rev()
             .collect();
-        let mut merged = session::run_sharded(&job, &mut |_| {}, &texts);
+        let mut merged = job::run_sharded(&job, &mut |_| {}, &texts);
         // The outcome says how many workers' shards it was merged from.
         assert_eq!(merged.epic_shards, of, "{of} workers");
         merged.epic_shards = 0;
@@ -127,10 +127,10 @@ fn page_workers_shards_give_the_single_worker_outcome() {
     }
     // A worker that sent nothing: the file is scored whole, same outcome.
     let partial = vec![
-        serde_json::to_string(&session::epic_shard(&job, Shard { index: 0, of: 2 })).unwrap(),
+        serde_json::to_string(&job::epic_shard(&job, Shard { index: 0, of: 2 })).unwrap(),
         "[]".to_string(),
     ];
-    assert_eq!(session::run_sharded(&job, &mut |_| {}, &partial), alone);
+    assert_eq!(job::run_sharded(&job, &mut |_| {}, &partial), alone);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use knoblab::score::detect::Format;
-use knoblab::score::session::{run, InputFile, Job, JobOptions};
+use knoblab::score::job::{run, InputFile, Job, JobOptions};
 use knoblab::score::view::{ReportView, Shape};
 use serde_json::Value;
 

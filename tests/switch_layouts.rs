@@ -557,7 +557,7 @@ fn cli_layouts_json_and_the_submission() {
 
 #[test]
 fn the_page_scores_a_dropped_release_folder_in_the_leaderboard_layout() {
-    use knoblab::score::session::{run, InputFile, Job, JobOptions, SwitchOptions};
+    use knoblab::score::job::{run, InputFile, Job, JobOptions, SwitchOptions};
     let root = fixture("switch_release");
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];
@@ -691,7 +691,7 @@ fn three_runs() -> Vec<(String, SwitchReport)> {
 
 #[test]
 fn a_leaderboard_of_several_runs_lists_them_under_the_papers_access_groups() {
-    use knoblab::score::session::{run, InputFile, Job};
+    use knoblab::score::job::{run, InputFile, Job};
     use knoblab::score::view::grouped;
     // The page's path: the release folder and the two other runs dropped
     // together; the leaderboard's rows come in the order dropped.

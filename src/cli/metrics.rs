@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::documents;
-use crate::metrics::{number, percent, ErrorClass, RunMetrics, SwitchClass};
+use crate::metrics::columns::{Column, COLUMNS};
+use crate::metrics::{percent, ErrorClass, RunMetrics, SwitchClass};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -45,42 +46,15 @@ pub(super) fn print_runs(runs: &documents::metrics::MetricsRuns, json: bool) -> 
 }
 
 fn tables(runs: &[(String, RunMetrics)]) -> String {
-    let mut main = vec![[
-        "Run",
-        "Episodes",
-        "SR",
-        "SSR",
-        "SPL",
-        "State-F1",
-        "EIR",
-        "TIR",
-        "VSPS↓",
-        "GVPE↓",
-        "EER",
-        "PSR",
-        "Avg Dist↓",
-        "Avg W-Dist↓",
-    ]
-    .map(String::from)
-    .to_vec()];
+    let mut main = vec![["Run", "Episodes"]
+        .into_iter()
+        .map(String::from)
+        .chain(COLUMNS.iter().map(Column::heading))
+        .collect::<Vec<_>>()];
     for (file, r) in runs {
-        let m = &r.metrics;
-        main.push(vec![
-            file.clone(),
-            r.episodes.to_string(),
-            percent(m.sr),
-            percent(m.ssr),
-            percent(m.spl),
-            percent(m.state_f1),
-            percent(m.eir),
-            percent(m.tir),
-            number(m.vsps),
-            number(m.gvpe),
-            percent(m.eer),
-            percent(m.psr),
-            number(m.avg_dist),
-            number(m.avg_w_dist),
-        ]);
+        let mut row = vec![file.clone(), r.episodes.to_string()];
+        row.extend(COLUMNS.iter().map(|c| c.show(&r.metrics)));
+        main.push(row);
     }
 
     let mut errors = vec![std::iter::once("Run".to_string())

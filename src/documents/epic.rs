@@ -75,13 +75,11 @@ pub fn score(
         }
     }
     let text = read_text_bounded(pred).map_err(DocumentError::Results)?;
-    // "The lookup is an exact match on the name of the std file's parent
-    // folder (the model family)."
-    let family = family.map(str::to_string).or_else(|| {
-        pred.parent()
-            .and_then(|p| p.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-    });
+    let folder = pred
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|f| f.to_string_lossy().into_owned());
+    let family = RunOptions::family_of(family, folder.as_deref());
     let opts = RunOptions {
         coord_mode: coord_mode.map(str::to_string),
         family,

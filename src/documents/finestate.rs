@@ -228,17 +228,8 @@ fn run_one(
     vda_flag: bool,
     warnings: &mut Vec<String>,
 ) -> Report {
-    let vda = match (vda_flag, preds.hinted()) {
-        (true, Some(false)) => {
-            warnings.push("--vda given, but the result files show no VDA hint".to_string());
-            true
-        }
-        (false, Some(true)) => {
-            warnings.push("the result files show the VDA hint; scoring as a VDA run".to_string());
-            true
-        }
-        (flag, _) => flag,
-    };
+    let (vda, warning) = preds.vda(vda_flag);
+    warnings.extend(warning);
     let options = ScoreOptions {
         official: OfficialOptions {
             model: Some(options.model.clone()),

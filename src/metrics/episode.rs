@@ -8,7 +8,7 @@ use crate::bundle::Bundle;
 use crate::sim::{Device, GoalDistance, Trajectory};
 
 use super::step::{facts, At};
-use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError};
+use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
 
 /// One episode's metrics (the definitions are on [`Metrics`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -201,22 +201,13 @@ pub(crate) fn score(
     let state_f1 = ratio(2.0 * common as f64, (visited.len() + ideal.len()) as f64).unwrap_or(0.0);
     let vsps = ratio(switches_before_last_goal as f64, c.goals_reached as f64);
 
-    let metrics = Metrics {
+    let metrics = c.metrics(NotPooled {
         sr: Some(if success { 1.0 } else { 0.0 }),
         ssr: Some(ratio(c.goals_reached as f64, c.goals_total as f64).unwrap_or(0.0)),
         spl: Some(spl),
         state_f1: Some(state_f1),
-        eir: ratio(c.effective_actions as f64, c.coord_actions as f64),
-        tir: ratio(c.target_actions as f64, c.coord_actions as f64),
         vsps,
-        gvpe: ratio(c.view_switches as f64, c.goals_reached as f64),
-        eer: ratio(c.valid_steps as f64, c.steps as f64),
-        psr: ratio(c.goals_precise as f64, c.goals_total as f64),
-        avg_dist: ratio(c.dist_sum, c.dist_actions as f64),
-        avg_w_dist: ratio(c.w_dist_sum, c.dist_actions as f64),
-        errors: c.error_map(),
-        view_switches: c.switch_map(),
-    };
+    });
     Ok(EpisodeMetrics {
         task_id: t.task_id.clone(),
         bundle_id: t.bundle_id.clone(),

@@ -9,6 +9,7 @@
 //! the 0–1000 scale. A metric with nothing to measure is `None` (shown as
 //! "–"), never 0.
 //!
+//! - [`columns`]: the metric columns every table shows, defined once.
 //! - [`step`]: what one step was (failed and how, switch class, hits).
 //! - [`episode`](mod@episode): one episode's metrics.
 //! - [`run`](mod@run): a run's metrics, and the checks that refuse a
@@ -22,6 +23,7 @@
 //!
 //! The metric definitions, one per field, are on [`Metrics`].
 
+pub mod columns;
 pub mod episode;
 pub mod file;
 pub mod run;
@@ -167,6 +169,30 @@ impl Counts {
         }
     }
 
+    /// The metrics, given the five that are not ratios of these totals
+    /// (an episode's own values, or a run's averages over its episodes):
+    /// EIR, TIR, GVPE, EER, PSR, Avg Dist and Avg W-Dist are the ratios of
+    /// the totals, and the error and view-switch tallies list every class.
+    /// An episode and a run pool them the same way, here.
+    fn metrics(&self, own: NotPooled) -> Metrics {
+        Metrics {
+            sr: own.sr,
+            ssr: own.ssr,
+            spl: own.spl,
+            state_f1: own.state_f1,
+            eir: ratio(self.effective_actions as f64, self.coord_actions as f64),
+            tir: ratio(self.target_actions as f64, self.coord_actions as f64),
+            vsps: own.vsps,
+            gvpe: ratio(self.view_switches as f64, self.goals_reached as f64),
+            eer: ratio(self.valid_steps as f64, self.steps as f64),
+            psr: ratio(self.goals_precise as f64, self.goals_total as f64),
+            avg_dist: ratio(self.dist_sum, self.dist_actions as f64),
+            avg_w_dist: ratio(self.w_dist_sum, self.dist_actions as f64),
+            errors: self.error_map(),
+            view_switches: self.switch_map(),
+        }
+    }
+
     /// The failed steps: the sum over the error classes.
     pub fn failed_steps(&self) -> u64 {
         self.errors.values().sum()
@@ -195,6 +221,16 @@ impl Counts {
             })
             .collect()
     }
+}
+
+/// The metrics that [`Counts::metrics`] does not pool from the totals: an
+/// episode's own SR, SSR, SPL, State-F1 and VSPS, or a run's means of them.
+struct NotPooled {
+    sr: Option<f64>,
+    ssr: Option<f64>,
+    spl: Option<f64>,
+    state_f1: Option<f64>,
+    vsps: Option<f64>,
 }
 
 /// `num / den`, `None` when `den` is 0.

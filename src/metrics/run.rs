@@ -7,7 +7,7 @@ use crate::bundle::Bundle;
 use crate::sim::{Device, RenderMode, Trajectory};
 
 use super::episode::{score, EpisodeMetrics};
-use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError};
+use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
 
 /// A run's metrics (the definitions are on [`Metrics`]), with each
 /// episode's.
@@ -119,22 +119,13 @@ fn aggregate(per_episode: Vec<EpisodeMetrics>) -> RunMetrics {
     let mean =
         |f: &dyn Fn(&EpisodeMetrics) -> f64| ratio(per_episode.iter().map(f).sum::<f64>(), n);
     let vsps: Vec<f64> = per_episode.iter().filter_map(|e| e.vsps).collect();
-    let metrics = Metrics {
+    let metrics = c.metrics(NotPooled {
         sr: mean(&|e| e.metrics.sr.unwrap_or(0.0)),
         ssr: mean(&|e| e.metrics.ssr.unwrap_or(0.0)),
         spl: mean(&|e| e.spl),
         state_f1: mean(&|e| e.state_f1),
-        eir: ratio(c.effective_actions as f64, c.coord_actions as f64),
-        tir: ratio(c.target_actions as f64, c.coord_actions as f64),
         vsps: ratio(vsps.iter().sum(), vsps.len() as f64),
-        gvpe: ratio(c.view_switches as f64, c.goals_reached as f64),
-        eer: ratio(c.valid_steps as f64, c.steps as f64),
-        psr: ratio(c.goals_precise as f64, c.goals_total as f64),
-        avg_dist: ratio(c.dist_sum, c.dist_actions as f64),
-        avg_w_dist: ratio(c.w_dist_sum, c.dist_actions as f64),
-        errors: c.error_map(),
-        view_switches: c.switch_map(),
-    };
+    });
     RunMetrics {
         episodes: per_episode.len(),
         metrics,

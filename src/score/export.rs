@@ -388,9 +388,75 @@ pub fn switch_submission(row: &super::switch::report::Submission) -> String {
     serde_json::to_string_pretty(row).unwrap_or_default()
 }
 
+/// The kinds of export the leaderboard offers, in the order of its buttons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Csv,
+    Json,
+    Markdown,
+    Latex,
+}
+
+impl Kind {
+    /// Every kind, in the order of the buttons.
+    pub const ALL: [Kind; 4] = [Kind::Csv, Kind::Json, Kind::Markdown, Kind::Latex];
+
+    /// The button's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Csv => "CSV",
+            Kind::Json => "JSON",
+            Kind::Markdown => "Markdown",
+            Kind::Latex => "LaTeX row",
+        }
+    }
+
+    /// The file extension (also the button's test id, `export-<ext>`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Kind::Csv => "csv",
+            Kind::Json => "json",
+            Kind::Markdown => "md",
+            Kind::Latex => "tex",
+        }
+    }
+
+    /// The download's media type.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Kind::Csv => "text/csv",
+            Kind::Json => "application/json",
+            Kind::Markdown => "text/markdown",
+            Kind::Latex => "application/x-tex",
+        }
+    }
+
+    /// The export of `rows` in this kind.
+    pub fn text(self, rows: &[LeaderRow]) -> String {
+        match self {
+            Kind::Csv => csv(rows),
+            Kind::Json => serde_json::to_string_pretty(&json(rows)).unwrap_or_default(),
+            Kind::Markdown => markdown(rows),
+            Kind::Latex => latex_rows(rows),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_kind_writes_its_own_export() {
+        let rows = [row("a.jsonl", None, vec![Some(0.5)])];
+        assert_eq!(Kind::Csv.text(&rows), csv(&rows));
+        assert_eq!(Kind::Markdown.text(&rows), markdown(&rows));
+        assert_eq!(Kind::Latex.text(&rows), latex_rows(&rows));
+        let parsed: Value = serde_json::from_str(&Kind::Json.text(&rows)).unwrap();
+        assert_eq!(parsed, json(&rows));
+        let exts: Vec<&str> = Kind::ALL.iter().map(|k| k.extension()).collect();
+        assert_eq!(exts, ["csv", "json", "md", "tex"]);
+    }
 
     fn row(file: &str, model: Option<&str>, values: Vec<Option<f64>>) -> LeaderRow {
         LeaderRow {

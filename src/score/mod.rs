@@ -7,6 +7,8 @@
 //! - [`finestate`]: FineState-Bench (`specs/finestate.md`,
 //!   `specs/finestate-official.md`).
 //! - [`switch`]: SWITCH (`specs/switch.md`).
+//! - [`python`]: Python's `str.isspace` and `str.strip`, shared by the scorers.
+//! - [`job`]: one scoring job as the page runs it: dropped files in, reports out.
 //! - [`limits`]: the bounds that keep a hostile results file or dataset zip
 //!   from exhausting memory.
 
@@ -14,7 +16,8 @@ pub mod detect;
 pub mod epic;
 pub mod export;
 pub mod finestate;
+pub mod job;
 pub mod limits;
-pub mod session;
+pub mod python;
 pub mod switch;
 pub mod view;

@@ -4,11 +4,12 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
 use crate::bundle::model::{Bundle, State, Task, Transition, ViewKind, IMMEDIATE, TIMED_WAIT};
 use crate::geom::{PixelBox, PixelPoint, ScaledPoint};
 
 use super::boxes::{smallest_containing, ComponentBoxIndex};
-use super::planner::Node;
 
 /// Views in the order they are listed to an agent: the orthographic ones,
 /// then the axonometric ones, then the dashboard; other names after, by name.
@@ -381,4 +382,14 @@ fn click_point(
         }
     }
     None
+}
+
+/// Where the episode is, as far as planning goes: the state, the view and
+/// whether the dashboard is unlocked. It is the device's position, so it
+/// lives with the device, which the planner searches over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Node {
+    pub state: usize,
+    pub view: usize,
+    pub unlocked: bool,
 }

@@ -9,10 +9,10 @@ use thiserror::Error;
 use crate::bundle::{logic_hash, Bundle, Task, ViewImage};
 
 use super::action::parse_action;
-use super::device::Device;
+use super::device::{Device, Node};
 use super::observation::{ImageRef, Info, Observation, Step};
 use super::outcome::Outcome;
-use super::planner::{ideal_path, plan, Node, PlanError};
+use super::planner::{ideal_path, plan, PlanError};
 use super::render::{RenderMode, Renderer};
 use super::rules::{apply, switchable_views};
 use super::trajectory::{Settings, StepRecord, Trajectory};

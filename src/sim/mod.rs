@@ -12,7 +12,8 @@
 //! - [`render`]: the picture shown, static or drawn for the state (live).
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`owned`]: an episode that owns its bundle (for a signal, a Python object).
-//! - [`trajectory`]: the record, JSON Lines, and replay.
+//! - [`trajectory`]: the record and JSON Lines.
+//! - [`replay`](mod@replay): playing a record again on its bundle.
 //!
 //! ```
 //! # fn demo(bundle: &knoblab::bundle::Bundle) -> Result<(), knoblab::sim::SimError> {
@@ -35,17 +36,19 @@ pub mod outcome;
 pub mod owned;
 pub mod planner;
 pub mod render;
+pub mod replay;
 pub mod rules;
 pub mod trajectory;
 
 pub use action::{parse_action, Action, ActionKind, ParseError};
 pub use boxes::{ComponentBox, ComponentBoxIndex};
-pub use device::Device;
+pub use device::{Device, Node};
 pub use distance::GoalDistance;
 pub use episode::{Episode, SimError};
 pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use owned::OwnedEpisode;
-pub use planner::{ideal_path, plan, Cost, Move, Node, Plan, PlanError};
+pub use planner::{ideal_path, plan, Cost, Move, Plan, PlanError};
 pub use render::{RenderError, RenderMode, Renderer};
-pub use trajectory::{replay, ReplayError, Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};
+pub use replay::{replay, ReplayError};
+pub use trajectory::{Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

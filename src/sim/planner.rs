@@ -48,16 +48,8 @@ use crate::bundle::model::ViewKind;
 use crate::geom::ScaledPoint;
 
 use super::action::{Action, ActionKind};
-use super::device::Device;
+use super::device::{Device, Node};
 use super::matching::{params_for, select_transition, transition_kind};
-
-/// Where the episode is, as far as planning goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct Node {
-    pub state: usize,
-    pub view: usize,
-    pub unlocked: bool,
-}
 
 /// The cost of a path, compared transitions first, then switches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -7,9 +7,9 @@ use crate::bundle::model::ViewKind;
 
 use super::action::{Action, ActionKind, ParseError};
 use super::device::Device;
+use super::device::Node;
 use super::matching::select_transition;
 use super::outcome::{feedback, Outcome};
-use super::planner::Node;
 
 /// What one action did.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,17 +1,14 @@
 //! The record of an episode (`specs/devices.md` section 5): JSON Lines, one
 //! episode a line, with the field names other tools read. Fields are
 //! written in declaration order (serde) and maps are ordered, so a file is
-//! byte-stable; replaying its actions reproduces it byte for byte.
+//! byte-stable; replaying its actions ([`super::replay`](mod@super::replay))
+//! reproduces it byte for byte.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
-
-use crate::bundle::Bundle;
 
 use super::action::Action;
-use super::episode::{Episode, SimError};
 use super::outcome::Outcome;
 use super::render::RenderMode;
 
@@ -172,42 +169,4 @@ impl Trajectory {
     pub fn actions(&self) -> impl Iterator<Item = &str> {
         self.steps.iter().map(|s| s.action.as_str())
     }
-}
-
-/// Why a trajectory could not be replayed.
-#[derive(Debug, Clone, PartialEq, Error)]
-pub enum ReplayError {
-    /// The trajectory was recorded on another device.
-    #[error("the trajectory is of bundle {found}, not {expected}")]
-    OtherBundle { expected: String, found: String },
-    /// The device's logic changed since the trajectory was recorded.
-    #[error("the bundle's logic changed since the trajectory was recorded (hash {found}, now {expected})")]
-    ChangedLogic { expected: String, found: String },
-    /// Resetting or stepping failed.
-    #[error(transparent)]
-    Sim(#[from] SimError),
-}
-
-/// Plays a trajectory's actions again on the bundle, with its task and
-/// settings, and returns the new record (equal to the old one, byte for
-/// byte, when the simulator is deterministic and the bundle unchanged).
-pub fn replay(bundle: &Bundle, trajectory: &Trajectory) -> Result<Trajectory, ReplayError> {
-    let mut episode = Episode::new(bundle);
-    if bundle.manifest.id != trajectory.bundle_id {
-        return Err(ReplayError::OtherBundle {
-            expected: bundle.manifest.id.clone(),
-            found: trajectory.bundle_id.clone(),
-        });
-    }
-    if episode.logic_hash() != trajectory.logic_hash {
-        return Err(ReplayError::ChangedLogic {
-            expected: episode.logic_hash().to_string(),
-            found: trajectory.logic_hash.clone(),
-        });
-    }
-    episode.reset(&trajectory.task_id, trajectory.settings.clone())?;
-    for action in trajectory.actions() {
-        episode.step(action)?;
-    }
-    Ok(episode.into_trajectory()?)
 }

@@ -27,7 +27,7 @@ use serde_json::json;
 use crate::bundle::image::encode_data_url;
 use crate::play::{optimal_path, Session};
 use crate::sim::RenderMode;
-use crate::ui::player::Player;
+use crate::ui::pages::play::Player;
 
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value).map_err(|e| error(&e.to_string()))?;

@@ -4,17 +4,14 @@ use leptos::prelude::*;
 
 use super::pages::about::AboutPage;
 use super::pages::agent::AgentPage;
-use super::pages::embed::EmbedPage;
 use super::pages::library::LibraryPage;
 use super::pages::not_found::NotFoundPage;
 use super::pages::panic_test::PanicTestPage;
-use super::pages::play::PlayPage;
+use super::pages::play::embed::EmbedPage;
+use super::pages::play::page::PlayPage;
+use super::pages::play::Player;
 use super::pages::score::ScorePage;
-use super::player::Player;
-use super::route::{Location, Page};
-
-/// The current location, provided once as a context value.
-pub type LocationSignal = ReadSignal<Location>;
+use super::route::{Location, LocationSignal, Page};
 
 fn current_location() -> Location {
     let hash = window().location().hash().unwrap_or_default();

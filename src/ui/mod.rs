@@ -4,22 +4,18 @@
 //! - [`route`]: hash-based routes, so any static host serves the page.
 //! - [`panic`]: the panic hook that shows an error banner instead of a blank page.
 //! - [`app`]: the shell (header, navigation) and the route switch.
-//! - [`pages`]: one file per page.
-//! - [`player`]: the player's state and components (play and embed pages).
-//! - [`net`]: fetching URLs and the library, reading picked and dropped files.
+//! - [`pages`]: one file or folder per page (the Score page and its Web
+//!   Worker in [`pages::score`], the Agent page in [`pages::agent`],
+//!   the Play and Embed pages with the player in [`pages::play`]).
+//! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
-//! - [`score`]: the scoring page and its Web Worker.
-//! - [`agent`]: the model agent's browser side: transport, storage, batch runner.
 
-pub mod agent;
 pub mod api;
 pub mod app;
-pub mod net;
+pub mod browser;
 pub mod pages;
 pub mod panic;
-pub mod player;
 pub mod route;
-pub mod score;
 
 pub use app::App;
 

@@ -1,6 +1,12 @@
 //! Hash-based routes: `#/library`, `#/play?bundle=…&task=…`, `#/about`.
 //! A hash never reaches the server, so any static host serves every route.
 
+use leptos::prelude::ReadSignal;
+
+/// The current location, provided once as a context value (by the shell,
+/// [`super::app`]; read by the pages, which so need nothing from it).
+pub type LocationSignal = ReadSignal<Location>;
+
 /// A page of the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Page {

@@ -1,6 +1,6 @@
 //! Talking to vision-language models, without the transport (issue #10).
 //! Pure and natively tested; the browser supplies HTTP, timers and storage
-//! (`ui::agent`).
+//! (`ui::browser`, driven by the Agent page in `ui::pages::agent`).
 //!
 //! - [`provider`]: request building for OpenAI-compatible and Anthropic
 //!   APIs (headers kept to what CORS preflights accept).

@@ -11,7 +11,6 @@ use super::error::VlmError;
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Bundle;
-use crate::display::{number, percent};
 use crate::metrics::{self, MetricsError, RunMetrics};
 use crate::sim::Trajectory;
 
@@ -127,34 +126,20 @@ impl BatchReport {
     }
 
     /// The metrics table as CSV, one header row and one row for the run:
-    /// the label, episodes scored, the `api_error` count, the metrics in
-    /// the column order of VGEBench's main table, the error classes
+    /// the label, episodes scored, the `api_error` count, the metrics
+    /// rates first ([`crate::metrics::columns::rates_first`]), the error classes
     /// (`err:<class>` counts), tokens and cost. Percentages and numbers
     /// are written as the tables for people show them ([`crate::display`]).
     pub fn to_csv(&self, label: &str) -> String {
         let m = self.metrics.as_ref().map(|r| &r.metrics);
-        let pct = |v: Option<f64>| percent(v);
         let mut columns: Vec<(String, String)> = vec![
             ("run".into(), csv_field(label)),
             ("episodes".into(), self.scored.to_string()),
             ("api_error".into(), self.api_errors.to_string()),
         ];
         if let Some(m) = m {
-            for (name, value) in [
-                ("SR", pct(m.sr)),
-                ("SSR", pct(m.ssr)),
-                ("SPL", pct(m.spl)),
-                ("State-F1", pct(m.state_f1)),
-                ("EIR", pct(m.eir)),
-                ("TIR", pct(m.tir)),
-                ("EER", pct(m.eer)),
-                ("PSR", pct(m.psr)),
-                ("VSPS", number(m.vsps)),
-                ("GVPE", number(m.gvpe)),
-                ("Avg Dist", number(m.avg_dist)),
-                ("Avg W-Dist", number(m.avg_w_dist)),
-            ] {
-                columns.push((name.into(), value));
+            for c in crate::metrics::columns::rates_first() {
+                columns.push((c.label.into(), c.show(m)));
             }
             for (class, count) in &m.errors {
                 columns.push((format!("err:{class}"), count.to_string()));

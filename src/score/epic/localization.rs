@@ -12,7 +12,7 @@ use super::raster::union_iou;
 use super::rle::{decode_union, DecodedUnion};
 use std::rc::Rc;
 
-pub const ERR_NVR: &str = "No Valid Response";
+pub use super::prediction::ERR_NVR;
 pub const ERR_GT_DECODE: &str = "Failed to decode GT mask or GT mask is missing";
 pub const ERR_PRED_DECODE: &str = "Failed to decode predicted mask response";
 pub const ERR_SHAPE: &str = "Pred mask shape does not match GT mask shape";

@@ -3,6 +3,10 @@
 
 use super::pyvalue::{float_to_int, py_float, py_float_from_str, py_strip, PyError, PyValue};
 
+/// The error recorded when a metric part stops on a "No Valid Response"
+/// sentinel (the official message).
+pub const ERR_NVR: &str = "No Valid Response";
+
 /// What a prediction field is before parsing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sentinel {
@@ -19,7 +23,7 @@ impl Sentinel {
     pub fn error(self) -> Option<&'static str> {
         match self {
             Sentinel::NotRequired => None,
-            Sentinel::NoValidResponse => Some(super::localization::ERR_NVR),
+            Sentinel::NoValidResponse => Some(ERR_NVR),
         }
     }
 }

@@ -278,6 +278,23 @@ impl Parser<'_> {
     }
 }
 
+impl PyValue {
+    /// Python's `str(v)` for the scalar cases the formatter uses; a list
+    /// or a dict is written as `json.dumps` writes it (so this lives with
+    /// `dumps`, and the value type needs nothing from here).
+    pub fn py_str(&self) -> String {
+        match self {
+            PyValue::None => "None".into(),
+            PyValue::Bool(true) => "True".into(),
+            PyValue::Bool(false) => "False".into(),
+            PyValue::Int(i) => i.to_string(),
+            PyValue::Float(f) => float_repr(*f),
+            PyValue::Str(s) => s.clone(),
+            other => dumps(other),
+        }
+    }
+}
+
 /// `json.dumps(v, ensure_ascii=False)` with the default separators
 /// (`", "` and `": "`), floats as `repr`, non-finite as `NaN`/`Infinity`.
 pub fn dumps(v: &PyValue) -> String {

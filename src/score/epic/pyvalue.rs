@@ -91,19 +91,6 @@ impl PyValue {
         }
     }
 
-    /// Python's `str(v)` for the scalar cases the formatter uses.
-    pub fn py_str(&self) -> String {
-        match self {
-            PyValue::None => "None".into(),
-            PyValue::Bool(true) => "True".into(),
-            PyValue::Bool(false) => "False".into(),
-            PyValue::Int(i) => i.to_string(),
-            PyValue::Float(f) => float_repr(*f),
-            PyValue::Str(s) => s.clone(),
-            other => super::pyjson::dumps(other),
-        }
-    }
-
     /// Converts to a `serde_json::Value` for reports. Non-finite floats
     /// become the strings `"inf"`, `"-inf"`, `"nan"`.
     pub fn to_json(&self) -> serde_json::Value {
@@ -138,16 +125,8 @@ pub fn float_to_json(f: f64) -> serde_json::Value {
     }
 }
 
-/// Python's `str.isspace()` for one character: Unicode White_Space plus the
-/// four separator controls U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()` with no argument.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
-}
+/// Python's `str.isspace()` and `str.strip()`, shared with FineState.
+pub use crate::score::python::{py_isspace, py_strip};
 
 /// Python's `float(x)`.
 pub fn py_float(v: &PyValue) -> Result<f64, PyError> {

@@ -49,6 +49,24 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// The model family of a std file, for the CLI and the page alike: the
+    /// one given (an empty one counts as none), else the name of the
+    /// folder the file sits in. "The lookup is an exact match on the name
+    /// of the std file's parent folder (the model family)."
+    ///
+    /// ```
+    /// use knoblab::score::epic::RunOptions;
+    /// assert_eq!(RunOptions::family_of(None, Some("gpt-4o")).as_deref(), Some("gpt-4o"));
+    /// assert_eq!(RunOptions::family_of(Some("qwen"), Some("gpt-4o")).as_deref(), Some("qwen"));
+    /// assert_eq!(RunOptions::family_of(Some(""), None), None);
+    /// ```
+    pub fn family_of(given: Option<&str>, folder_name: Option<&str>) -> Option<String> {
+        given
+            .filter(|f| !f.is_empty())
+            .or(folder_name.filter(|f| !f.is_empty()))
+            .map(str::to_string)
+    }
+
     /// The coordinate override the official batch runner would apply.
     pub fn coord_override(&self) -> Option<String> {
         self.coord_mode.clone().or_else(|| {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::loader::{obj_field, Ctx, Dataset, Family, Instance, Platform, SkipReason, Skipped};
+use super::dataset::{obj_field, Ctx, Dataset, Family, Instance, Platform, SkipReason, Skipped};
 use super::python::{basename, join, py_strip, stem, truthy, universal_lines};
 
 /// The records of one desktop JSON file: JSON Lines for A, B, D (bad lines

@@ -65,6 +65,7 @@
 
 pub mod boxes;
 pub mod corrected;
+pub mod dataset;
 pub mod desktop;
 pub mod evaluate;
 pub mod files;

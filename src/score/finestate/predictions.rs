@@ -56,6 +56,25 @@ pub struct PredictionSet {
 }
 
 impl PredictionSet {
+    /// Whether to score as a VDA run, and a warning when the choice and
+    /// the files disagree: a run is VDA when asked (`asked`, the CLI's
+    /// `--vda`) or when its result files show the hint; JSON Lines show
+    /// none, so they follow the choice. The page asks nothing, so a hint
+    /// alone decides there.
+    pub fn vda(&self, asked: bool) -> (bool, Option<String>) {
+        match (asked, self.hinted()) {
+            (true, Some(false)) => (
+                true,
+                Some("--vda given, but the result files show no VDA hint".to_string()),
+            ),
+            (false, Some(true)) => (
+                true,
+                Some("the result files show the VDA hint; scoring as a VDA run".to_string()),
+            ),
+            (asked, _) => (asked, None),
+        }
+    }
+
     /// `Some(true)` if any official result object shows the VDA hint,
     /// `Some(false)` if they all show none, `None` for JSON Lines.
     pub fn hinted(&self) -> Option<bool> {
@@ -325,4 +344,46 @@ pub fn result_number(name: &str) -> usize {
         .strip_prefix("result_")
         .and_then(|n| n.parse().ok())
         .unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(hints: &[Option<bool>]) -> PredictionSet {
+        PredictionSet {
+            format: PredictionFormat::OfficialResults,
+            predictions: hints
+                .iter()
+                .map(|&hinted| Prediction {
+                    platform: None,
+                    image: String::new(),
+                    locate: None,
+                    interact: None,
+                    source: String::new(),
+                    hinted,
+                    model: None,
+                })
+                .collect(),
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn vda_is_asked_or_hinted_and_a_disagreement_is_said() {
+        let (hinted, unhinted, lines) = (
+            set(&[Some(false), Some(true)]),
+            set(&[Some(false)]),
+            set(&[None]),
+        );
+        assert!(hinted.vda(false).0);
+        assert!(hinted.vda(false).1.unwrap().contains("show the VDA hint"));
+        assert_eq!(hinted.vda(true), (true, None));
+        assert_eq!(unhinted.vda(false), (false, None));
+        let (vda, warning) = unhinted.vda(true);
+        assert!(vda && warning.unwrap().contains("no VDA hint"));
+        // JSON Lines carry no hint: the choice decides, silently.
+        assert_eq!(lines.vda(false), (false, None));
+        assert_eq!(lines.vda(true), (true, None));
+    }
 }

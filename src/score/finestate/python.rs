@@ -66,32 +66,8 @@ pub fn py_float(text: &str) -> Option<f64> {
     ascii.parse::<f64>().ok()
 }
 
-/// Python's `str.isspace()` for one character.
-pub fn is_py_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n'
-            | '\x0B'
-            | '\x0C'
-            | '\r'
-            | '\x1C'..='\x1F'
-            | ' '
-            | '\u{85}'
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-    )
-}
-
-/// Python's `str.strip()` with no argument.
-pub fn py_strip(text: &str) -> &str {
-    text.trim_matches(is_py_space)
-}
+/// Python's `str.isspace()` and `str.strip()`, shared with EPIC-Bench.
+pub use crate::score::python::{py_isspace as is_py_space, py_strip};
 
 /// Python's truth value of a JSON value as `json.loads` returns it: `None`,
 /// `False`, `0`, `0.0`, `""`, `[]` and `{}` are false.

@@ -146,6 +146,59 @@ pub struct ItemsView {
     pub rows: Vec<ItemView>,
 }
 
+/// Which items the Score page's drill-down lists: one task (or all), the
+/// invalid ones only or all, and a score range in percent as the visitor
+/// types it. An item with no single score is never hidden by the range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemFilter {
+    /// The task to keep; empty keeps every task.
+    pub task: String,
+    pub invalid_only: bool,
+    /// The lowest score kept, in percent (0–100), inclusive.
+    pub min_percent: f64,
+    /// The highest score kept, in percent (0–100), inclusive.
+    pub max_percent: f64,
+}
+
+impl Default for ItemFilter {
+    /// Every item: all tasks, valid or not, 0 % to 100 %.
+    fn default() -> Self {
+        ItemFilter {
+            task: String::new(),
+            invalid_only: false,
+            min_percent: 0.0,
+            max_percent: 100.0,
+        }
+    }
+}
+
+/// How far outside a typed bound a score may be and still count as on it.
+/// A bound typed in percent is divided by 100, and 0.57 is not exact in
+/// binary: a score computed another way (57 × 0.01, a quotient of counts)
+/// can land a bit above or below 57 / 100 while the table shows both as
+/// "57.0", so a strict comparison would drop a score shown exactly at the
+/// bound. 1e-12 is far above that rounding error (about 1e-16 for
+/// values in 0–1) and far below any difference a table shows (0.001 %).
+pub const BOUND_SLACK: f64 = 1e-12;
+
+impl ItemsView {
+    /// The indices of the rows the filter keeps, in order.
+    pub fn filtered(&self, f: &ItemFilter) -> Vec<usize> {
+        let (lo, hi) = (f.min_percent / 100.0, f.max_percent / 100.0);
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| f.task.is_empty() || r.task == f.task)
+            .filter(|(_, r)| !f.invalid_only || r.invalid)
+            .filter(|(_, r)| {
+                r.score
+                    .is_none_or(|s| s >= lo - BOUND_SLACK && s <= hi + BOUND_SLACK)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
 /// One item: enough for the table row and its drill-down.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemView {
@@ -335,6 +388,36 @@ pub fn board_table(
 pub const NOT_GROUPED: &str = "Not grouped";
 
 impl LeaderRow {
+    /// The leaderboard's order: by a column's value (`None`: by file
+    /// name), ascending or descending, rows with no value in that column
+    /// last either way. The sort is stable, so equal rows keep their order.
+    pub fn sorted(rows: &[LeaderRow], column: Option<usize>, descending: bool) -> Vec<LeaderRow> {
+        let mut rows = rows.to_vec();
+        rows.sort_by(|a, b| {
+            let order = match column {
+                None => a.file.cmp(&b.file),
+                Some(c) => {
+                    let (x, y) = (
+                        a.values.get(c).copied().flatten(),
+                        b.values.get(c).copied().flatten(),
+                    );
+                    match (x, y) {
+                        (Some(x), Some(y)) => x.total_cmp(&y),
+                        (Some(_), None) => return std::cmp::Ordering::Less,
+                        (None, Some(_)) => return std::cmp::Ordering::Greater,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    }
+                }
+            };
+            if descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        rows
+    }
+
     /// Column `i` as tables show it: a fraction as [`percent`], a plain
     /// number with two decimals, "–" when empty.
     pub fn text(&self, i: usize) -> String {
@@ -364,6 +447,118 @@ pub fn number(doc: &Value, parts: &[&str]) -> Option<f64> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn item(task: &str, score: Option<f64>, invalid: bool) -> ItemView {
+        ItemView {
+            id: format!("{task}-{score:?}"),
+            task: task.into(),
+            score,
+            invalid,
+            summary: String::new(),
+            details: Vec::new(),
+            overlay: None,
+        }
+    }
+
+    #[test]
+    fn the_item_filter_keeps_a_task_the_invalid_ones_and_a_score_range() {
+        let items = ItemsView {
+            tasks: vec!["a".into(), "b".into()],
+            rows: vec![
+                item("a", Some(0.2), false),
+                item("b", Some(0.9), true),
+                item("a", None, true),
+                item("b", Some(0.5), false),
+            ],
+        };
+        assert_eq!(items.filtered(&ItemFilter::default()), [0, 1, 2, 3]);
+        let a = ItemFilter {
+            task: "a".into(),
+            ..ItemFilter::default()
+        };
+        assert_eq!(items.filtered(&a), [0, 2]);
+        let invalid = ItemFilter {
+            invalid_only: true,
+            ..ItemFilter::default()
+        };
+        assert_eq!(items.filtered(&invalid), [1, 2]);
+        // The range hides scored items outside it, never unscored ones.
+        let mid = ItemFilter {
+            min_percent: 30.0,
+            max_percent: 60.0,
+            ..ItemFilter::default()
+        };
+        assert_eq!(items.filtered(&mid), [2, 3]);
+    }
+
+    #[test]
+    fn a_score_shown_at_a_typed_bound_is_inside_it() {
+        // 0.57 computed as a quotient of counts is not 57.0 / 100.0 to the
+        // last bit; the slack keeps it, as the table shows it as 57.0.
+        let score = 57.0 * 0.01;
+        assert_ne!(score, 57.0 / 100.0);
+        let items = ItemsView {
+            tasks: Vec::new(),
+            rows: vec![item("t", Some(score), false)],
+        };
+        for (min, max) in [(57.0, 100.0), (0.0, 57.0)] {
+            let f = ItemFilter {
+                min_percent: min,
+                max_percent: max,
+                ..ItemFilter::default()
+            };
+            assert_eq!(items.filtered(&f), [0], "{min}..{max}");
+        }
+        let above = ItemFilter {
+            min_percent: 57.001,
+            ..ItemFilter::default()
+        };
+        assert!(items.filtered(&above).is_empty());
+    }
+
+    fn row(file: &str, v: Option<f64>) -> LeaderRow {
+        LeaderRow {
+            benchmark: "b".into(),
+            file: file.into(),
+            model: None,
+            columns: vec!["x".into()],
+            values: vec![v],
+            plain: Vec::new(),
+            group: None,
+        }
+    }
+
+    #[test]
+    fn the_leaderboard_sorts_by_a_column_with_empty_values_last_either_way() {
+        let rows = [
+            row("c", Some(0.5)),
+            row("a", None),
+            row("b", Some(0.9)),
+            row("d", Some(0.1)),
+        ];
+        let files = |rs: Vec<LeaderRow>| rs.into_iter().map(|r| r.file).collect::<Vec<_>>();
+        assert_eq!(
+            files(LeaderRow::sorted(&rows, None, false)),
+            ["a", "b", "c", "d"]
+        );
+        assert_eq!(
+            files(LeaderRow::sorted(&rows, None, true)),
+            ["d", "c", "b", "a"]
+        );
+        assert_eq!(
+            files(LeaderRow::sorted(&rows, Some(0), true)),
+            ["b", "c", "d", "a"]
+        );
+        assert_eq!(
+            files(LeaderRow::sorted(&rows, Some(0), false)),
+            ["d", "c", "b", "a"]
+        );
+        // A column past the row's values counts as empty: the order stays.
+        assert_eq!(
+            files(LeaderRow::sorted(&rows, Some(5), false)),
+            ["c", "a", "b", "d"]
+        );
+    }
 
     #[test]
     fn pointers_escape_slashes_so_epic_group_keys_resolve() {

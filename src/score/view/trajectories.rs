@@ -8,42 +8,27 @@ use super::{
     pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView, TableView,
 };
 use crate::display::number as plain;
+use crate::metrics::columns::{Column, COLUMNS};
 use crate::metrics::RunMetrics;
 
-/// The main table's columns: (JSON key, label, is a rate).
-const COLUMNS: [(&str, &str, bool); 12] = [
-    ("sr", "SR", true),
-    ("ssr", "SSR", true),
-    ("spl", "SPL", true),
-    ("state_f1", "State-F1", true),
-    ("eir", "EIR", true),
-    ("tir", "TIR", true),
-    ("vsps", "VSPS↓", false),
-    ("gvpe", "GVPE↓", false),
-    ("eer", "EER", true),
-    ("psr", "PSR", true),
-    ("avg_dist", "Avg Dist↓", false),
-    ("avg_w_dist", "Avg W-Dist↓", false),
-];
-
-fn cell(doc: &Value, key: &str, rate: bool) -> CellView {
-    let mut c = CellView::rate(doc, pointer(&[key]));
-    if !rate {
-        c.text = plain(c.value);
+fn cell(doc: &Value, c: &Column) -> CellView {
+    let mut cell = CellView::rate(doc, pointer(&[c.key]));
+    if !c.is_rate() {
+        cell.text = plain(cell.value);
     }
-    c
+    cell
 }
 
 /// The view of one run; `doc` is its `knoblab metrics --json` document,
 /// `agent` the run's agent or model name.
 pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &str) -> ReportView {
     let mut header = vec!["run".to_string(), "episodes".to_string()];
-    header.extend(COLUMNS.iter().map(|(_, l, _)| l.to_string()));
+    header.extend(COLUMNS.iter().map(Column::heading));
     let mut row = vec![
         CellView::text(agent),
         CellView::count(doc, pointer(&["episodes"])),
     ];
-    row.extend(COLUMNS.iter().map(|(k, _, rate)| cell(doc, k, *rate)));
+    row.extend(COLUMNS.iter().map(|c| cell(doc, c)));
     let rows = run
         .per_episode
         .iter()
@@ -70,7 +55,7 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
             tasks.push(r.task.clone());
         }
     }
-    let rates: Vec<&(&str, &str, bool)> = COLUMNS.iter().filter(|c| c.2).collect();
+    let rates: Vec<&Column> = COLUMNS.iter().filter(|c| c.is_rate()).collect();
     ReportView {
         benchmark: "KnobLab trajectories".into(),
         file: file.into(),
@@ -89,9 +74,9 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
             series: vec![agent.to_string()],
             groups: rates
                 .iter()
-                .map(|(k, l, _)| BarGroup {
-                    label: l.to_string(),
-                    values: vec![doc.get(k).and_then(Value::as_f64)],
+                .map(|c| BarGroup {
+                    label: c.heading(),
+                    values: vec![doc.get(c.key).and_then(Value::as_f64)],
                 })
                 .collect(),
         }],
@@ -100,9 +85,14 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
             benchmark: "KnobLab trajectories".into(),
             file: file.into(),
             model: Some(agent.to_string()),
-            columns: COLUMNS.iter().map(|(_, l, _)| l.to_string()).collect(),
-            values: COLUMNS.iter().map(|(k, _, _)| doc.get(k).and_then(Value::as_f64)).collect(),
-            plain: (0..COLUMNS.len()).filter(|i| !COLUMNS[*i].2).collect(),
+            columns: COLUMNS.iter().map(Column::heading).collect(),
+            values: COLUMNS
+                .iter()
+                .map(|c| doc.get(c.key).and_then(Value::as_f64))
+                .collect(),
+            plain: (0..COLUMNS.len())
+                .filter(|i| !COLUMNS[*i].is_rate())
+                .collect(),
             group: None,
         },
     }

@@ -8,11 +8,11 @@ use leptos::task::spawn_local;
 use leptos::wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileSystemEntry, HtmlInputElement};
 
-use super::play::LoadStatus;
+use super::play::page::LoadStatus;
 use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryEntry, LibraryIndex};
 use crate::play::share::encode_component;
-use crate::ui::net::{self, LIBRARY_URL};
-use crate::ui::player::{use_player, LoadProblem, Loaded, Player};
+use crate::ui::browser::fetch::{self, LIBRARY_URL};
+use crate::ui::pages::play::{use_player, LoadProblem, Loaded, Player};
 
 /// Opens a checked bundle from a file: on success the play page shows it.
 fn open_checked(player: Player, checked: Checked) {
@@ -33,14 +33,14 @@ fn open_checked(player: Player, checked: Checked) {
 async fn read_picked(input: HtmlInputElement) -> Result<Checked, String> {
     let files = input.files().ok_or("no file was chosen")?;
     let list: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
-    let is_folder = list.iter().any(|f| net::relative_path(f).contains('/'));
+    let is_folder = list.iter().any(|f| fetch::relative_path(f).contains('/'));
     match list.as_slice() {
         [] => Err("no file was chosen".to_string()),
-        [one] if !is_folder => Ok(check_bytes(&one.name(), &net::read_file(one).await?)),
+        [one] if !is_folder => Ok(check_bytes(&one.name(), &fetch::read_file(one).await?)),
         many => {
             let mut read = Vec::with_capacity(many.len());
             for f in many {
-                read.push((net::relative_path(f), net::read_file(f).await?));
+                read.push((fetch::relative_path(f), fetch::read_file(f).await?));
             }
             let name = read
                 .first()
@@ -95,12 +95,12 @@ fn OpenBundle() -> impl IntoView {
             let checked = match entries.as_slice() {
                 [dir] if dir.is_directory() => {
                     let name = dir.name();
-                    net::read_entry(dir.clone())
+                    fetch::read_entry(dir.clone())
                         .await
                         .map(|files| check_files_in_memory(&name, files))
                 }
                 _ => match first_file {
-                    Some(file) => net::read_file(&file)
+                    Some(file) => fetch::read_file(&file)
                         .await
                         .map(|bytes| check_bytes(&file.name(), &bytes)),
                     None => Err("nothing readable was dropped: drop a bundle folder, a .zip or a .json file".to_string()),

@@ -1,8 +1,9 @@
-//! One file per page. Pages that are not built yet say so plainly.
+//! One file per page, or one folder for a page with parts of its own:
+//! `score/`, `agent/`, and `play/` (the player, with the Play and Embed
+//! pages that show it). Pages that are not built yet say so plainly.
 
 pub mod about;
 pub mod agent;
-pub mod embed;
 pub mod library;
 pub mod not_found;
 pub mod panic_test;

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::agent::files;
-use crate::ui::agent::runner::RunState;
-use crate::ui::agent::store::{BatchState, Source};
+use super::runner::RunState;
+use crate::ui::browser::files;
+use crate::ui::browser::indexeddb::{BatchState, Source};
 use crate::vlm::record::EpisodeStatus;
 use crate::vlm::{BatchReport, EpisodeRecord};
 

@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use crate::sim::RenderMode;
-use crate::ui::agent::key;
-use crate::ui::agent::store::Source;
+use crate::ui::browser::indexeddb::Source;
+use crate::ui::browser::key;
 use crate::vlm::retry::RetryPolicy;
 use crate::vlm::{
     AgentSettings, CoordConvention, Endpoint, Flavor, HistoryWindow, Perturbation, Prices,

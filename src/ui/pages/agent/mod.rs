@@ -12,10 +12,14 @@
 //! - [`controls`]: run controls, the resume offer, problems, exports.
 //! - [`watch`]: progress and step cards.
 //! - [`results`]: the metrics table and `api_error` episodes.
+//! - [`runner`]: the tasks that play a batch's episodes.
+//! - [`library`]: loading devices listed in `data/library.json`.
 
 pub mod controls;
 pub mod form;
+pub mod library;
 pub mod results;
+pub mod runner;
 pub mod selection;
 pub mod state;
 pub mod watch;
@@ -24,8 +28,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::bundle::Bundle;
-use crate::ui::agent::store::Source;
-use crate::ui::agent::{library, net};
+use crate::ui::browser::http;
+use crate::ui::browser::indexeddb::Source;
 use crate::vlm::batch::Progress;
 use crate::vlm::BatchReport;
 
@@ -60,7 +64,7 @@ pub fn AgentPage() -> impl IntoView {
                 records,
                 total,
                 run.finished_here.get(),
-                net::now_ms().saturating_sub(run.started_ms.get()),
+                http::now_ms().saturating_sub(run.started_ms.get()),
                 |u| match prices {
                     Some((Source::Model, p)) => p.cost(u),
                     _ => None,

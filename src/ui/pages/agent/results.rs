@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::display::{number, percent};
+use crate::metrics::columns;
 use crate::vlm::{BatchReport, EpisodeRecord};
 
 /// The metrics table and the list of `api_error` episodes.
@@ -20,20 +20,7 @@ pub fn Results(
             Some(Ok(report)) => {
                 let m = report.metrics.as_ref().map(|r| r.metrics.clone());
                 let cells: Vec<(&str, String)> = match &m {
-                    Some(m) => vec![
-                        ("SR", percent(m.sr)),
-                        ("SSR", percent(m.ssr)),
-                        ("SPL", percent(m.spl)),
-                        ("State-F1", percent(m.state_f1)),
-                        ("EIR", percent(m.eir)),
-                        ("TIR", percent(m.tir)),
-                        ("EER", percent(m.eer)),
-                        ("PSR", percent(m.psr)),
-                        ("VSPS", number(m.vsps)),
-                        ("GVPE", number(m.gvpe)),
-                        ("Avg Dist", number(m.avg_dist)),
-                        ("Avg W-Dist", number(m.avg_w_dist)),
-                    ],
+                    Some(m) => columns::rates_first().map(|c| (c.label, c.show(m))).collect(),
                     None => Vec::new(),
                 };
                 view! {

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos::wasm_bindgen::JsCast;
 
-use crate::ui::agent::files;
-use crate::ui::agent::store::Source;
+use crate::ui::browser::files;
+use crate::ui::browser::indexeddb::Source;
 use crate::vlm::Replay;
 
 use super::form::Form;

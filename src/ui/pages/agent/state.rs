@@ -8,11 +8,12 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::library;
+use super::runner::{self, Batch, Event, RunState, StepView};
 use crate::bundle::{Bundle, LibraryIndex};
-use crate::ui::agent::runner::{self, Batch, Event, RunState, StepView};
-use crate::ui::agent::store::{BatchMeta, BatchState, Source, Store};
-use crate::ui::agent::{library, net};
-use crate::vlm::batch::plan;
+use crate::ui::browser::http;
+use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
+use crate::vlm::batch::{parse_repeats, plan, TaskFilter};
 use crate::vlm::{BatchItem, EpisodeRecord, Replay, RunSpec};
 
 use super::form::Form;
@@ -177,7 +178,7 @@ impl Run {
         self.active.set(true);
         self.paused.set(false);
         self.finished_here.set(0);
-        self.started_ms.set(net::now_ms());
+        self.started_ms.set(http::now_ms());
         let run = *self;
         runner::run(batch, Rc::new(move |e| run.on_event(e)));
     }
@@ -189,37 +190,20 @@ fn items_to_run(
     source: Source,
     replay: Option<&Replay>,
 ) -> Result<Vec<BatchItem>, String> {
-    let repeats: u32 = run
-        .repeats
-        .get_untracked()
-        .trim()
-        .parse()
-        .ok()
-        .filter(|r| (1..=100).contains(r))
-        .ok_or("repeats must be a whole number from 1 to 100")?;
-    let wanted: BTreeSet<String> = run
-        .tasks
-        .get_untracked()
-        .split(',')
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-        .collect();
-    let keep = |task: &str| wanted.is_empty() || wanted.contains(task);
+    let repeats = parse_repeats(&run.repeats.get_untracked()).map_err(|e| e.to_string())?;
+    let filter = TaskFilter::parse(&run.tasks.get_untracked());
     let mut tasks: Vec<(String, Vec<String>)> = Vec::new();
     if let (Source::Replay, Some(replay)) = (source, replay) {
-        for (bundle, task) in replay.tasks() {
-            if keep(&task) {
-                match tasks.iter_mut().find(|(b, _)| *b == bundle) {
-                    Some((_, ts)) => ts.push(task),
-                    None => tasks.push((bundle, vec![task])),
-                }
-            }
-        }
+        tasks = filter.group_by_bundle(replay.tasks());
     } else {
         run.bundles.with_untracked(|bundles| {
             for id in run.selected.get_untracked() {
                 if let Some(b) = bundles.get(&id) {
-                    let ids = b.tasks.iter().map(|t| t.id.clone()).filter(|t| keep(t));
+                    let ids = b
+                        .tasks
+                        .iter()
+                        .map(|t| t.id.clone())
+                        .filter(|t| filter.keeps(t));
                     tasks.push((id, ids.collect()));
                 }
             }
@@ -284,8 +268,8 @@ pub fn start(run: Run, form: Form, one: bool) {
         });
         spec.replay = replay_text.filter(|_| source == Source::Replay);
         let meta = BatchMeta {
-            id: format!("batch-{}", net::now_ms()),
-            created_ms: net::now_ms(),
+            id: format!("batch-{}", http::now_ms()),
+            created_ms: http::now_ms(),
             run: spec,
             state: BatchState::Running,
             uses_key: source == Source::Model && !key.trim().is_empty(),

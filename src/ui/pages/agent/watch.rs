@@ -5,8 +5,8 @@
 
 use leptos::prelude::*;
 
+use super::runner::StepView;
 use crate::display::percent;
-use crate::ui::agent::runner::StepView;
 use crate::vlm::batch::{human_duration, Progress};
 
 /// The progress bar and its figures.

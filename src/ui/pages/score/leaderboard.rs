@@ -3,77 +3,11 @@
 //! download).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::score::export;
-use crate::score::session::Leaderboard;
+use crate::score::job::Leaderboard;
 use crate::score::view::{grouped, LeaderRow};
-
-/// The export kinds: (label, file extension, MIME type).
-const KINDS: [(&str, &str, &str); 4] = [
-    ("CSV", "csv", "text/csv"),
-    ("JSON", "json", "application/json"),
-    ("Markdown", "md", "text/markdown"),
-    ("LaTeX row", "tex", "application/x-tex"),
-];
-
-fn export_text(kind: &str, rows: &[LeaderRow]) -> String {
-    match kind {
-        "CSV" => export::csv(rows),
-        "JSON" => serde_json::to_string_pretty(&export::json(rows)).unwrap_or_default(),
-        "Markdown" => export::markdown(rows),
-        _ => export::latex_rows(rows),
-    }
-}
-
-/// Offers `text` as a file download.
-pub(super) fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let bag = web_sys::BlobPropertyBag::new();
-    bag.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    if let Ok(a) = document().create_element("a") {
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
-            a.set_href(&url);
-            a.set_download(name);
-            a.click();
-        }
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
-
-/// Sorts rows by a column (`None`: by name), empty values last.
-fn sorted(rows: &[LeaderRow], column: Option<usize>, descending: bool) -> Vec<LeaderRow> {
-    let mut rows = rows.to_vec();
-    rows.sort_by(|a, b| {
-        let order = match column {
-            None => a.file.cmp(&b.file),
-            Some(c) => {
-                let (x, y) = (
-                    a.values.get(c).copied().flatten(),
-                    b.values.get(c).copied().flatten(),
-                );
-                match (x, y) {
-                    (Some(x), Some(y)) => x.total_cmp(&y),
-                    (Some(_), None) => return std::cmp::Ordering::Less,
-                    (None, Some(_)) => return std::cmp::Ordering::Greater,
-                    (None, None) => std::cmp::Ordering::Equal,
-                }
-            }
-        };
-        if descending {
-            order.reverse()
-        } else {
-            order
-        }
-    });
-    rows
-}
+use crate::ui::browser::files;
 
 #[component]
 pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
@@ -84,7 +18,7 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
     let sort = RwSignal::new((None::<usize>, false));
     let shown = Memo::new(move |_| {
         let (c, d) = sort.get();
-        rows.with_value(|r| sorted(r, c, d))
+        rows.with_value(|r| LeaderRow::sorted(r, c, d))
     });
     let text = RwSignal::new(None::<(String, String)>);
     let slug = benchmark.to_lowercase().replace(' ', "-");
@@ -107,14 +41,16 @@ pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
             }
         })
         .collect_view();
-    let buttons = KINDS
+    let buttons = export::Kind::ALL
         .into_iter()
-        .map(|(label, ext, mime)| {
+        .map(|kind| {
+            let (label, ext) = (kind.label(), kind.extension());
             let name = format!("knoblab-{slug}.{ext}");
             view! {
                 <button data-testid=format!("export-{ext}") on:click=move |_| {
-                    let t = export_text(label, &shown.get_untracked());
-                    download(&name, mime, &t);
+                    let t = kind.text(&shown.get_untracked());
+                    // A refused download still shows the text below.
+                    let _ = files::download(&name, kind.media_type(), &t);
                     text.set(Some((label.to_string(), t)));
                 }>{label}</button>
             }

@@ -16,7 +16,7 @@ pub mod worker;
 use leptos::prelude::*;
 
 use crate::score::detect::{check_size, Format};
-use crate::score::session::{JobOptions, Outcome, Progress};
+use crate::score::job::{JobOptions, Outcome, Progress};
 use files::{fetch_library, fetch_samples, take_handoff, SampleSet};
 use leaderboard::LeaderboardView;
 use report::Report;
@@ -302,7 +302,7 @@ fn StatusView(status: RwSignal<Status>, on_cancel: Callback<()>) -> impl IntoVie
 /// format.
 #[component]
 fn FileList(
-    entries: Vec<crate::score::session::FileEntry>,
+    entries: Vec<crate::score::job::FileEntry>,
     overrides: Signal<std::collections::BTreeMap<String, Format>>,
     on_override: Callback<(String, String)>,
 ) -> impl IntoView {

@@ -7,6 +7,8 @@
 //! core's business ([`crate::bundle`]).
 
 use leptos::wasm_bindgen::{JsCast, JsValue};
+
+use super::js_message;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     ErrorCallback, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
@@ -17,15 +19,6 @@ use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryEntry, L
 
 /// Where the library index is, relative to the page.
 pub const LIBRARY_URL: &str = "data/library.json";
-
-/// A JavaScript error as a message.
-pub fn js_message(error: &JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| format!("{error:?}"))
-}
 
 /// The bytes at a URL, fetched with `credentials: "omit"`.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {

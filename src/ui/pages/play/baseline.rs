@@ -6,12 +6,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::display::{number, percent};
-use crate::metrics;
+use crate::display::percent;
+use crate::metrics::{self, columns, columns::Column};
 use crate::play::{BaselineRun, Mode};
 
 use super::end::download_trajectories;
-use super::{storage, use_player, Player};
+use super::{use_player, Player};
+use crate::ui::browser::storage;
 
 /// Starts the episode the run is at (replaying the actions saved for it),
 /// or none when the run is complete.
@@ -223,6 +224,11 @@ pub fn RunTable(run: BaselineRun) -> impl IntoView {
         player.baseline.set(None);
         player.session.set(None);
     };
+    // The main metrics, in the order of the full tables.
+    let shown: Vec<&Column> = ["sr", "spl", "eer", "avg_dist"]
+        .into_iter()
+        .filter_map(columns::column)
+        .collect();
     let table = match scored {
         Ok(scored) => {
             let rows = scored
@@ -235,10 +241,7 @@ pub fn RunTable(run: BaselineRun) -> impl IntoView {
                             <td>{m.task_id.clone()}</td>
                             <td>{format!("{} / {}", t.goals_reached, t.goals_total)}</td>
                             <td>{t.steps.len()}</td>
-                            <td>{percent(m.metrics.sr)}</td>
-                            <td>{percent(m.metrics.spl)}</td>
-                            <td>{percent(m.metrics.eer)}</td>
-                            <td>{number(m.metrics.avg_dist)}</td>
+                            {shown.iter().map(|c| view! { <td>{c.show(&m.metrics)}</td> }).collect_view()}
                         </tr>
                     }
                 })
@@ -246,12 +249,12 @@ pub fn RunTable(run: BaselineRun) -> impl IntoView {
             let all = &scored.metrics;
             view! {
                 <table class="metrics run-table" data-testid="run-table">
-                    <thead><tr><th>"Task"</th><th>"Goals"</th><th>"Steps"</th><th>"SR"</th><th>"SPL"</th><th>"EER"</th><th>"Avg Dist"</th></tr></thead>
+                    <thead><tr><th>"Task"</th><th>"Goals"</th><th>"Steps"</th>{shown.iter().map(|c| view! { <th>{c.label}</th> }).collect_view()}</tr></thead>
                     <tbody>{rows}</tbody>
                     <tfoot><tr>
                         <th>{format!("Run ({} episodes)", scored.episodes)}</th>
                         <td>{format!("SSR {}", percent(all.ssr))}</td><td></td>
-                        <td>{percent(all.sr)}</td><td>{percent(all.spl)}</td><td>{percent(all.eer)}</td><td>{number(all.avg_dist)}</td>
+                        {shown.iter().map(|c| view! { <td>{c.show(all)}</td> }).collect_view()}
                     </tr></tfoot>
                 </table>
             }

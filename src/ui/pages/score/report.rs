@@ -6,8 +6,10 @@
 use leptos::prelude::*;
 
 use crate::display::percent;
-use crate::score::session::Download;
-use crate::score::view::{ChartView, ItemView, ItemsView, Overlay, ReportView, Shape, TableView};
+use crate::score::job::Download;
+use crate::score::view::{
+    ChartView, ItemFilter, ItemView, ItemsView, Overlay, ReportView, Shape, TableView,
+};
 
 /// How many filtered items the table lists at once.
 const SHOWN_ITEMS: usize = 200;
@@ -42,7 +44,7 @@ pub fn Report(
                         let testid = format!("download-{}", d.name.rsplit('.').next().unwrap_or("file"));
                         let testid = if d.label.starts_with("Submission") { "download-submission".to_string() } else { testid };
                         view! {
-                            <button data-testid=testid title=d.name.clone() on:click=move |_| super::leaderboard::download(&d.name, &d.mime, &d.text)>{d.label.clone()}</button>
+                            <button data-testid=testid title=d.name.clone() on:click=move |_| { let _ = crate::ui::browser::files::download(&d.name, &d.mime, &d.text); }>{d.label.clone()}</button>
                         }
                     }).collect_view()}
                 </div>
@@ -185,30 +187,22 @@ fn label_text(v: &Option<f64>) -> &'static str {
 /// The per-item table with its filters, and the drill-down of the chosen item.
 #[component]
 pub fn Items(items: ItemsView, image_url: Callback<String, Option<String>>) -> impl IntoView {
-    let ItemsView { tasks, rows } = items;
-    let total = rows.len();
-    let rows = StoredValue::new(rows);
+    let tasks = items.tasks.clone();
+    let total = items.rows.len();
+    let items = StoredValue::new(items);
     let task = RwSignal::new(String::new());
     let invalid_only = RwSignal::new(false);
     let min = RwSignal::new(0.0_f64);
     let max = RwSignal::new(100.0_f64);
     let chosen = RwSignal::new(None::<usize>);
     let filtered = Memo::new(move |_| {
-        let (t, inv, lo, hi) = (
-            task.get(),
-            invalid_only.get(),
-            min.get() / 100.0,
-            max.get() / 100.0,
-        );
-        rows.with_value(|rows| {
-            rows.iter()
-                .enumerate()
-                .filter(|(_, r)| t.is_empty() || r.task == t)
-                .filter(|(_, r)| !inv || r.invalid)
-                .filter(|(_, r)| r.score.is_none_or(|s| s >= lo - 1e-12 && s <= hi + 1e-12))
-                .map(|(i, _)| i)
-                .collect::<Vec<usize>>()
-        })
+        let filter = ItemFilter {
+            task: task.get(),
+            invalid_only: invalid_only.get(),
+            min_percent: min.get(),
+            max_percent: max.get(),
+        };
+        items.with_value(|items| items.filtered(&filter))
     });
     let number_input = move |signal: RwSignal<f64>, label: &'static str, testid: &'static str| {
         view! {
@@ -243,7 +237,7 @@ pub fn Items(items: ItemsView, image_url: Callback<String, Option<String>>) -> i
                                 .into_iter()
                                 .take(SHOWN_ITEMS)
                                 .map(|i| {
-                                    let r = rows.with_value(|rows| rows.get(i).cloned());
+                                    let r = items.with_value(|items| items.rows.get(i).cloned());
                                     r.map(|r| {
                                         view! {
                                             <tr class:invalid=r.invalid class:chosen=move || chosen.get() == Some(i) on:click=move |_| chosen.set(Some(i))
@@ -262,7 +256,7 @@ pub fn Items(items: ItemsView, image_url: Callback<String, Option<String>>) -> i
                 </table>
             </div>
             {move || (filtered.with(Vec::len) > SHOWN_ITEMS).then(|| view! { <p class="table-note">{format!("The first {SHOWN_ITEMS} are listed; narrow the filters to see others.")}</p> })}
-            {move || chosen.get().and_then(|i| rows.with_value(|rows| rows.get(i).cloned())).map(|r| view! { <Drill item=r image_url=image_url /> })}
+            {move || chosen.get().and_then(|i| items.with_value(|items| items.rows.get(i).cloned())).map(|r| view! { <Drill item=r image_url=image_url /> })}
         </div>
     }
 }

@@ -3,62 +3,28 @@
 //! and a share link whose URL alone replays the episode.
 
 use leptos::prelude::*;
-use leptos::wasm_bindgen::{JsCast, JsValue};
+use leptos::wasm_bindgen::JsCast;
 
-use crate::display::{number, percent};
-use crate::metrics::Metrics;
+use crate::metrics::{columns, Metrics};
 use crate::play::{optimal_path, Mode, OptimalPath, ShareLink};
 use crate::sim::Trajectory;
+use crate::ui::browser::files;
 
 use super::picture::Picture;
 use super::use_player;
 
-/// The metrics rows: label, value as shown, and whether lower is better.
+/// The metrics rows: the label with its gloss, and the value as shown
+/// (rates first, as the page's tables order them).
 fn rows(m: &Metrics) -> Vec<(&'static str, String)> {
-    vec![
-        ("SR (success)", percent(m.sr)),
-        ("SSR (goals reached)", percent(m.ssr)),
-        ("SPL (path efficiency)", percent(m.spl)),
-        ("State-F1", percent(m.state_f1)),
-        ("EIR (on a part)", percent(m.eir)),
-        ("TIR (on the right part)", percent(m.tir)),
-        ("EER (effective steps)", percent(m.eer)),
-        ("PSR (goals in C_opt steps)", percent(m.psr)),
-        ("VSPS (lower is better)", number(m.vsps)),
-        ("GVPE (lower is better)", number(m.gvpe)),
-        ("Avg Dist (0–1000)", number(m.avg_dist)),
-        ("Avg W-Dist (0–1000)", number(m.avg_w_dist)),
-    ]
-}
-
-/// Offers text as a file to save.
-pub fn download(file_name: &str, text: &str, media_type: &str) -> Result<(), String> {
-    let fail = |e: JsValue| {
-        format!(
-            "the download could not be prepared ({})",
-            crate::ui::net::js_message(&e)
-        )
-    };
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(media_type);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
-    let anchor: web_sys::HtmlAnchorElement = document()
-        .create_element("a")
-        .map_err(fail)?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download(file_name);
-    anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
+    columns::rates_first()
+        .map(|c| (c.explained, c.show(m)))
+        .collect()
 }
 
 /// Saves episodes as a JSON Lines file.
 pub fn download_trajectories(file_name: &str, trajectories: &[Trajectory]) -> Result<(), String> {
     let text = Trajectory::to_json_lines(trajectories).map_err(|e| e.to_string())?;
-    download(file_name, &text, "application/jsonl")
+    files::download(file_name, "application/jsonl", &text)
 }
 
 /// The page's address with another hash.

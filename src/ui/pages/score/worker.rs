@@ -15,7 +15,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
 
 use crate::score::epic::report::Shard;
-use crate::score::session::{self, InputFile, Job, JobOptions};
+use crate::score::job::{self, InputFile, Job, JobOptions};
+use crate::ui::browser::js_message;
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
@@ -83,12 +84,9 @@ self.onmessage = async (event) => {
 };
 "#;
 
-/// Paths under this prefix are the files of a library bundle
-/// (`knoblab-bundle:<name>/<file>`), for trajectory metrics.
-pub const BUNDLE_PREFIX: &str = "knoblab-bundle:";
-
 /// The job of the files (paths and bytes in the same order) and options
-/// (JSON of [`JobOptions`]); library bundles' files are grouped by bundle.
+/// (JSON of [`JobOptions`]); [`Job::from_files`] sets the library
+/// bundles' files apart.
 fn job_of(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
@@ -96,44 +94,26 @@ fn job_of(
 ) -> Result<Job, String> {
     let options: JobOptions =
         serde_json::from_str(options).map_err(|e| format!("job options: {e}"))?;
-    let mut job = Job {
-        options,
-        ..Job::default()
-    };
-    for (path, bytes) in paths.into_iter().zip(buffers) {
-        let file = InputFile {
+    Ok(Job::from_files(input_files(paths, buffers), options))
+}
+
+/// The dropped files from their paths and bytes (in the same order).
+fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<InputFile> {
+    paths
+        .into_iter()
+        .zip(buffers)
+        .map(|(path, bytes)| InputFile {
             path,
             bytes: bytes.to_vec(),
-        };
-        match file
-            .path
-            .strip_prefix(BUNDLE_PREFIX)
-            .and_then(|rest| rest.split_once('/'))
-        {
-            Some((name, inner)) => {
-                let inner = InputFile {
-                    path: inner.to_string(),
-                    bytes: file.bytes,
-                };
-                match job.bundles.iter_mut().find(|b| b.name == name) {
-                    Some(b) => b.files.push(inner),
-                    None => job.bundles.push(session::BundleFiles {
-                        name: name.to_string(),
-                        files: vec![inner],
-                    }),
-                }
-            }
-            None => job.files.push(file),
-        }
-    }
-    Ok(job)
+        })
+        .collect()
 }
 
 /// The worker's entry: score the files (paths and bytes in the same
 /// order) with the job options (JSON of [`JobOptions`]), calling
-/// `progress` with JSON [`session::Progress`] values; `shards` holds every
+/// `progress` with JSON [`job::Progress`] values; `shards` holds every
 /// worker's [`knoblab_score_shard`] (empty when one worker scores alone).
-/// Returns the JSON of [`session::Outcome`], or of `{"error": …}` when the
+/// Returns the JSON of [`job::Outcome`], or of `{"error": …}` when the
 /// options are invalid.
 #[wasm_bindgen]
 pub fn knoblab_score_job(
@@ -147,7 +127,7 @@ pub fn knoblab_score_job(
         Ok(j) => j,
         Err(e) => return serde_json::json!({ "error": e }).to_string(),
     };
-    let outcome = session::run_sharded(
+    let outcome = job::run_sharded(
         &job,
         &mut |p| {
             if let Ok(text) = serde_json::to_string(p) {
@@ -162,7 +142,7 @@ pub fn knoblab_score_job(
 
 /// A helper worker's entry: shard `index` of `of` of every EPIC-Bench
 /// results file among the files, as the JSON list of
-/// [`session::EpicShardText`] the merging worker reads (`[]` when there is
+/// [`job::EpicShardText`] the merging worker reads (`[]` when there is
 /// none, or the options are invalid: the merging worker then scores alone).
 #[wasm_bindgen]
 pub fn knoblab_score_shard(
@@ -173,7 +153,7 @@ pub fn knoblab_score_shard(
     of: usize,
 ) -> String {
     let shards = job_of(paths, buffers, options)
-        .map(|job| session::epic_shard(&job, Shard { index, of }))
+        .map(|job| job::epic_shard(&job, Shard { index, of }))
         .unwrap_or_default();
     serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
@@ -189,15 +169,7 @@ pub fn knoblab_needs_bundles(
     let overrides = serde_json::from_str::<JobOptions>(options)
         .map(|o| o.overrides)
         .unwrap_or_default();
-    let files: Vec<InputFile> = paths
-        .into_iter()
-        .zip(buffers)
-        .map(|(path, bytes)| InputFile {
-            path,
-            bytes: bytes.to_vec(),
-        })
-        .collect();
-    session::classify(&files, &overrides)
+    job::classify(&input_files(paths, buffers), &overrides)
         .iter()
         .any(|e| e.format == Some(crate::score::detect::Format::Trajectories))
 }
@@ -218,7 +190,7 @@ pub struct JobFile {
 
 /// What the worker says.
 pub enum Message {
-    Progress(session::Progress),
+    Progress(job::Progress),
     Done(String),
     Error(String),
 }
@@ -239,10 +211,6 @@ fn module_urls() -> Result<(String, String), String> {
     let wasm = href("link[rel=preload][href$='.wasm']")
         .ok_or("the page's wasm preload link is missing (built without Trunk?)")?;
     Ok((js, wasm))
-}
-
-fn js_error(e: JsValue) -> String {
-    crate::ui::net::js_message(&e)
 }
 
 /// How many workers score a job: as many as the machine has cores
@@ -282,18 +250,18 @@ fn spawn(js: &str, wasm: &str) -> Result<Worker, String> {
     let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
     let bag = BlobPropertyBag::new();
     bag.set_type("text/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(js_error)?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(js_error)?;
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| js_message(&e))?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(|e| js_message(&e))?;
     let worker_options = WorkerOptions::new();
     worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&url, &worker_options).map_err(js_error)?;
+    let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
     let _ = Url::revoke_object_url(&url);
     let init = js_sys::Object::new();
     let paths = js_sys::Object::new();
     set(&paths, "js", &JsValue::from_str(js));
     set(&paths, "wasm", &JsValue::from_str(wasm));
     set(&init, "init", &paths);
-    worker.post_message(&init).map_err(js_error)?;
+    worker.post_message(&init).map_err(|e| js_message(&e))?;
     Ok(worker)
 }
 
@@ -347,7 +315,7 @@ impl ScoreWorker {
         let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
             if let Some(p) = string_field(&data, "progress") {
-                if let Ok(p) = serde_json::from_str::<session::Progress>(&p) {
+                if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
             } else if let Some(out) = string_field(&data, "done") {
@@ -387,13 +355,13 @@ impl ScoreWorker {
             helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
             helper
                 .post_message(&job_message(&files, &[], &options, index, of))
-                .map_err(js_error)?;
+                .map_err(|e| js_message(&e))?;
             workers.push(helper);
             closures.push(on_helper);
         }
         merger
             .post_message(&job_message(&files, &bundles, &options, 0, of))
-            .map_err(js_error)?;
+            .map_err(|e| js_message(&e))?;
         Ok(ScoreWorker {
             workers,
             _on_message: closures,

@@ -1,12 +1,11 @@
-//! The player: the state shared by the play page, the embed page and the
-//! page API ([`Player`], provided once as a context value), and the
-//! components that present it.
+//! The Play page and the player: the state shared by the play page, the
+//! embed page and the page API ([`Player`], provided once as a context
+//! value), the components that present it, and the two pages that show it.
 //!
 //! Every action, whoever sends it (a click, a key, the parent page of an
 //! embed, a script through `window.knoblab`), goes through [`Player::act`],
 //! so the baseline record and the embed messages never miss one.
 //!
-//! - [`storage`]: the baseline run kept in the browser.
 //! - [`events`]: `postMessage` to the page that embeds the player.
 //! - [`picture`]: a view's picture with the point, the locked panel and the
 //!   parts' boxes drawn over it.
@@ -15,14 +14,17 @@
 //! - [`end`]: the end of an episode: metrics, optimal path, export, share.
 //! - [`baseline`]: choosing, resuming and closing a baseline run.
 //! - [`view`]: the whole player, with its keyboard control.
+//! - [`page`]: the Play page (a device and task from the URL, the modes).
+//! - [`embed`]: the Embed page, the player alone for an iframe.
 
 pub mod bar;
 pub mod baseline;
+pub mod embed;
 pub mod end;
 pub mod events;
+pub mod page;
 pub mod picture;
 pub mod status;
-pub mod storage;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -35,7 +37,7 @@ use crate::bundle::{check_bytes, Bundle, Checked, Diagnostic, LibraryIndex};
 use crate::play::{BaselineRun, Draft, Mode, Session};
 use crate::sim::{RenderMode, Settings, Step, DEFAULT_LAMBDA};
 
-use super::net;
+use crate::ui::browser::{fetch, storage};
 
 /// A loaded device.
 #[derive(Debug, Clone)]
@@ -160,7 +162,7 @@ impl Player {
         if let Some(index) = self.library.get_untracked() {
             return Ok(index);
         }
-        let index = net::fetch_library().await?;
+        let index = fetch::fetch_library().await?;
         self.library.set(Some(index.clone()));
         Ok(index)
     }
@@ -174,7 +176,7 @@ impl Player {
         }
         if let Ok(index) = self.library_index().await {
             if let Some(entry) = index.devices.iter().find(|d| d.id == source) {
-                let checked = net::fetch_library_device(entry)
+                let checked = fetch::fetch_library_device(entry)
                     .await
                     .map_err(LoadProblem::Message)?;
                 return Loaded::from_checked(checked, Some(source.to_string()));
@@ -185,7 +187,7 @@ impl Player {
                 "\"{source}\" is not a device of the library; give a library id (see the Library page) or the URL of a bundle (.zip or .json)"
             )));
         }
-        let checked = net::fetch_bundle(source)
+        let checked = fetch::fetch_bundle(source)
             .await
             .map_err(LoadProblem::Message)?;
         Loaded::from_checked(checked, Some(source.to_string()))

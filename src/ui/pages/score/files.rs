@@ -8,10 +8,11 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::worker::{JobFile, Source, BUNDLE_PREFIX};
+use super::worker::{JobFile, Source};
 use crate::bundle::LibraryIndex;
-use crate::score::session::JobOptions;
-use crate::ui::net::fetch_bytes;
+use crate::score::job::JobOptions;
+use crate::score::job::BUNDLE_PREFIX;
+use crate::ui::browser::fetch::fetch_bytes;
 
 /// The `sessionStorage` key the agent page leaves trajectories under.
 pub const HANDOFF_KEY: &str = "knoblab.score.handoff";

@@ -14,7 +14,7 @@ use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransaction, IdbTransacti
 
 use crate::vlm::{EpisodeRecord, RunSpec};
 
-use super::net::js_error;
+use super::js_message;
 
 const DB_NAME: &str = "knoblab-agent";
 const DB_VERSION: u32 = 1;
@@ -58,7 +58,7 @@ async fn done(request: &IdbRequest) -> Result<JsValue, String> {
     JsFuture::from(promise)
         .await
         .map_err(|_| request_error(request))?;
-    request.result().map_err(|e| js_error(&e))
+    request.result().map_err(|e| js_message(&e))
 }
 
 fn request_error(request: &IdbRequest) -> String {
@@ -95,11 +95,11 @@ impl Store {
         let factory = web_sys::window()
             .ok_or("no window")?
             .indexed_db()
-            .map_err(|e| js_error(&e))?
+            .map_err(|e| js_message(&e))?
             .ok_or("this browser offers no IndexedDB (private mode?)")?;
         let open = factory
             .open_with_u32(DB_NAME, DB_VERSION)
-            .map_err(|e| js_error(&e))?;
+            .map_err(|e| js_message(&e))?;
         let upgrade = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
             let Some(db) = e
                 .target()
@@ -129,10 +129,10 @@ impl Store {
         let tx = self
             .db
             .transaction_with_str_and_mode(store, IdbTransactionMode::Readwrite)
-            .map_err(|e| js_error(&e))?;
+            .map_err(|e| js_message(&e))?;
         tx.object_store(store)
             .and_then(|s| s.put_with_key(&JsValue::from_str(value), &JsValue::from_str(key)))
-            .map_err(|e| js_error(&e))?;
+            .map_err(|e| js_message(&e))?;
         committed(&tx).await
     }
 
@@ -141,8 +141,8 @@ impl Store {
         let tx = self
             .db
             .transaction_with_str(store)
-            .map_err(|e| js_error(&e))?;
-        let object_store = tx.object_store(store).map_err(|e| js_error(&e))?;
+            .map_err(|e| js_message(&e))?;
+        let object_store = tx.object_store(store).map_err(|e| js_message(&e))?;
         let request = if prefix.is_empty() {
             object_store.get_all()
         } else {
@@ -150,10 +150,10 @@ impl Store {
                 &JsValue::from_str(prefix),
                 &JsValue::from_str(&format!("{prefix}\u{ffff}")),
             )
-            .map_err(|e| js_error(&e))?;
+            .map_err(|e| js_message(&e))?;
             object_store.get_all_with_key(&range)
         }
-        .map_err(|e| js_error(&e))?;
+        .map_err(|e| js_message(&e))?;
         let values: Array = done(&request).await?.unchecked_into();
         Ok(values.iter().filter_map(|v| v.as_string()).collect())
     }

@@ -1,6 +1,6 @@
 //! `#/embed?bundle=URL_OR_ID&task=ID[&render=static|live]`: the player
 //! alone, for an iframe (pictures static unless `render=live`).
-//! It tells the parent page what happens (see [`crate::ui::player::events`])
+//! It tells the parent page what happens (see [`super::events`])
 //! and accepts requests from it with `postMessage`:
 //! `{type: "act", action: "Press(coord=[x, y], params=[0])"}` plays an
 //! action (answered by a `step` message, or `error`), and
@@ -13,11 +13,11 @@ use leptos::task::spawn_local;
 use leptos::wasm_bindgen::JsValue;
 use web_sys::MessageEvent;
 
-use super::play::{open_request, LoadStatus, PlayRequest};
+use super::page::{open_request, LoadStatus, PlayRequest};
+use super::view::PlayerView;
+use super::{events, use_player, Player};
 use crate::play::Mode;
-use crate::ui::app::LocationSignal;
-use crate::ui::player::view::PlayerView;
-use crate::ui::player::{events, use_player, Player};
+use crate::ui::route::LocationSignal;
 
 fn field(data: &JsValue, key: &str) -> Option<String> {
     js_sys::Reflect::get(data, &JsValue::from_str(key))

@@ -6,14 +6,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::baseline::BaselinePanel;
+use super::view::{ModePicker, PlayerView, RenderPicker};
+use super::{use_player, LoadProblem, Player};
 use crate::play::share::{decode_actions, parse_lambda};
 use crate::play::Mode;
 use crate::sim::RenderMode;
-use crate::ui::app::LocationSignal;
-use crate::ui::player::baseline::BaselinePanel;
-use crate::ui::player::view::{ModePicker, PlayerView, RenderPicker};
-use crate::ui::player::{use_player, LoadProblem, Player};
-use crate::ui::route::Location;
+use crate::ui::route::{Location, LocationSignal};
 
 /// What a play or embed URL asks for.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,4 @@
-//! The agent page's HTTP: a POST with a timeout that the batch can also
+//! The model API's HTTP: a POST with a timeout that the batch can also
 //! abort (`AbortController`), GETs of library files, and a sleep. Only the
 //! headers the core puts in the request are sent; nothing is logged.
 
@@ -13,6 +13,8 @@ use web_sys::{AbortController, Headers, RequestInit, Response};
 
 use crate::vlm::{Failure, HttpRequest};
 
+use super::js_message;
+
 /// What came back from a POST: status, `Retry-After` (as sent) and body.
 pub struct HttpResponse {
     pub status: u16,
@@ -23,8 +25,6 @@ pub struct HttpResponse {
 fn window() -> Result<web_sys::Window, String> {
     web_sys::window().ok_or_else(|| "no window".to_string())
 }
-
-pub use crate::ui::net::js_message as js_error;
 
 /// Milliseconds since 1970, from the browser's clock.
 pub fn now_ms() -> u64 {
@@ -52,11 +52,11 @@ pub async fn post(
 ) -> Result<HttpResponse, Failure> {
     let network = |message: String| Failure::Network { message };
     let w = window().map_err(network)?;
-    let headers = Headers::new().map_err(|e| network(js_error(&e)))?;
+    let headers = Headers::new().map_err(|e| network(js_message(&e)))?;
     for (name, value) in &request.headers {
         headers
             .set(name, value)
-            .map_err(|e| network(format!("header {name}: {}", js_error(&e))))?;
+            .map_err(|e| network(format!("header {name}: {}", js_message(&e))))?;
     }
     let init = RequestInit::new();
     init.set_method("POST");
@@ -78,7 +78,7 @@ pub async fn post(
             on_timeout.as_ref().unchecked_ref(),
             i32::try_from(timeout_ms).unwrap_or(i32::MAX),
         )
-        .map_err(|e| network(js_error(&e)))?;
+        .map_err(|e| network(js_message(&e)))?;
     let result = send(&w, &request.url, &init).await;
     w.clear_timeout_with_handle(timer);
     drop(on_timeout);
@@ -96,13 +96,13 @@ pub async fn post(
 async fn send(w: &web_sys::Window, url: &str, init: &RequestInit) -> Result<HttpResponse, String> {
     let response: Response = JsFuture::from(w.fetch_with_str_and_init(url, init))
         .await
-        .map_err(|e| js_error(&e))?
+        .map_err(|e| js_message(&e))?
         .dyn_into()
         .map_err(|_| "fetch did not return a Response".to_string())?;
     let retry_after = response.headers().get("retry-after").ok().flatten();
-    let body = JsFuture::from(response.text().map_err(|e| js_error(&e))?)
+    let body = JsFuture::from(response.text().map_err(|e| js_message(&e))?)
         .await
-        .map_err(|e| js_error(&e))?
+        .map_err(|e| js_message(&e))?
         .as_string()
         .unwrap_or_default();
     Ok(HttpResponse {

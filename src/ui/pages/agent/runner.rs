@@ -19,8 +19,8 @@ use crate::sim::{Episode, StepRecord};
 use crate::vlm::driver::{self, Answer, DriverConfig, EpisodeDriver, Need};
 use crate::vlm::{ApiKey, BatchItem, EpisodeRecord, Failure, HttpRequest, Replay, Turn};
 
-use super::net;
-use super::store::{BatchMeta, Store};
+use crate::ui::browser::http;
+use crate::ui::browser::indexeddb::{BatchMeta, Store};
 
 /// Where a batch is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +170,7 @@ async fn worker(batch: &Batch, on_event: &dyn Fn(Event)) {
 /// Waits while paused; false once cancelled.
 async fn wait_while_paused(batch: &Batch) -> bool {
     while batch.state.get() == RunState::Paused {
-        net::sleep(200).await;
+        http::sleep(200).await;
     }
     !batch.cancelled()
 }
@@ -195,7 +195,7 @@ async fn play(
         .map_err(|e| format!("{}: {e}", item.key()))?;
     loop {
         let need = driver
-            .poll(net::now_ms())
+            .poll(http::now_ms())
             .map_err(|e| format!("{}: {e}", item.key()));
         show(&mut driver, item, on_event);
         match need? {
@@ -211,10 +211,10 @@ async fn play(
                 if batch.cancelled() {
                     return Ok(None);
                 }
-                driver.feed(answer, net::now_ms());
+                driver.feed(answer, http::now_ms());
             }
             Need::Wait { ms } => {
-                net::sleep(ms).await;
+                http::sleep(ms).await;
                 if batch.cancelled() {
                     return Ok(None);
                 }
@@ -258,12 +258,12 @@ async fn send(batch: &Batch, request: &HttpRequest, timeout_ms: u64) -> Answer {
         Ok(a) => a,
         Err(e) => {
             return Answer::Failure(Failure::Network {
-                message: net::js_error(&e),
+                message: crate::ui::browser::js_message(&e),
             })
         }
     };
     batch.aborts.borrow_mut().push(abort.clone());
-    let result = net::post(request, timeout_ms, &abort).await;
+    let result = http::post(request, timeout_ms, &abort).await;
     batch.aborts.borrow_mut().retain(|a| a != &abort);
     match result {
         Ok(response) => Answer::Response {

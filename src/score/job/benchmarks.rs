@@ -1,0 +1,271 @@
+//! Scoring one unit of a job with its benchmark's core entry, as the CLI
+//! does on the same bytes: EPIC-Bench (or merging its shards),
+//! FineState-Bench, SWITCH and KnobLab trajectories.
+
+use serde_json::Value;
+
+use super::files::{file_name, folder_of, Unit};
+use super::ground::Ground;
+use super::{BundleFiles, Download, InputFile, JobOptions, SwitchOptions};
+use crate::bundle::Bundle;
+use crate::score::detect::{Benchmark, Format};
+use crate::score::epic::{self, MapSource, RunOptions};
+use crate::score::finestate::{
+    evaluate::OfficialOptions,
+    files::MemFiles,
+    loader::{load_dataset, ImagePolicy},
+    parser::ParserBuild,
+    predictions::{read_predictions, read_result_files, PredictionSet},
+    report::{score, ScoreOptions},
+};
+use crate::score::switch::{self, predictions as switch_predictions};
+use crate::score::view::{self, ReportView};
+use crate::sim::Trajectory;
+
+pub(super) fn text_of(file: &InputFile) -> Result<&str, String> {
+    crate::input::text::decode(&file.bytes).map_err(|e| format!("{}: {e}", file.path))
+}
+
+pub(super) fn score_unit(
+    unit: &Unit,
+    options: &JobOptions,
+    bundles: &[BundleFiles],
+    ground: &mut Ground,
+    epic_shards: Option<Vec<epic::report::ShardResult>>,
+) -> Result<ReportView, String> {
+    let first = unit.files.first().ok_or("nothing to score")?;
+    match unit.format.scores() {
+        Some(Benchmark::Epic) => {
+            score_epic(first, &unit.label, options, ground.epic(), epic_shards)
+        }
+        Some(Benchmark::FineState) => {
+            let preds = if unit.format == Format::FineStateResultFile {
+                let files: Vec<(String, Vec<u8>)> = unit
+                    .files
+                    .iter()
+                    .map(|f| (file_name(&f.path).to_string(), f.bytes.clone()))
+                    .collect();
+                read_result_files(&files)
+            } else {
+                read_predictions(&first.path, &first.bytes).map_err(|e| e.to_string())?
+            };
+            score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
+        }
+        Some(Benchmark::Switch) => {
+            score_switch(first, &unit.label, unit.format, &options.switch, ground)
+        }
+        Some(Benchmark::Trajectories) => {
+            let bundles = ground.bundles(bundles)?;
+            score_trajectories(first, &unit.label, bundles)
+        }
+        None => Err(format!("{}: not a results file", unit.name)),
+    }
+}
+
+/// The EPIC-Bench run options of a results file.
+pub(super) fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions {
+    let dir = folder_of(&file.path);
+    let folder = (!dir.is_empty()).then(|| file_name(dir));
+    let family = RunOptions::family_of(options.epic_family.as_deref(), folder);
+    RunOptions {
+        coord_mode: None,
+        family,
+    }
+}
+
+/// Scores EPIC-Bench predictions as `knoblab score epic` does, or merges
+/// the shards other workers scored of them.
+pub fn score_epic(
+    file: &InputFile,
+    label: &str,
+    options: &JobOptions,
+    gt: &MapSource,
+    shards: Option<Vec<epic::report::ShardResult>>,
+) -> Result<ReportView, String> {
+    let text = text_of(file)?;
+    let opts = epic_options(file, options);
+    let report = match shards {
+        Some(shards) => epic::report::merge_shards(text, &opts, shards),
+        None => epic::score_text(text, gt, &opts),
+    }
+    .map_err(|e| format!("{}: {e}", file.path))?;
+    if report.gt_expected > 0 && report.gt_found == 0 {
+        return Err(format!(
+            "{}: no ground truth found ({}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample",
+            file.path,
+            report.gt_coverage_message()
+        ));
+    }
+    // The view's tables read only the summaries of the CLI's document.
+    let doc = epic::render::summaries_json(&report);
+    let mut shown = view::epic::view(&file.path, label, &report, &doc, gt);
+    // Nothing dropped silently (issue #23): the lines skipped and the
+    // samples given twice, as `knoblab score epic` reports them.
+    shown.notes.extend(epic::intake::intake(text).warnings());
+    Ok(shown)
+}
+
+/// Scores FineState-Bench predictions as `knoblab score finestate` does.
+pub fn score_finestate(
+    name: &str,
+    label: &str,
+    options: &JobOptions,
+    preds: &PredictionSet,
+    files: &MemFiles,
+) -> Result<ReportView, String> {
+    let model = options
+        .finestate_model
+        .clone()
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| format!("{name}: FineState-Bench needs the model name (the official parser's unit rules depend on it); enter it under Options"))?;
+    let parser: ParserBuild = options
+        .finestate_parser
+        .as_deref()
+        .unwrap_or("py")
+        .parse()
+        .map_err(|e: String| e)?;
+    let data = load_dataset(files, ImagePolicy::Check);
+    if data.instances.is_empty() {
+        return Err(format!(
+            "{name}: no FineState-Bench annotation found among the dropped files ({} records left out); drop the dataset folder (desktop_en/, web_en/, mobile_en/ with their images) or its zip",
+            data.skipped.len()
+        ));
+    }
+    let options = ScoreOptions {
+        official: OfficialOptions {
+            model: Some(model),
+            parser,
+            vda: preds.vda(false).0,
+        },
+        convention: Default::default(),
+    };
+    let report = score(&data, preds, &options);
+    let doc = report.to_json(None);
+    let mut shown = view::finestate::view(name, label, &report, &doc);
+    shown.notes.extend(report.gap_notes());
+    Ok(shown)
+}
+
+/// Scores SWITCH predictions (or video judgements) as `knoblab score switch` does.
+fn score_switch(
+    file: &InputFile,
+    label: &str,
+    format: Format,
+    options: &SwitchOptions,
+    ground: &mut Ground,
+) -> Result<ReportView, String> {
+    let report = if format == Format::SwitchVideoJudge {
+        switch::SwitchReport {
+            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(|e| e.to_string())?),
+            ..Default::default()
+        }
+    } else {
+        let gt = ground.switch(options).map_err(|e| {
+            format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root or the public release's folder (or its zip, or its vqa.json/openqa.json/data.jsonl files)", file.path)
+        })?;
+        let preds = switch_predictions::read_predictions(&file.path, &file.bytes)
+            .map_err(|e| e.to_string())?;
+        switch::build_report_with(gt, &file.path, &preds, &options.report)
+            .map_err(|e| e.to_string())?
+    };
+    let doc = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+    if !report.per_item.is_empty() {
+        ground
+            .downloads
+            .extend(switch_downloads(&file.path, &report, &doc, options.layout));
+    }
+    Ok(view::switch::view_in(
+        &file.path,
+        label,
+        &report,
+        &doc,
+        options.layout,
+    ))
+}
+
+/// The downloads of a SWITCH report: the submission row (JSON), and the
+/// layout's rows as CSV, Markdown and LaTeX.
+pub fn switch_downloads(
+    file: &str,
+    report: &switch::SwitchReport,
+    doc: &Value,
+    layout: switch::Layout,
+) -> Vec<Download> {
+    let slug: String = report
+        .model
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let rows = view::switch::layout_rows(file, report, doc, layout);
+    let which = match layout {
+        switch::Layout::Paper => "paper",
+        switch::Layout::Leaderboard => "leaderboard",
+    };
+    let mut out = vec![Download {
+        file: file.into(),
+        label: "Submission row (JSON)".into(),
+        name: format!("switch-submission-{slug}.json"),
+        mime: "application/json".into(),
+        text: crate::score::export::switch_submission(&report.submission),
+    }];
+    for (label, ext, mime, text) in [
+        ("CSV", "csv", "text/csv", crate::score::export::csv(&rows)),
+        (
+            "Markdown",
+            "md",
+            "text/markdown",
+            crate::score::export::markdown(&rows),
+        ),
+        (
+            "LaTeX rows",
+            "tex",
+            "application/x-tex",
+            crate::score::export::latex_rows(&rows),
+        ),
+    ] {
+        out.push(Download {
+            file: file.into(),
+            label: format!("{which} layout ({label})"),
+            name: format!("switch-{which}-{slug}.{ext}"),
+            mime: mime.into(),
+            text,
+        });
+    }
+    out
+}
+
+/// Scores trajectories as `knoblab metrics` does for one file.
+pub fn score_trajectories(
+    file: &InputFile,
+    label: &str,
+    bundles: &[Bundle],
+) -> Result<ReportView, String> {
+    let read = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes)
+        .map_err(|e| e.to_string())?;
+    let trajectories = &read.episodes;
+    let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
+    let run = crate::metrics::run_numbered(bundles, &numbered)
+        .map_err(|e| format!("{}: {e}", file.path))?;
+    let mut doc = serde_json::to_value(&run).map_err(|e| e.to_string())?;
+    if let Value::Object(m) = &mut doc {
+        m.insert("file".into(), Value::String(file.path.clone()));
+    }
+    let agent = trajectories
+        .first()
+        .map(|(_, t)| {
+            t.settings
+                .model
+                .clone()
+                .unwrap_or_else(|| t.settings.agent.clone())
+        })
+        .unwrap_or_default();
+    let mut shown = view::trajectories::view(&file.path, label, &run, &doc, &agent);
+    if read.api_errors > 0 {
+        shown.notes.push(format!(
+            "{}: {} episodes ended as api_error and are not scored",
+            file.path, read.api_errors
+        ));
+    }
+    Ok(shown)
+}

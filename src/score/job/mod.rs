@@ -1,0 +1,385 @@
+//! One scoring job as the page runs it (in a Web Worker): a set of dropped
+//! files, some results and some ground truth, in; a report view per
+//! results file and the leaderboards out. Everything is in memory; the
+//! same calls as the CLI's are made on the same bytes, so the numbers are
+//! the CLI's.
+//!
+//! ## How dropped files are sorted
+//!
+//! Each file is detected ([`super::detect`]), or taken as the format the
+//! user chose for it. Results files are scored; everything else (masks,
+//! annotation files, `vqa.json`, images, the contents of zips) is the
+//! ground-truth pool that each benchmark reads what it needs from.
+//! Official FineState `result_<i>.json` files of one folder form one run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::detect::{too_large, Benchmark, Format};
+use super::epic::{self, report::Shard};
+use super::limits::MAX_RESULTS_FILE_BYTES;
+use super::switch;
+use super::view::{LeaderRow, ReportView};
+
+mod benchmarks;
+mod files;
+mod ground;
+
+use benchmarks::{epic_options, score_unit, text_of};
+pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
+pub use files::{classify, unzip, BUNDLE_PREFIX};
+use files::{pool, units, Unit};
+use ground::Ground;
+
+/// A dropped file: its path as dropped (with folders, if a folder was
+/// dropped) and its bytes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InputFile {
+    pub path: String,
+    #[serde(with = "serde_bytes_as_vec")]
+    pub bytes: Vec<u8>,
+}
+
+/// Bytes cross the worker boundary as a plain array; kept a module so the
+/// field reads as what it is.
+mod serde_bytes_as_vec {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        v.serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        Vec::<u8>::deserialize(d)
+    }
+}
+
+/// The user's choices that change the numbers. Every field may be left out.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JobOptions {
+    /// EPIC: the model family (forced coordinate mode); by default the
+    /// results file's folder name, as the official runner takes it.
+    pub epic_family: Option<String>,
+    /// FineState: the model name (the official parser keys unit rules on it).
+    pub finestate_model: Option<String>,
+    /// FineState: `py` (default) or `pyc`.
+    pub finestate_parser: Option<String>,
+    /// Formats the user chose, by file path, over what detection said.
+    pub overrides: BTreeMap<String, Format>,
+    /// SWITCH: the layout, the model's metadata, splits and extra families.
+    pub switch: SwitchOptions,
+}
+
+/// SWITCH's choices, as `knoblab score switch` takes them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SwitchOptions {
+    /// The tables shown (`--layout`).
+    pub layout: switch::Layout,
+    /// The report's options (`--model-name`, `--model-access`,
+    /// `--submitted-by`, `--include-extra-families`; the page sets the
+    /// submission time when the job starts).
+    pub report: switch::ReportOptions,
+    /// `SPLIT=PATH_FRAGMENT` entries (`--split`).
+    pub splits: Vec<String>,
+}
+
+/// A file the page offers for download, made by the core's exports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Download {
+    /// The scored file it is of.
+    pub file: String,
+    /// The button's label.
+    pub label: String,
+    /// The downloaded file's name.
+    pub name: String,
+    pub mime: String,
+    pub text: String,
+}
+
+/// A bundle for trajectory metrics, as files in memory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BundleFiles {
+    pub name: String,
+    pub files: Vec<InputFile>,
+}
+
+/// Everything one job needs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Job {
+    pub files: Vec<InputFile>,
+    pub options: JobOptions,
+    /// Bundles for trajectories (the page's library).
+    pub bundles: Vec<BundleFiles>,
+}
+
+/// How far a job is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub stage: String,
+}
+
+/// What a dropped file was taken to be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub path: String,
+    /// The format's key, when known.
+    pub format: Option<Format>,
+    /// "EPIC-Bench raw outputs, 184 samples", or why it is not recognised.
+    pub label: String,
+    pub warnings: Vec<String>,
+    pub results: bool,
+}
+
+/// A results file that could not be scored, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub file: String,
+    pub message: String,
+}
+
+/// The leaderboard of one benchmark: a row per scored file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    pub benchmark: String,
+    pub rows: Vec<LeaderRow>,
+}
+
+/// The outcome of a job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub files: Vec<FileEntry>,
+    pub reports: Vec<ReportView>,
+    pub failures: Vec<Failure>,
+    pub leaderboards: Vec<Leaderboard>,
+    /// Downloads offered beside the reports (SWITCH's submission row and
+    /// leaderboard-layout tables).
+    pub downloads: Vec<Download>,
+    /// How many workers' shards the EPIC-Bench files were merged from
+    /// ([`run_sharded`]); 0 when every file was scored whole.
+    #[serde(default)]
+    pub epic_shards: usize,
+}
+
+/// Runs a job, calling `progress` before each step.
+pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+    run_sharded(job, progress, &[])
+}
+
+/// One EPIC-Bench results file's shard, as a helper worker sends it to the
+/// worker that merges ([`epic_shard`], [`run_sharded`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpicShardText {
+    pub file: String,
+    /// [`epic::wire::shard_to_json`] of the file's shard.
+    pub shard: String,
+}
+
+/// The EPIC-Bench units of a job.
+fn epic_units<'a>(units: &'a [Unit<'a>]) -> impl Iterator<Item = &'a Unit<'a>> {
+    units
+        .iter()
+        .filter(|u| u.format.scores() == Some(Benchmark::Epic))
+}
+
+/// Scores one shard of every EPIC-Bench results file of a job (the page
+/// runs one per worker); a file that cannot be scored is left out, and the
+/// merging worker then scores it whole, with its message.
+pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
+    let entries = classify(&job.files, &job.options.overrides);
+    let units = units(&job.files, &entries);
+    if epic_units(&units).next().is_none() {
+        return Vec::new();
+    }
+    let mut failures = Vec::new();
+    let pool = pool(&job.files, &entries, &mut failures);
+    let mut ground = Ground::new(&pool);
+    let mut out = Vec::new();
+    for unit in epic_units(&units) {
+        let Some(file) = unit.files.first() else {
+            continue;
+        };
+        let Ok(text) = text_of(file) else {
+            continue;
+        };
+        let opts = epic_options(file, &job.options);
+        if let Ok(r) = epic::report::score_shard(text, ground.epic(), &opts, shard) {
+            out.push(EpicShardText {
+                file: file.path.clone(),
+                shard: epic::wire::shard_to_json(&r),
+            });
+        }
+    }
+    out
+}
+
+/// Runs a job whose EPIC-Bench files were scored in shards: `shards` holds
+/// each worker's [`epic_shard`] list as JSON text. A file with a shard from
+/// every worker is merged from them ([`epic::report::merge_shards`]: the
+/// same numbers as scoring it whole); any other file is scored here.
+pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[String]) -> Outcome {
+    let mut by_file: BTreeMap<String, Vec<epic::report::ShardResult>> = BTreeMap::new();
+    for text in shards {
+        let Ok(list) = serde_json::from_str::<Vec<EpicShardText>>(text) else {
+            continue;
+        };
+        for s in list {
+            if let Ok(r) = epic::wire::shard_from_json(&s.shard) {
+                by_file.entry(s.file).or_default().push(r);
+            }
+        }
+    }
+    by_file.retain(|_, v| v.len() == shards.len());
+    let mut outcome = Outcome {
+        files: classify(&job.files, &job.options.overrides),
+        ..Outcome::default()
+    };
+    for f in &job.files {
+        if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
+            outcome.failures.push(Failure {
+                file: f.path.clone(),
+                message: too_large(&f.path, f.bytes.len() as u64),
+            });
+        }
+    }
+    let units = units(&job.files, &outcome.files);
+    let total = units.len() + 1;
+    progress(&Progress {
+        done: 0,
+        total,
+        stage: "reading ground truth".into(),
+    });
+    let pool = pool(&job.files, &outcome.files, &mut outcome.failures);
+    if units.is_empty() {
+        outcome.failures.push(Failure {
+            file: String::new(),
+            message: no_results_message(&outcome.files),
+        });
+    }
+    let mut ground = Ground::new(&pool);
+    for (i, unit) in units.iter().enumerate() {
+        progress(&Progress {
+            done: i + 1,
+            total,
+            stage: format!("scoring {} ({})", unit.name, unit.label),
+        });
+        let epic_shards = by_file.remove(&unit.name);
+        if let Some(s) = &epic_shards {
+            outcome.epic_shards = outcome.epic_shards.max(s.len());
+        }
+        match score_unit(unit, &job.options, &job.bundles, &mut ground, epic_shards) {
+            Ok(v) => outcome.reports.push(v),
+            Err(message) => outcome.failures.push(Failure {
+                file: unit.name.clone(),
+                message,
+            }),
+        }
+    }
+    outcome.downloads = std::mem::take(&mut ground.downloads);
+    outcome.leaderboards = leaderboards(&outcome.reports);
+    progress(&Progress {
+        done: total,
+        total,
+        stage: "done".into(),
+    });
+    outcome
+}
+
+fn no_results_message(entries: &[FileEntry]) -> String {
+    match entries {
+        [] => "no file was dropped".into(),
+        [one] => one.label.clone(),
+        many => format!(
+            "none of the {} dropped files is a results file (they are taken as ground truth); drop a results file too, or choose its format",
+            many.len()
+        ),
+    }
+}
+
+/// The rows of each benchmark, in the order the reports came (a report
+/// with no columns, such as video judgements alone, has no row).
+pub fn leaderboards(reports: &[ReportView]) -> Vec<Leaderboard> {
+    let mut out: Vec<Leaderboard> = Vec::new();
+    for r in reports.iter().filter(|r| !r.row.columns.is_empty()) {
+        match out.iter_mut().find(|b| b.benchmark == r.row.benchmark) {
+            Some(b) => b.rows.push(r.row.clone()),
+            None => out.push(Leaderboard {
+                benchmark: r.row.benchmark.clone(),
+                rows: vec![r.row.clone()],
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::view::{ItemsView, LeaderRow};
+
+    fn report(benchmark: &str, file: &str, columns: usize) -> ReportView {
+        ReportView {
+            benchmark: benchmark.into(),
+            file: file.into(),
+            detected: String::new(),
+            notes: Vec::new(),
+            tables: Vec::new(),
+            charts: Vec::new(),
+            items: ItemsView {
+                tasks: Vec::new(),
+                rows: Vec::new(),
+            },
+            row: LeaderRow {
+                benchmark: benchmark.into(),
+                file: file.into(),
+                model: None,
+                columns: (0..columns).map(|i| format!("c{i}")).collect(),
+                values: vec![None; columns],
+                plain: Vec::new(),
+                group: None,
+            },
+        }
+    }
+
+    #[test]
+    fn leaderboards_gather_rows_by_benchmark_in_report_order() {
+        let reports = [
+            report("SWITCH", "s1", 2),
+            report("EPIC-Bench", "e1", 3),
+            report("SWITCH", "video-only", 0),
+            report("SWITCH", "s2", 2),
+        ];
+        let boards = leaderboards(&reports);
+        let got: Vec<(&str, Vec<&str>)> = boards
+            .iter()
+            .map(|b| {
+                (
+                    b.benchmark.as_str(),
+                    b.rows.iter().map(|r| r.file.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("SWITCH", vec!["s1", "s2"]), ("EPIC-Bench", vec!["e1"])]
+        );
+    }
+
+    #[test]
+    fn a_job_with_no_results_file_says_what_was_dropped() {
+        assert_eq!(no_results_message(&[]), "no file was dropped");
+        let job = Job::from_files(
+            vec![InputFile {
+                path: "notes.txt".into(),
+                bytes: b"hello".to_vec(),
+            }],
+            JobOptions::default(),
+        );
+        let outcome = run(&job, &mut |_| {});
+        assert!(outcome.reports.is_empty());
+        assert_eq!(outcome.failures.len(), 1);
+        assert_eq!(outcome.failures[0].message, outcome.files[0].label);
+    }
+}

@@ -1,0 +1,50 @@
+//! Playing a recorded episode again: its actions on the bundle, with its
+//! task and settings, give the same record byte for byte when the
+//! simulator is deterministic and the bundle unchanged. It lives apart
+//! from the record ([`super::trajectory`]), which an episode writes, so
+//! that neither module needs the other.
+
+use thiserror::Error;
+
+use crate::bundle::Bundle;
+
+use super::episode::{Episode, SimError};
+use super::trajectory::Trajectory;
+
+/// Why a trajectory could not be replayed.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ReplayError {
+    /// The trajectory was recorded on another device.
+    #[error("the trajectory is of bundle {found}, not {expected}")]
+    OtherBundle { expected: String, found: String },
+    /// The device's logic changed since the trajectory was recorded.
+    #[error("the bundle's logic changed since the trajectory was recorded (hash {found}, now {expected})")]
+    ChangedLogic { expected: String, found: String },
+    /// Resetting or stepping failed.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+}
+
+/// Plays a trajectory's actions again on the bundle, with its task and
+/// settings, and returns the new record (equal to the old one, byte for
+/// byte, when the simulator is deterministic and the bundle unchanged).
+pub fn replay(bundle: &Bundle, trajectory: &Trajectory) -> Result<Trajectory, ReplayError> {
+    let mut episode = Episode::new(bundle);
+    if bundle.manifest.id != trajectory.bundle_id {
+        return Err(ReplayError::OtherBundle {
+            expected: bundle.manifest.id.clone(),
+            found: trajectory.bundle_id.clone(),
+        });
+    }
+    if episode.logic_hash() != trajectory.logic_hash {
+        return Err(ReplayError::ChangedLogic {
+            expected: episode.logic_hash().to_string(),
+            found: trajectory.logic_hash.clone(),
+        });
+    }
+    episode.reset(&trajectory.task_id, trajectory.settings.clone())?;
+    for action in trajectory.actions() {
+        episode.step(action)?;
+    }
+    Ok(episode.into_trajectory()?)
+}

@@ -1,3 +1,0 @@
-//! The Score page: see [`crate::ui::score`].
-
-pub use crate::ui::score::ScorePage;
