@@ -200,19 +200,27 @@ pub fn generate_counted(
         source: source.to_string(),
         bbox_origin: Default::default(),
     };
+    let specs: Vec<(String, ViewSpec)> = drawing
+        .scenes
+        .iter()
+        .map(|scene| {
+            let spec = ViewSpec {
+                file: format!("views/{}.png", scene.name),
+                kind: scene.kind,
+                parent: drawing
+                    .region
+                    .filter(|_| scene.name == "dashboard")
+                    .map(|_| INITIAL_VIEW.to_string()),
+                region: drawing.region.filter(|_| scene.name == "dashboard"),
+            };
+            (scene.name.clone(), spec)
+        })
+        .collect();
+    sound(&manifest, &ssm, &specs, &task_list).map_err(at)?;
     let mut views = serde_json::Map::new();
-    for scene in &drawing.scenes {
-        let spec = ViewSpec {
-            file: format!("views/{}.png", scene.name),
-            kind: scene.kind,
-            parent: drawing
-                .region
-                .filter(|_| scene.name == "dashboard")
-                .map(|_| INITIAL_VIEW.to_string()),
-            region: drawing.region.filter(|_| scene.name == "dashboard"),
-        };
+    for (name, spec) in &specs {
         views.insert(
-            scene.name.clone(),
+            name.clone(),
             serde_json::to_value(spec).map_err(|e| at(e.to_string()))?,
         );
     }
@@ -285,6 +293,69 @@ fn no_dead_end(ssm: &StateMachine) -> Result<(), String> {
     ))
 }
 
+/// What makes a device sound, checked before a single pixel is drawn (so
+/// that a generated variant is tried cheaply): the state machine's rules
+/// (`bundle::validate`, stuck states included) report nothing, and every
+/// task has an ideal path (the planner the oracle follows, goal after goal,
+/// each from where the one before ended). The planner reads only the views'
+/// sizes, so each view stands in with an empty picture of the canvas's size,
+/// the size every box is measured on.
+fn sound(
+    manifest: &Manifest,
+    ssm: &StateMachine,
+    specs: &[(String, ViewSpec)],
+    tasks: &[crate::bundle::Task],
+) -> Result<(), String> {
+    use crate::bundle::model::{View, ViewImage};
+    let problems = crate::bundle::validate::machine_diagnostics(ssm);
+    if !problems.is_empty() {
+        return Err(problems_message(&problems));
+    }
+    let (cw, ch) = CANVAS;
+    let bundle = crate::bundle::Bundle {
+        manifest: manifest.clone(),
+        ssm: ssm.clone(),
+        views: specs
+            .iter()
+            .map(|(name, spec)| {
+                let image = ViewImage {
+                    width: cw as u32,
+                    height: ch as u32,
+                    media_type: "image/png".to_string(),
+                    bytes: Vec::new().into(),
+                };
+                let spec = spec.clone();
+                (name.clone(), View { spec, image })
+            })
+            .collect(),
+        tasks: tasks.to_vec(),
+        live: None,
+    };
+    let device = crate::sim::Device::new(&bundle);
+    for task in tasks {
+        let (start, goals) = device.task_start(task).ok_or_else(|| {
+            format!(
+                "task {:?}: its start or a goal is not a state or view",
+                task.id
+            )
+        })?;
+        crate::sim::planner::ideal_path(&device, start, &goals)
+            .map_err(|e| format!("task {:?}: {e}", task.id))?;
+    }
+    Ok(())
+}
+
+fn problems_message(diagnostics: &[crate::bundle::Diagnostic]) -> String {
+    format!(
+        "the generated bundle has problems:\n{}",
+        diagnostics
+            .iter()
+            .map(|d| format!("  {d}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
 /// The bundle must load with no diagnostic at all, warnings included.
 fn check(desc: &DeviceDesc, files: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
     let list: Vec<(String, Vec<u8>)> = files.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -292,13 +363,113 @@ fn check(desc: &DeviceDesc, files: &BTreeMap<String, Vec<u8>>) -> Result<(), Str
     if checked.diagnostics.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "the generated bundle has problems:\n{}",
-        checked
-            .diagnostics
-            .iter()
-            .map(|d| format!("  {d}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    ))
+    Err(problems_message(&checked.diagnostics))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::model::ViewKind;
+    use crate::bundle::{Goal, Task};
+
+    /// A press on `component`'s box of the front view, to `next`.
+    fn press(component: &str, next: &str) -> serde_json::Value {
+        let x = match component {
+            "power" => 10.0,
+            "rewind" => 100.0,
+            _ => 200.0,
+        };
+        serde_json::json!({component: [{"next_state": next, "atomic_action": "press",
+            "bbox": [{"coordinate": [x, 10.0, 40.0, 40.0, 640.0, 480.0], "view": "front"}]}]})
+    }
+
+    /// Off and On by the power button; On's rewind button releases the
+    /// film, and from there the door is the only way out: to `door`, an
+    /// error state that goes home by itself or a state whose door only
+    /// leads back.
+    fn camera(door: &str) -> StateMachine {
+        let mut on = press("power", "Off");
+        on["rewind"] = press("rewind", "Released")["rewind"].clone();
+        let mut states = serde_json::json!({
+            "Off": {"description": "d", "on": press("power", "On")},
+            "On": {"description": "d", "on": on},
+            "Released": {"description": "d", "on": press("door", door)},
+        });
+        states[door] = if door == "Error" {
+            serde_json::json!({"description": "d", "on": {"immediate": [{"next_state": "Off"}]}})
+        } else {
+            serde_json::json!({"description": "d", "on": press("door", "Released")})
+        };
+        serde_json::from_value(
+            serde_json::json!({"name": "Camera", "initial_state": "Off", "states": states}),
+        )
+        .unwrap()
+    }
+
+    fn task(id: &str, goals: &[&str]) -> Task {
+        Task {
+            id: id.to_string(),
+            initial_state: None,
+            initial_view: None,
+            goals: goals
+                .iter()
+                .map(|g| Goal {
+                    state: g.to_string(),
+                    instruction: format!("Go to {g}."),
+                })
+                .collect(),
+        }
+    }
+
+    fn is_sound(ssm: &StateMachine, tasks: &[Task]) -> Result<(), String> {
+        let manifest = Manifest {
+            format: FORMAT.to_string(),
+            id: "camera-test".to_string(),
+            category: "FilmCamera".to_string(),
+            name: "Test camera".to_string(),
+            initial_view: INITIAL_VIEW.to_string(),
+            license: "CC-BY-4.0".to_string(),
+            source: VARIANT_SOURCE.to_string(),
+            bbox_origin: Default::default(),
+        };
+        let front = ViewSpec {
+            file: "views/front.png".to_string(),
+            kind: ViewKind::Orthographic,
+            parent: None,
+            region: None,
+        };
+        sound(&manifest, ssm, &[("front".to_string(), front)], tasks)
+    }
+
+    #[test]
+    fn a_device_that_can_get_stuck_is_refused_before_its_pictures() {
+        // Released leads only to Jammed and back: no way home to Off.
+        let err = is_sound(&camera("Jammed"), &[]).unwrap_err();
+        assert!(
+            err.contains("state Released: the device can get stuck here"),
+            "{err}"
+        );
+        assert!(
+            err.contains("state Jammed: the device can get stuck here"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_task_whose_later_goal_only_a_dangerous_path_reaches_is_refused() {
+        // Released leaves only through Error (which goes home by itself),
+        // so nothing is stuck, and On is reachable from Released on the
+        // SSM; but an ideal path never enters an error state.
+        let ssm = camera("Error");
+        let fine = [
+            task("single-on", &["On"]),
+            task("multi-1", &["On", "Released"]),
+        ];
+        assert_eq!(is_sound(&ssm, &fine), Ok(()));
+        let err = is_sound(&ssm, &[task("multi-2", &["Released", "On"])]).unwrap_err();
+        assert_eq!(
+            err,
+            "task \"multi-2\": goal 1 (state On) cannot be reached from state Released in view front"
+        );
+    }
 }

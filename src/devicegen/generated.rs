@@ -210,7 +210,9 @@ impl Inputs {
     }
 
     /// Variant `index` of category `c`: the first attempt whose device is
-    /// sound (validates, has no dead end, has its task counts), else the
+    /// sound (derives, has no dead end, has its task counts, its state
+    /// machine draws no diagnostic, stuck states included, and the planner
+    /// finds an ideal path for every task; all without pictures), else the
     /// plain one (nothing left out).
     pub fn variant(&self, c: usize, index: usize) -> Result<(Variant, Generated), String> {
         let (file, ucsm) = self

@@ -102,6 +102,18 @@ pub(crate) fn validate(parts: Parts<'_>) -> Vec<Diagnostic> {
     out
 }
 
+/// The state machine's rules alone, without views, images or tasks (boxes
+/// are checked against the image size they declare, in the default
+/// `bbox_origin`): for a device built in code before any picture is drawn,
+/// such as a generated variant tried and dropped when it can get stuck.
+/// (Only the generator uses it, so it is built where the generator is.)
+#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
+pub(crate) fn machine_diagnostics(ssm: &StateMachine) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    check_ssm(ssm, None, super::model::BboxOrigin::default(), &mut out);
+    out
+}
+
 /// How many names a message lists before "… and N more".
 const LISTED_NAMES: usize = 20;
 
