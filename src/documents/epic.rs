@@ -6,8 +6,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::score::epic::render::{to_json, to_text, write_json_with_input};
-use crate::score::epic::report::score_text_for_output;
-use crate::score::epic::{score_text, DirSource, Report, RunOptions};
+use crate::score::epic::report::score_text_with;
+use crate::score::epic::{DirSource, Report, RunOptions};
 
 use super::{read_text_bounded, DocumentError};
 use crate::input::text::escape_controls;
@@ -44,7 +44,7 @@ impl EpicRun {
     /// The `--json` document, streamed sample by sample into `out`: it is
     /// never built in memory.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        write_json_with_input(&self.report, &self.pred, &self.input, out)
+        write_json_with_input(&self.report, &self.pred, Some(&self.input), out)
     }
 
     /// The tables for people.
@@ -91,12 +91,8 @@ pub fn score(
         )));
     }
     let source = DirSource::locate(gt);
-    let scored = if details {
-        score_text(&text, &source, &opts)
-    } else {
-        score_text_for_output(&text, &source, &opts)
-    };
-    let report = scored.map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
+    let report = score_text_with(&text, &source, &opts, details)
+        .map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
     if report.gt_expected > 0 && report.gt_found == 0 {
         return Err(DocumentError::GroundTruth(format!(
             "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",

@@ -217,23 +217,16 @@ pub fn write_json<W: std::io::Write>(
     pred_path: &str,
     out: W,
 ) -> serde_json::Result<()> {
-    serde_json::to_writer_pretty(
-        out,
-        &Document {
-            report,
-            pred_path,
-            input: None,
-        },
-    )
+    write_json_with_input(report, pred_path, None, out)
 }
 
-/// [`write_json`] with an `input` entry last: what the intake of the
-/// predictions skipped, repeated or refused (the bytes of [`to_json`]'s
-/// document with `input` inserted at its end).
+/// [`write_json`] with an `input` entry last when one is given: what the
+/// intake of the predictions skipped, repeated or refused (the bytes of
+/// [`to_json`]'s document with `input` inserted at its end).
 pub fn write_json_with_input<W: std::io::Write>(
     report: &Report,
     pred_path: &str,
-    input: &Value,
+    input: Option<&Value>,
     out: W,
 ) -> serde_json::Result<()> {
     serde_json::to_writer_pretty(
@@ -241,7 +234,7 @@ pub fn write_json_with_input<W: std::io::Write>(
         &Document {
             report,
             pred_path,
-            input: Some(input),
+            input,
         },
     )
 }

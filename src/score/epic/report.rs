@@ -415,10 +415,7 @@ pub fn score_text(
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
 ) -> Result<Report, EpicError> {
-    let inputs = Inputs::read(text)?;
-    let coord_override = run_override(&inputs, opts);
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, true);
-    Ok(assemble(inputs, coord_override, vec![shard]))
+    score_text_with(text, gt, opts, true)
 }
 
 /// [`score_text`] for a caller that prints the `--json` document or the
@@ -430,9 +427,21 @@ pub fn score_text_for_output(
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
 ) -> Result<Report, EpicError> {
+    score_text_with(text, gt, opts, false)
+}
+
+/// [`score_text`] (`details`: each sample keeps its `metric_details`) or
+/// [`score_text_for_output`] (it does not), for a caller that decides at
+/// run time.
+pub fn score_text_with(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    details: bool,
+) -> Result<Report, EpicError> {
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, false);
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, details);
     Ok(assemble(inputs, coord_override, vec![shard]))
 }
 
