@@ -130,6 +130,21 @@ pub enum Variant {
     Spin,
 }
 
+/// A display's screen colour when its part gives none (the lit green of a
+/// small LCD).
+pub(super) const SCREEN: Rgb = Rgb(0x9c, 0xc4, 0x9a);
+
+/// The screen colour of a display part: its own, else [`SCREEN`]; a dimmed
+/// or blank screen is a shade of it.
+fn screen_colour(part: &Part) -> Result<Rgb, String> {
+    Ok(part
+        .color
+        .as_deref()
+        .map(Rgb::parse)
+        .transpose()?
+        .unwrap_or(SCREEN))
+}
+
 /// Draws `part` on a face whose colour is `face_color`.
 pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
     part_in(part, &Variant::Static, face_color, px)
@@ -161,12 +176,7 @@ pub fn part_in(
             &owned
         }
         Variant::DimText(t) => {
-            let screen = part
-                .color
-                .as_deref()
-                .map(Rgb::parse)
-                .transpose()?
-                .unwrap_or(Rgb(0x9c, 0xc4, 0x9a));
+            let screen = screen_colour(part)?;
             owned = Part {
                 label: Some(t.clone()),
                 color: Some(screen.shade(-0.35).hex()),
@@ -175,12 +185,7 @@ pub fn part_in(
             &owned
         }
         Variant::Blank => {
-            let screen = part
-                .color
-                .as_deref()
-                .map(Rgb::parse)
-                .transpose()?
-                .unwrap_or(Rgb(0x9c, 0xc4, 0x9a));
+            let screen = screen_colour(part)?;
             owned = Part {
                 label: None,
                 color: Some(screen.shade(-0.62).hex()),

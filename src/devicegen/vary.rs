@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 
 use crate::bundle::StateMachine;
 
-use super::desc::{Axis, CategoryFile, DeviceDesc, Face, Look, Operation, Shape};
+use super::desc::{Axis, CategoryFile, DeviceDesc, Face, Look, Operation, Part, Shape};
 use super::mechanics::{operate, operation_of};
 use super::views::face_size;
 
@@ -350,6 +350,19 @@ fn phrase(template: &str, request: &str) -> String {
         .replace("{}", request)
 }
 
+/// Which component each part is and how it is worked (`None`: a part
+/// that works nothing, or a component the category does not operate).
+fn operations(parts: &[Part], file: &CategoryFile) -> Vec<Option<Operation>> {
+    parts
+        .iter()
+        .map(|p| {
+            p.component
+                .as_ref()
+                .and_then(|c| operation_of(c, &file.operations).ok())
+        })
+        .collect()
+}
+
 /// Draws variant `index` (from 1) of a category, attempt `attempt`: with
 /// `plain`, no control is left out and none becomes a slide switch (the
 /// fallback that always keeps the archetype's logic).
@@ -374,15 +387,7 @@ pub fn draw_variant(
     desc.id = variant_id(file, index);
 
     // Which component each part is and how it is worked.
-    let ops: Vec<Option<Operation>> = desc
-        .parts
-        .iter()
-        .map(|p| {
-            p.component
-                .as_ref()
-                .and_then(|c| operation_of(c, &file.operations).ok())
-        })
-        .collect();
+    let ops = operations(&desc.parts, file);
 
     // Optional components: controls left out (at most half of them).
     if !plain {
@@ -416,15 +421,7 @@ pub fn draw_variant(
             !drop.contains(&(i - 1))
         });
     }
-    let ops: Vec<Option<Operation>> = desc
-        .parts
-        .iter()
-        .map(|p| {
-            p.component
-                .as_ref()
-                .and_then(|c| operation_of(c, &file.operations).ok())
-        })
-        .collect();
+    let ops = operations(&desc.parts, file);
 
     // Control kinds.
     for (part, op) in desc.parts.iter_mut().zip(&ops) {
