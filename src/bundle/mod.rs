@@ -9,6 +9,7 @@
 //! - [`derive`](mod@derive): UCSM → SSM derivation ([`derive()`], [`derive_device`]).
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`library`]: the index of the shipped device library (`data/library.json`).
+//! - [`generated`]: the manifest of the generated devices (`data/generated.json`).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`live`]: the optional live layer, what each state shows.
 //! - [`image`]: view image sizes from their headers, `data:` URLs.
@@ -47,6 +48,7 @@
 
 pub mod derive;
 pub mod diagnostics;
+pub mod generated;
 pub mod geometry;
 pub mod hash;
 pub mod image;

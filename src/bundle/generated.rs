@@ -1,0 +1,85 @@
+//! The manifest of the generated devices (`data/generated.json`): per
+//! device its id, category, name, task counts, action counts and content
+//! hash. It is read everywhere (the page lists the generated devices from
+//! it, the CLI and Python check and count them); the devices themselves are
+//! made from it by `devicegen::generated` (native only for now).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::LibraryEntry;
+
+/// The `format` of `data/generated.json`.
+pub const GENERATED_FORMAT: &str = "knoblab-generated/1";
+/// Where the manifest is, relative to the repository's `data/`.
+pub const GENERATED_FILE: &str = "generated.json";
+/// A generated device's `path` in the library index: it has no folder.
+pub const GENERATED_PATH: &str = "generated";
+
+/// The manifest of the generated devices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedIndex {
+    pub format: String,
+    /// The design space's version.
+    pub version: String,
+    /// A hash of every input (descriptions, templates, design space) and
+    /// of every device's hash: the generated library's content hash.
+    pub hash: String,
+    pub devices: Vec<GeneratedEntry>,
+}
+
+/// One generated device in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedEntry {
+    pub id: String,
+    pub category: String,
+    pub name: String,
+    /// The hand-described device it was varied from.
+    pub archetype: String,
+    pub single: usize,
+    pub multi: usize,
+    /// Its SSM's transitions by action (`timed_wait` for timed ones;
+    /// `immediate` ones are not actions and are not counted).
+    pub actions: BTreeMap<String, usize>,
+    /// SHA-256 of its JSON files (name, length and bytes of each, in name
+    /// order).
+    pub hash: String,
+}
+
+impl GeneratedIndex {
+    /// Reads a manifest, checking its format.
+    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, String> {
+        let index: GeneratedIndex = serde_json::from_slice(bytes).map_err(|e| {
+            format!("{GENERATED_FILE}: {e}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")
+        })?;
+        if index.format != GENERATED_FORMAT {
+            return Err(format!(
+                "{GENERATED_FILE}: format is {:?}; expected {GENERATED_FORMAT:?}",
+                index.format
+            ));
+        }
+        Ok(index)
+    }
+}
+
+impl GeneratedEntry {
+    /// The card a library index shows for it (no folder, no files: the
+    /// device is made when it is opened).
+    pub fn library_entry(&self) -> LibraryEntry {
+        LibraryEntry {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            category: self.category.clone(),
+            path: format!("{GENERATED_PATH}/{}", self.id),
+            files: Vec::new(),
+            thumbnail: "views/front.png".to_string(),
+            tasks: self.single + self.multi,
+        }
+    }
+}
+
+/// Whether a library entry is a generated device (made on demand).
+pub fn is_generated(entry: &LibraryEntry) -> bool {
+    entry.files.is_empty() && entry.path.starts_with(&format!("{GENERATED_PATH}/"))
+}
