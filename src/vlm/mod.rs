@@ -22,6 +22,9 @@
 //! - [`replay`]: answers from a recorded trajectory file, for offline demos.
 //! - [`batch`]: batch items, what remains after a reload, progress and
 //!   ETA, and the versioned run description a resume checks.
+//! - [`selection`]: what a batch runs at the library's scale (all, a
+//!   category, devices found by search; all, single- or multi-turn tasks
+//!   or given ids; repeats), counted without opening a device.
 //! - [`record`]: the exported line of an episode, and the batch report that
 //!   keeps `api_error` episodes apart from the model's failures.
 
@@ -37,6 +40,7 @@ pub mod record;
 pub mod replay;
 pub mod reply;
 pub mod retry;
+pub mod selection;
 pub mod settings;
 
 pub use agent::{ModelAgent, Prepared, Turn};
