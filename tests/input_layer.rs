@@ -44,7 +44,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("src/play/share.rs", "a share link's compressed actions, bounded by the URL"),
     ("src/vlm/reply.rs", "a model's reply body"),
     ("src/vlm/record.rs", "EpisodeRecord::parse_lines, the record type's own parser for text already decoded; files go through metrics::file and eval::output"),
-    ("src/vlm/replay.rs", "episode records written by `knoblab eval`"),
+    ("src/vlm/recorded.rs", "episode records written by `knoblab eval`"),
     ("src/devicegen/mod.rs", "the repository's own device descriptions (build time)"),
     ("src/devicegen/generated.rs", "the repository's own descriptions, design space and manifest, compiled in; the CLI reads a manifest file through cli::read"),
     ("src/devicegen/vary.rs", "the repository's own design space (data/gen/space/space.json), compiled in"),
