@@ -46,6 +46,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("src/vlm/record.rs", "EpisodeRecord::parse_lines, the record type's own parser for text already decoded; files go through metrics::file and eval::output"),
     ("src/vlm/recorded.rs", "episode records written by `knoblab eval`"),
     ("src/devicegen/mod.rs", "the repository's own device descriptions (build time)"),
+    ("src/bundle/generated.rs", "GeneratedIndex::parse, the manifest type's own parser for bytes already read; the CLI reads the file through cli::read"),
     ("src/devicegen/generated.rs", "the repository's own descriptions, design space and manifest, compiled in; the CLI reads a manifest file through cli::read"),
     ("src/devicegen/vary.rs", "the repository's own design space (data/gen/space/space.json), compiled in"),
     ("src/ui/browser/indexeddb.rs", "the page's own IndexedDB records"),
