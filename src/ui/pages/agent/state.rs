@@ -14,7 +14,7 @@ use crate::bundle::{Bundle, LibraryIndex};
 use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
 use crate::vlm::batch::{parse_repeats, plan, TaskFilter};
-use crate::vlm::{BatchItem, EpisodeRecord, Replay, RunSpec};
+use crate::vlm::{BatchItem, EpisodeRecord, RecordedAnswers, RunSpec};
 
 use super::form::Form;
 
@@ -164,7 +164,13 @@ impl Run {
     }
 
     /// Starts running `queue`, the items left of `meta`, with `key`.
-    fn launch(&self, meta: BatchMeta, queue: Vec<BatchItem>, replay: Option<Replay>, key: String) {
+    fn launch(
+        &self,
+        meta: BatchMeta,
+        queue: Vec<BatchItem>,
+        replay: Option<RecordedAnswers>,
+        key: String,
+    ) {
         let batch = Rc::new(Batch::new(
             meta.clone(),
             self.bundles.get_untracked(),
@@ -188,7 +194,7 @@ impl Run {
 fn items_to_run(
     run: &Run,
     source: Source,
-    replay: Option<&Replay>,
+    replay: Option<&RecordedAnswers>,
 ) -> Result<Vec<BatchItem>, String> {
     let repeats = parse_repeats(&run.repeats.get_untracked()).map_err(|e| e.to_string())?;
     let filter = TaskFilter::parse(&run.tasks.get_untracked());
@@ -229,7 +235,7 @@ pub fn start(run: Run, form: Form, one: bool) {
     let source = form.source.get_untracked();
     let replay_text = run.replay_text.get_untracked();
     let replay = match (source, &replay_text) {
-        (Source::Replay, Some(text)) => match Replay::parse(text) {
+        (Source::Replay, Some(text)) => match RecordedAnswers::parse(text) {
             Ok(r) => Some(r),
             Err(e) => return run.problems.set(vec![e.to_string()]),
         },
@@ -299,7 +305,13 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
                 .into(),
         ]);
     }
-    let replay = match meta.run.replay.as_deref().map(Replay::parse).transpose() {
+    let replay = match meta
+        .run
+        .replay
+        .as_deref()
+        .map(RecordedAnswers::parse)
+        .transpose()
+    {
         Ok(r) => r,
         Err(e) => return run.problems.set(vec![e.to_string()]),
     };
