@@ -12,7 +12,7 @@ use leptos::wasm_bindgen::JsCast;
 use crate::ui::browser::files;
 use crate::ui::browser::indexeddb::Source;
 use crate::vlm::selection::{grouped, Catalog};
-use crate::vlm::Replay;
+use crate::vlm::RecordedAnswers;
 
 use super::form::Form;
 use super::state::{By, Kinds, Run};
@@ -101,7 +101,7 @@ pub fn Chooser(run: Run, form: Form) -> impl IntoView {
                     <span>"Trajectory file to replay (JSON Lines)"</span>
                     <input type="file" accept=".jsonl,.json,.txt" data-testid="agent-replay-file" on:change=on_file />
                 </label>
-                <p class="muted">{move || run.replay_text.with(|t| match t.as_deref().map(Replay::parse) {
+                <p class="muted">{move || run.replay_text.with(|t| match t.as_deref().map(RecordedAnswers::parse) {
                     None => "No file chosen.".to_string(),
                     Some(Ok(r)) => format!("{} recorded episodes of {} tasks.", r.len(), r.tasks().len()),
                     Some(Err(e)) => e.to_string(),

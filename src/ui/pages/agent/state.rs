@@ -15,7 +15,7 @@ use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
 use crate::vlm::batch::{parse_repeats, plan};
 use crate::vlm::selection::{Catalog, Scope, Selection, TaskChoice, TaskInfo};
-use crate::vlm::{BatchItem, EpisodeRecord, Replay, RunSpec};
+use crate::vlm::{BatchItem, EpisodeRecord, RecordedAnswers, RunSpec};
 
 use super::form::Form;
 
@@ -259,7 +259,13 @@ impl Run {
     }
 
     /// Starts running `queue`, the items left of `meta`, with `key`.
-    fn launch(&self, meta: BatchMeta, queue: Vec<BatchItem>, replay: Option<Replay>, key: String) {
+    fn launch(
+        &self,
+        meta: BatchMeta,
+        queue: Vec<BatchItem>,
+        replay: Option<RecordedAnswers>,
+        key: String,
+    ) {
         let batch = Rc::new(Batch::new(
             meta.clone(),
             self.bundles.get_untracked(),
@@ -287,7 +293,7 @@ impl Run {
 fn devices_to_load(
     catalog: &Catalog,
     selection: &mut Selection,
-    replay: Option<&Replay>,
+    replay: Option<&RecordedAnswers>,
     one: bool,
 ) -> Result<BTreeSet<String>, String> {
     if let Some(r) = replay {
@@ -323,7 +329,7 @@ fn devices_to_load(
 fn items_to_run(
     run: &Run,
     selection: &Selection,
-    replay: Option<&Replay>,
+    replay: Option<&RecordedAnswers>,
 ) -> Result<Vec<BatchItem>, String> {
     let catalog = run.catalog_now()?;
     match replay {
@@ -353,7 +359,7 @@ pub fn start(run: Run, form: Form, one: bool) {
     let source = form.source.get_untracked();
     let replay_text = run.replay_text.get_untracked();
     let replay = match (source, &replay_text) {
-        (Source::Replay, Some(text)) => match Replay::parse(text) {
+        (Source::Replay, Some(text)) => match RecordedAnswers::parse(text) {
             Ok(r) => Some(r),
             Err(e) => return run.problems.set(vec![e.to_string()]),
         },
@@ -431,7 +437,13 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
                 .into(),
         ]);
     }
-    let replay = match meta.run.replay.as_deref().map(Replay::parse).transpose() {
+    let replay = match meta
+        .run
+        .replay
+        .as_deref()
+        .map(RecordedAnswers::parse)
+        .transpose()
+    {
         Ok(r) => r,
         Err(e) => return run.problems.set(vec![e.to_string()]),
     };
