@@ -10,7 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, SHOTS, PHONE } from './support.mjs';
 import {
-  openAgent, shippedLibrary, grouped, summary, summaryIs, chooseDevices, runAndWait, assertNoUnexpectedErrors,
+  openAgent, shippedLibrary, dataJson, grouped, summary, summaryIs, chooseDevices, runAndWait,
+  assertNoUnexpectedErrors,
 } from './agent-support.mjs';
 
 const WIDE = { width: 1440, height: 900 };
@@ -99,6 +100,14 @@ test('by device: search by id or name, pick, count, take out; a run beside the s
     const made = library.devices.find((d) => d.generated && d.category === 'Microwave');
     await chooseDevices(page, [hand[0].id, made.id]);
     await summaryIs(page, `2 devices picked: 2 devices, ${episodes([hand[0], made])} episodes`);
+    // By task id: counted where the task list is known (the hand device's
+    // file); a generated device's ids are known only once it is made.
+    const { tasks } = await dataJson(`${library.index.devices.find((d) => d.id === hand[0].id).path}/tasks.json`);
+    await page.getByTestId('agent-kind-ids').check();
+    await page.getByTestId('agent-tasks').fill(`${tasks[0].id}, no-such-task`);
+    await summaryIs(page, `2 devices picked, tasks ${tasks[0].id}, no-such-task: 1 device, 1 episode `
+      + '(and 1 device whose task ids are known once opened)');
+    await page.getByTestId('agent-kind-every').check();
     await page.getByTestId(`agent-unpick-${made.id}`).click();
     await summaryIs(page, `${hand[0].id}: 1 device, ${episodes([hand[0]])} episodes`);
 
