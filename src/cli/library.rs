@@ -62,6 +62,9 @@ pub struct CheckArgs {
     /// Start the sample at this device (0-based; with --every).
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
+    /// Only the devices of these categories (repeatable; before --every).
+    #[arg(long)]
+    pub category: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -136,7 +139,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let every = args.every.max(1);
     let mut problems = Vec::new();
     let (mut devices, mut episodes) = (0usize, 0usize);
-    for entry in manifest.devices.iter().skip(args.offset).step_by(every) {
+    let chosen = manifest
+        .devices
+        .iter()
+        .filter(|e| args.category.is_empty() || args.category.contains(&e.category));
+    for entry in chosen.skip(args.offset).step_by(every) {
         match check_device(inputs, entry) {
             Ok(n) => episodes += n,
             Err(e) => problems.push(format!("{}: {e}", entry.id)),

@@ -90,6 +90,7 @@ impl Inputs {
                 serde_json::from_str(ucsm).map_err(|e| format!("data/ucsm/{name}.json: {e}"))?;
             out.push((file, template));
         }
+        check_space_names(&space, &out)?;
         Ok(Inputs {
             space,
             categories: out,
@@ -272,6 +273,61 @@ impl Inputs {
             devices,
         })
     }
+}
+
+/// Every state and component the design space names exists: a state of
+/// `optional_timers` or `instant` in its category's template with a timed
+/// transition, a component of `latches` or `timer_controls` in some
+/// template (a misspelt name would silently change nothing).
+fn check_space_names(
+    space: &Space,
+    categories: &[(CategoryFile, StateMachine)],
+) -> Result<(), String> {
+    use crate::bundle::model::TIMED_WAIT;
+    let template = |category: &str| {
+        categories
+            .iter()
+            .find(|(f, _)| f.category == category)
+            .map(|(_, t)| t)
+    };
+    for (what, by_category) in [
+        ("optional_timers", &space.optional_timers),
+        ("instant", &space.instant),
+    ] {
+        for (category, states) in by_category {
+            let t = template(category).ok_or_else(|| {
+                format!("data/gen/space/space.json: {what} names category {category:?}, which has no template")
+            })?;
+            for state in states {
+                if !t
+                    .states
+                    .get(state)
+                    .is_some_and(|s| s.on.contains_key(TIMED_WAIT))
+                {
+                    return Err(format!(
+                        "data/gen/space/space.json: {what}: {category} has no state {state:?}                          with a timed transition"
+                    ));
+                }
+            }
+        }
+    }
+    for (what, names) in [
+        ("latches", &space.latches),
+        ("timer_controls", &space.timer_controls),
+    ] {
+        for name in names {
+            let known = categories
+                .iter()
+                .any(|(_, t)| t.states.values().any(|s| s.on.contains_key(name)));
+            if !known {
+                return Err(format!(
+                    "data/gen/space/space.json: {what} names {name:?}, which no template's \
+                     transitions use"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The bundle at `path`, or, when nothing is there and `path` is a
