@@ -294,3 +294,30 @@ fn no_instruction_text_repeats_across_many_devices() {
     // with a request over 26 categories, each phrased eight ways).
     assert!(by_text.len() >= 1_000, "{} distinct texts", by_text.len());
 }
+
+/// The committed per-category contact sheets (`docs/sheets/`) are what
+/// the generator draws now: the smallest category's (ThermometerGun, 11
+/// devices) is drawn again and compared byte for byte, every category
+/// has one, and all 26 together stay under 6 MB. `knoblab library sheet
+/// --all --out docs/sheets` (in `make library`) redraws them.
+#[test]
+fn the_committed_contact_sheets_are_what_the_generator_draws() {
+    let inputs = inputs();
+    let sheets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/sheets");
+    let mut total = 0;
+    for category in inputs.category_names() {
+        let path = sheets.join(format!("{category}.png"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        total += bytes.len();
+    }
+    assert!(total < 6_000_000, "the 26 sheets take {total} bytes");
+    let drawn = inputs.category_sheet("ThermometerGun").unwrap();
+    let committed = std::fs::read(sheets.join("ThermometerGun.png")).unwrap();
+    assert!(
+        drawn == committed,
+        "docs/sheets/ThermometerGun.png ({} bytes) differs from the sheet drawn now ({} bytes): \
+         run `knoblab library sheet --all --out docs/sheets`",
+        committed.len(),
+        drawn.len()
+    );
+}

@@ -198,7 +198,8 @@ impl Inputs {
     }
 
     /// A category's contact sheet: its hand-described devices, then its
-    /// generated ones.
+    /// generated ones, each captioned with its name and id (the sheets of
+    /// `docs/sheets/`).
     pub fn category_sheet(&self, category: &str) -> Result<Vec<u8>, String> {
         let c = self
             .categories
@@ -221,9 +222,16 @@ impl Inputs {
                 descs.push(self.variant(pc, index)?.0.desc);
             }
         }
-        let cells: Vec<(&str, &super::desc::DeviceDesc)> =
-            descs.iter().map(|d| (category, d)).collect();
-        super::sheet::contact_sheet(&cells)
+        let cells: Vec<(&str, &super::desc::DeviceDesc)> = descs.iter().map(|d| ("", d)).collect();
+        super::sheet::contact_sheet_at(&cells, super::sheet::CATEGORY_THUMB_SCALE)
+    }
+
+    /// The categories, by name (the order of [`Inputs::categories`]).
+    pub fn category_names(&self) -> Vec<&str> {
+        self.categories
+            .iter()
+            .map(|(f, _)| f.category.as_str())
+            .collect()
     }
 
     /// The manifest entry of one device.
