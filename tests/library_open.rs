@@ -6,7 +6,8 @@
 //! the same device, whose JSON files hash to the manifest's; and its
 //! trajectories score against a bundles folder that cannot hold it
 //! (`knoblab metrics`, the Score page's scorer). One generated device is
-//! made, a few times (about 10 s of the suite in a debug build).
+//! made, a few times (about 55 s of the suite in a debug build on this
+//! machine under a load of 15).
 
 use std::path::{Path, PathBuf};
 
