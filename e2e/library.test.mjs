@@ -116,11 +116,19 @@ for (const mode of ['static', 'live']) {
     const { page, errors } = await openPage(browser, DESKTOP);
     const drew = [];
     page.on('console', (m) => { if (/drew the device/.test(m.text())) drew.push(m.text()); });
+    // The status line is up while the main thread draws, when the test
+    // cannot look: a mutation observer notes it the moment it appears.
+    await page.addInitScript(() => {
+      new MutationObserver(() => {
+        const status = document.querySelector('[data-testid="loading"]');
+        if (status && /Drawing the device/.test(status.textContent)) window.sawDrawing = status.textContent;
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
     const id = 'microwave-g0003';
     const entry = devices.find((d) => d.id === id);
     await gotoRoute(page, `#/play?bundle=${id}&render=${mode}`);
-    await page.getByTestId('loading').filter({ hasText: /Drawing the device/ }).waitFor();
     await page.getByTestId('player').waitFor({ timeout: 120_000 });
+    assert.match(await page.evaluate(() => window.sawDrawing), new RegExp(`Drawing the device ${id}`));
     console.log(drew.join('\n'));
     assert.equal(drew.length, 1);
     assert.equal(await page.locator('.stage').getAttribute('data-render'), mode);

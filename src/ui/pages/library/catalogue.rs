@@ -168,10 +168,10 @@ pub fn Catalogue(index: LibraryIndex) -> impl IntoView {
                 {with_signals.into_iter().map(|(entry, drawn)| view! { <DeviceCard entry=entry drawn=drawn /> }).collect_view()}
             </ul>
             <nav class="pager" data-testid="pager" aria-label="pages">
-                <button type="button" data-testid="page-previous" disabled=page == 0
+                <button type="button" data-testid="page-previous" disabled={page == 0}
                     on:click=move |_| query.update(|q| q.page = page.saturating_sub(1))>"← Previous"</button>
                 <span data-testid="page-number">{format!("page {} of {pages}", page + 1)}</span>
-                <button type="button" data-testid="page-next" disabled=page + 1 >= pages
+                <button type="button" data-testid="page-next" disabled={page + 1 >= pages}
                     on:click=move |_| query.update(|q| q.page = page + 1)>"Next →"</button>
             </nav>
         }
