@@ -109,6 +109,8 @@ native() {
 wasm_test() {
   step "browser tests (wasm-bindgen-test in headless Chromium)"
   cargo test --target wasm32-unknown-unknown --test web --test web_core --test hostile_web
+  # Generated devices drawn in a worker: a debug build takes tens of seconds each.
+  WASM_BINDGEN_TEST_TIMEOUT=900 cargo test --target wasm32-unknown-unknown --test web_generated
 }
 
 e2e() {

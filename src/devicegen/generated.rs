@@ -188,6 +188,16 @@ impl Inputs {
         )
     }
 
+    /// A generated device's JSON files alone (manifest, SSM, views, tasks;
+    /// no pictures, no live layer), by id: what a listing of its tasks
+    /// needs, for a fraction of [`Inputs::open`]'s time.
+    pub fn json_files(&self, id: &str) -> Result<BTreeMap<String, Vec<u8>>, String> {
+        let (c, index) = self
+            .locate(id)
+            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+        Ok(self.variant(c, index)?.1.files)
+    }
+
     /// A generated device's front view alone, as PNG (a library card).
     pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>, String> {
         let (c, index) = self
@@ -339,20 +349,36 @@ fn check_space_names(
 }
 
 /// The bundle at `path`, or, when nothing is there and `path` is a
-/// generated device's id (`lamp-g0001`), that device made now. The one
-/// place a path or an id becomes a device, for `run`, `eval` and whatever
-/// else is given devices by name.
+/// generated device's id (`lamp-g0001`), that device made now through
+/// [`crate::bundle::open_entry`]. The one place a path or an id becomes a
+/// device, for `run`, `eval` and whatever else is given devices by name.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, String> {
     if !path.exists() {
-        if let Some(id) = path.to_str() {
-            let inputs = Inputs::embedded()?;
-            if inputs.locate(id).is_some() {
-                let files: Vec<(String, Vec<u8>)> = inputs.open(id)?.files.into_iter().collect();
-                return crate::bundle::load_files(id, files).map_err(|e| format!("{id}: {e}"));
-            }
+        if let Some(entry) = path.to_str().and_then(library_entry) {
+            return crate::bundle::open_entry(&entry, Vec::new())
+                .into_result()
+                .map_err(|e| format!("{}: {e}", entry.id));
         }
     }
     crate::bundle::load_path(path).map_err(|e| e.to_string())
+}
+
+/// The library card of a generated device's id, when it is one of this
+/// build's generated devices (no folder, no files: it is made when opened).
+pub fn library_entry(id: &str) -> Option<crate::bundle::LibraryEntry> {
+    let inputs = Inputs::embedded().ok()?;
+    let (c, _) = inputs.locate(id)?;
+    let (file, _) = &inputs.categories[c];
+    Some(crate::bundle::LibraryEntry {
+        id: id.to_string(),
+        name: id.to_string(),
+        category: file.category.clone(),
+        path: format!("{GENERATED_PATH}/{id}"),
+        files: Vec::new(),
+        thumbnail: "views/front.png".to_string(),
+        tasks: 0,
+    })
 }
 
 /// One generated device made in full (pictures and live layer) and
