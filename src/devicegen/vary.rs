@@ -955,6 +955,49 @@ mod tests {
         assert_eq!(two_positions(&ucsm, "c"), None);
     }
 
+    fn warm_up() -> StateMachine {
+        serde_json::from_str(
+            r#"{"name": "C", "initial_state": "Off", "states": {
+              "Off": {"description": "off", "on": {"power_button": [{"next_state": "Heating", "transition_description": "Press the power button; it heats up"}]}},
+              "Heating": {"description": "heating", "on": {"timed_wait": [{"next_state": "Ready", "transition_description": "The water is hot"}]}},
+              "Ready": {"description": "ready", "on": {"power_button": [{"next_state": "Off", "transition_description": "Press the power button"}]}}}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_skipped_warm_up_leads_straight_to_where_its_timer_went() {
+        let mut t = warm_up();
+        skip(&mut t, "Heating");
+        let into = &t.states["Off"].on["power_button"][0];
+        assert_eq!(into.next_state, "Ready");
+        assert_eq!(
+            into.transition_description,
+            "Press the power button; the water is hot"
+        );
+        // The initial state is never skipped, nor a state without a timer.
+        let mut t = warm_up();
+        skip(&mut t, "Off");
+        skip(&mut t, "Ready");
+        assert_eq!(t.states["Off"].on["power_button"][0].next_state, "Heating");
+    }
+
+    #[test]
+    fn a_control_worked_another_way_is_described_with_its_verb() {
+        let mut t = warm_up();
+        reword(&mut t, "power_button", "Press", "Turn");
+        assert_eq!(
+            t.states["Ready"].on["power_button"][0].transition_description,
+            "Turn the power switch"
+        );
+        // Another verb is left as it is.
+        reword(&mut t, "power_button", "Pull", "Push");
+        assert_eq!(
+            t.states["Ready"].on["power_button"][0].transition_description,
+            "Turn the power switch"
+        );
+    }
+
     #[test]
     fn the_stream_depends_on_category_index_and_attempt() {
         let a = stream("Lamp", 1, 0).next_u64();
