@@ -1,7 +1,7 @@
 //! A 200-step episode through [`knoblab::play::Session`], the player's
-//! owning episode (issue #21, "the player stops replaying"): start, then
-//! 200 actions, each returning its step. Before the owning episode, every
-//! `Session::step` replayed the whole action list from reset, so an
+//! owning episode (issue #21): start, then 200 actions, each returning its
+//! step. Before the owning episode, every `Session::step` ran the whole
+//! action list again from reset, so an
 //! episode cost O(n²) steps; now each step is one `Episode::step`.
 //!
 //! The episode cycles through the same mix of outcomes as `benches/step.rs`

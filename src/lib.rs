@@ -19,7 +19,8 @@
 //! - [`sim`]: one episode: action text parser, matching, outcomes and feedback,
 //!   budgets, planner (C_opt), trajectory recording.
 //! - [`metrics`]: VGEBench metrics from trajectories, error taxonomy.
-//! - [`agents`]: agents that need no model: oracle, random, scripted.
+//! - [`agents`]: the [`agents::Agent`] interface and the agents that need no
+//!   model: oracle, random, scripted.
 //! - [`play`]: the player's core: an owning session, the action bar, the
 //!   optimal path, share links, human-baseline runs.
 //! - [`vlm`]: talking to models: prompts, reply parsing, request and response
@@ -34,6 +35,19 @@
 //! - `devicegen` (native only, feature `cli`): the device library generator.
 //! - `eval` (native only): the native runner: a run's episodes on threads
 //!   with an HTTP client, resumable, behind `knoblab eval`.
+//!
+//! ## Words that mean one thing
+//!
+//! - **agent**: whatever plays an episode, through [`agents::Agent`]: the
+//!   oracle, the random agent, a script, the model agent
+//!   ([`vlm::ModelAgent`]), recorded answers ([`vlm::RecordedAgent`]). The
+//!   Agent page (`#/agent`) and `knoblab eval --agent` choose one.
+//! - **replay**: the agent that plays a model's recorded answers back from a
+//!   trajectory file (`--agent replay:FILE`, the source [`vlm::Source::Replay`]).
+//! - **recheck**: running a trajectory's actions again on its bundle to check
+//!   that it reproduces ([`sim::recheck`]).
+//! - **session**: the player's episode that owns its bundle ([`play::Session`]).
+//! - **job**: one scoring of dropped files ([`score::job`]).
 //!
 //! The core has no web dependency. The UI and the CLI call it and present what
 //! it returns; no rule of a spec is written twice.

@@ -39,7 +39,7 @@ fn run_with_an_unknown_agent_says_which_agents_exist() {
 }
 
 #[test]
-fn run_writes_oracle_trajectories_that_carry_the_bundle_hash_and_replay() {
+fn run_writes_oracle_trajectories_that_carry_the_bundle_hash_and_recheck() {
     let bundle_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle");
     let out = std::env::temp_dir().join(format!("knoblab-run-oracle-{}.jsonl", std::process::id()));
     let o = knoblab(&[
@@ -68,8 +68,8 @@ fn run_writes_oracle_trajectories_that_carry_the_bundle_hash_and_replay() {
         assert_eq!(t.logic_hash, knoblab::bundle::logic_hash(&bundle));
         assert!(t.terminated && !t.truncated, "{}: not solved", t.task_id);
         assert_eq!(t.goals_reached, t.goals_total);
-        // Replaying the written actions gives the same line, byte for byte.
-        let again = knoblab::sim::replay(&bundle, &t).unwrap();
+        // Rechecking the written actions gives the same line, byte for byte.
+        let again = knoblab::sim::recheck(&bundle, &t).unwrap();
         assert_eq!(again.to_json_line().unwrap(), line);
     }
 }

@@ -13,7 +13,7 @@ use knoblab::bundle::{load_path, Bundle};
 use knoblab::sim::Episode;
 use knoblab::vlm::batch::{plan, BatchItem, RunSpec, Source};
 use knoblab::vlm::driver::{player, Answer, ApiKey, DriverConfig, EpisodeDriver, Event, Need};
-use knoblab::vlm::{AgentSettings, EpisodeStatus, Failure, Flavor, Replay, RetryPolicy};
+use knoblab::vlm::{AgentSettings, EpisodeStatus, Failure, Flavor, RecordedAnswers, RetryPolicy};
 
 const KETTLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle");
 
@@ -240,7 +240,7 @@ fn the_oracle_and_a_replay_need_nothing_and_match_run_episode() {
     // Replaying that record through the driver: the same steps, played
     // through the model agent's prompt and parser, no request sent.
     let text = serde_json::to_string(&*record).unwrap();
-    let replay = Arc::new(Replay::parse(&text).unwrap());
+    let replay = Arc::new(RecordedAnswers::parse(&text).unwrap());
     let replay_spec = spec(&bundle, Source::Replay);
     let item = BatchItem {
         bundle_id: bundle.manifest.id.clone(),

@@ -6,7 +6,7 @@ mod support;
 use proptest::prelude::*;
 
 use knoblab::agents::{run_tasks, Oracle};
-use knoblab::sim::{parse_action, replay, Episode, Settings};
+use knoblab::sim::{parse_action, recheck, Episode, Settings};
 
 use support::*;
 
@@ -100,7 +100,7 @@ proptest! {
     }
 
     #[test]
-    fn replay_is_byte_identical(
+    fn recheck_is_byte_identical(
         actions in prop::collection::vec(action_text(), 0..40),
         task in 0usize..7,
     ) {
@@ -115,7 +115,7 @@ proptest! {
             e.step(a).unwrap();
         }
         let t = e.into_trajectory().unwrap();
-        let again = replay(&bundle, &t).unwrap();
+        let again = recheck(&bundle, &t).unwrap();
         prop_assert_eq!(again.to_json_line().unwrap(), t.to_json_line().unwrap());
     }
 

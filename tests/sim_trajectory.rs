@@ -1,11 +1,11 @@
-//! Trajectories (`specs/devices.md` section 5): names, JSON Lines, replay.
+//! Trajectories (`specs/devices.md` section 5): names, JSON Lines, recheck.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
 
 use std::collections::BTreeSet;
 
-use knoblab::sim::{replay, Episode, Outcome, ReplayError, Settings, Trajectory};
+use knoblab::sim::{recheck, Episode, Outcome, RecheckError, Settings, Trajectory};
 
 use support::*;
 
@@ -144,26 +144,26 @@ fn settings_keep_keys_they_do_not_know() {
 }
 
 #[test]
-fn replaying_a_trajectory_reproduces_it_byte_for_byte() {
+fn rechecking_a_trajectory_reproduces_it_byte_for_byte() {
     let t = play(&every_outcome_script());
     let bundle = kettle_panel();
-    let again = replay(&bundle, &t).unwrap();
+    let again = recheck(&bundle, &t).unwrap();
     assert_eq!(again.to_json_line().unwrap(), t.to_json_line().unwrap());
 }
 
 #[test]
-fn replay_refuses_a_trajectory_of_another_bundle() {
+fn recheck_refuses_a_trajectory_of_another_bundle() {
     let t = play(&every_outcome_script());
-    let err = replay(&kettle(), &t).unwrap_err();
-    assert!(matches!(err, ReplayError::OtherBundle { .. }), "{err}");
+    let err = recheck(&kettle(), &t).unwrap_err();
+    assert!(matches!(err, RecheckError::OtherBundle { .. }), "{err}");
 }
 
 #[test]
-fn replay_refuses_a_trajectory_whose_logic_hash_differs() {
+fn recheck_refuses_a_trajectory_whose_logic_hash_differs() {
     let mut t = play(&every_outcome_script());
     t.logic_hash = "something else".to_string();
-    let err = replay(&kettle_panel(), &t).unwrap_err();
-    assert!(matches!(err, ReplayError::ChangedLogic { .. }), "{err}");
+    let err = recheck(&kettle_panel(), &t).unwrap_err();
+    assert!(matches!(err, RecheckError::ChangedLogic { .. }), "{err}");
 }
 
 #[test]

@@ -12,12 +12,12 @@ use std::path::PathBuf;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use knoblab::agents::{run_episode, run_tasks, Oracle};
 use knoblab::sim::{Settings, Trajectory};
-use knoblab::vlm::agent::Turn;
 use knoblab::vlm::batch::{plan, remaining, BatchItem, Progress};
+use knoblab::vlm::model_agent::Turn;
 use knoblab::vlm::perturb::{apply, Perturbation};
 use knoblab::vlm::{
-    AgentSettings, BatchReport, CoordConvention, EpisodeRecord, EpisodeStatus, Replay, ReplayAgent,
-    Usage,
+    AgentSettings, BatchReport, CoordConvention, EpisodeRecord, EpisodeStatus, RecordedAgent,
+    RecordedAnswers, Usage,
 };
 
 use support::*;
@@ -123,9 +123,9 @@ fn oracle_lines(bundle: &knoblab::bundle::Bundle) -> (Vec<Trajectory>, String) {
 fn the_replay_provider_reproduces_recorded_episodes() {
     for bundle in file_bundles() {
         let (runs, text) = oracle_lines(&bundle);
-        let replay = Replay::parse(&text).unwrap();
+        let replay = RecordedAnswers::parse(&text).unwrap();
         assert_eq!(replay.len(), runs.len());
-        let mut agent = ReplayAgent::new(&bundle, replay, AgentSettings::default());
+        let mut agent = RecordedAgent::new(&bundle, replay, AgentSettings::default());
         for original in &runs {
             let again =
                 run_episode(&bundle, &original.task_id, &mut agent, &original.settings).unwrap();
@@ -168,12 +168,12 @@ fn recorded_replies_in_another_convention_are_converted() {
         usage: Usage::default(),
         cost: None,
     };
-    let replay = Replay::parse(&EpisodeRecord::to_lines(&[record]).unwrap()).unwrap();
+    let replay = RecordedAnswers::parse(&EpisodeRecord::to_lines(&[record]).unwrap()).unwrap();
     let settings = AgentSettings {
         coords: CoordConvention::Unit,
         ..AgentSettings::default()
     };
-    let mut agent = ReplayAgent::new(&bundle, replay, settings);
+    let mut agent = RecordedAgent::new(&bundle, replay, settings);
     let again = run_episode(&bundle, &original.task_id, &mut agent, &original.settings).unwrap();
     assert_eq!(again.goals_reached, original.goals_reached);
     assert_eq!(

@@ -1,6 +1,8 @@
-//! Agents that need no model (`specs/devices.md` section 7), the interface
-//! every agent implements (DESIGN.md, "Agent"), and the runner that plays
-//! an agent on a task.
+//! The interface every agent implements (DESIGN.md, "Agent"; an agent is
+//! whatever plays an episode), the agents that need no model
+//! (`specs/devices.md` section 7), and the runner that plays an agent on a
+//! task. The agents that talk to a model, or play its recorded answers
+//! back, are in [`crate::vlm`].
 //!
 //! - [`oracle`]: follows an optimal path from the planner.
 //! - [`random`]: seeded, uniform over action kinds, points, parameters and views.

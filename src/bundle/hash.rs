@@ -26,7 +26,7 @@ const CANONICAL_FORM: &str = "knoblab-logic/1";
 /// licence, source and id, the SSM's `path`, the states' `request` hints,
 /// and the tasks (adding a task must not invalidate trajectories of the
 /// others; a trajectory names its task). Descriptions are in because the
-/// feedback an agent reads, and a replay reproduces byte for byte, is made
+/// feedback an agent reads, and a recheck reproduces byte for byte, is made
 /// of them.
 ///
 /// Maps are serialised in sorted key order and numbers in `serde_json`'s

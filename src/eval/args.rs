@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::bundle::Bundle;
 use crate::sim::RenderMode;
 use crate::vlm::{
-    AgentSettings, ApiKey, CoordConvention, Flavor, HistoryWindow, Perturbation, Prices, Replay,
-    RetryPolicy, Source,
+    AgentSettings, ApiKey, CoordConvention, Flavor, HistoryWindow, Perturbation, Prices,
+    RecordedAnswers, RetryPolicy, Source,
 };
 
 use super::{
@@ -124,7 +124,7 @@ fn perturbation(text: &str) -> Result<Option<Perturbation>, EvalError> {
 
 impl RunArgs {
     /// Who plays, and a replay's file (read within the core's bound).
-    pub fn source(&self) -> Result<(Source, Option<(Replay, String)>), EvalError> {
+    pub fn source(&self) -> Result<(Source, Option<(RecordedAnswers, String)>), EvalError> {
         match self.agent.trim() {
             "model" => Ok((Source::Model, None)),
             "oracle" => Ok((Source::Oracle, None)),
@@ -143,7 +143,7 @@ impl RunArgs {
                     .map_err(|e| load(e.to_string()))?;
                     let text = crate::input::text::decode_owned(bytes)
                         .map_err(|e| load(format!("the replay file: {e}")))?;
-                    let replay = Replay::parse(&text).map_err(|e| load(e.to_string()))?;
+                    let replay = RecordedAnswers::parse(&text).map_err(|e| load(e.to_string()))?;
                     Ok((Source::Replay, Some((replay, text))))
                 }
                 None => Err(option(format!(

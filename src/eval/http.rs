@@ -1,5 +1,5 @@
 //! The native transport: sends what the episode driver asks for with a
-//! blocking `ureq` agent and turns what comes back into the driver's
+//! blocking `ureq` HTTP client and turns what comes back into the driver's
 //! [`Answer`]. It adds no header of its own but `ureq`'s `user-agent`,
 //! follows no redirect (a redirect could carry the key elsewhere), and
 //! ignores proxy variables, so a request goes to the base URL and nowhere
@@ -17,7 +17,7 @@ const MAX_BODY: u64 = crate::input::limits::MAX_REPLY_BYTES;
 /// A client for one run: connections are pooled across its threads.
 #[derive(Debug, Clone)]
 pub struct Client {
-    agent: ureq::Agent,
+    http: ureq::Agent,
 }
 
 impl Client {
@@ -32,13 +32,13 @@ impl Client {
             .user_agent(concat!("knoblab/", env!("CARGO_PKG_VERSION")))
             .build();
         Client {
-            agent: config.into(),
+            http: config.into(),
         }
     }
 
     /// Sends a request; every outcome is an answer for the driver.
     pub fn send(&self, request: &HttpRequest, timeout_ms: u64) -> Answer {
-        let mut builder = self.agent.post(&request.url);
+        let mut builder = self.http.post(&request.url);
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }

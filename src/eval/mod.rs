@@ -28,7 +28,7 @@ use crate::sim::Episode;
 use crate::vlm::batch::BatchItem;
 use crate::vlm::driver::{self, ApiKey, DriverConfig, EpisodeDriver, Need};
 use crate::vlm::record::EpisodeStatus;
-use crate::vlm::{EpisodeRecord, Replay, RunSpec, Usage};
+use crate::vlm::{EpisodeRecord, RecordedAnswers, RunSpec, Usage};
 
 pub use args::{RunArgs, MAX_CONCURRENCY};
 pub use output::{read_finished, spec_path, Finished, Output};
@@ -39,7 +39,7 @@ pub use output::{read_finished, spec_path, Finished, Output};
 pub struct EvalPlan {
     pub spec: RunSpec,
     pub bundles: Vec<Arc<Bundle>>,
-    pub replay: Option<Arc<Replay>>,
+    pub recorded: Option<Arc<RecordedAnswers>>,
 }
 
 /// One of `count` processes sharing a plan and its output file: it plays
@@ -288,7 +288,7 @@ pub fn make_plan(
     bundles: Vec<Bundle>,
     tasks: &[String],
     repeats: u32,
-    replay: Option<(Replay, String)>,
+    replay: Option<(RecordedAnswers, String)>,
 ) -> Result<EvalPlan, EvalError> {
     let chosen: Vec<(String, Vec<String>)> = bundles
         .iter()
@@ -316,7 +316,7 @@ pub fn make_plan(
     Ok(EvalPlan {
         spec,
         bundles: bundles.into_iter().map(Arc::new).collect(),
-        replay,
+        recorded: replay,
     })
 }
 
@@ -649,7 +649,7 @@ fn play<'b>(
     cancel: &AtomicBool,
 ) -> Result<Played<'b>, String> {
     let spec = &shared.plan.spec;
-    let agent = driver::player(spec, bundle, shared.plan.replay.as_ref(), item.repeat)
+    let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)
         .map_err(|e| e.to_string())?;
     let config = DriverConfig::for_run(spec, shared.options.key.clone());
     let mut driver = EpisodeDriver::new(episode, item, agent, config).map_err(|e| e.to_string())?;

@@ -8,7 +8,7 @@
 //!   point, the action text they make, and what each key does.
 //! - [`optimal`]: the optimal path, step by step, with the view and the
 //!   point of each step, and its metrics.
-//! - [`share`]: share links whose URL alone replays an episode.
+//! - [`share`]: share links whose URL alone restores an episode.
 //! - [`baseline`]: a human-baseline run: a chosen set of tasks, each
 //!   finished episode recorded exactly once, saved as JSON.
 //! - [`views`]: the view tabs: which views exist, which are look-only,

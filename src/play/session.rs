@@ -3,9 +3,9 @@
 //!
 //! A session keeps the bundle behind an [`Arc`] in a
 //! [`crate::sim::OwnedEpisode`], with the actions played so far: a step is
-//! one simulator step (issue #21: the player no longer replays the whole
-//! episode from reset on each click). Undo, for practice, replays the
-//! actions but the last one (the simulator is deterministic).
+//! one simulator step (issue #21: the player no longer runs the whole
+//! episode again from reset on each click). Undo, for practice, starts
+//! again with the actions but the last one (the simulator is deterministic).
 
 use std::sync::Arc;
 
@@ -88,12 +88,12 @@ impl Session {
         task_id: &str,
         settings: Settings,
     ) -> Result<Session, SimError> {
-        Session::replay(bundle, task_id, settings, &[])
+        Session::start_with(bundle, task_id, settings, &[])
     }
 
     /// Starts a task and plays these actions (a share link, a resumed
     /// baseline episode). Fails if the episode ends before the last one.
-    pub fn replay(
+    pub fn start_with(
         bundle: Arc<Bundle>,
         task_id: &str,
         settings: Settings,
@@ -133,7 +133,7 @@ impl Session {
         let Some((_, earlier)) = self.actions.split_last() else {
             return Ok(false);
         };
-        *self = Session::replay(
+        *self = Session::start_with(
             self.bundle().clone(),
             &self.task_id,
             self.settings.clone(),
@@ -253,9 +253,9 @@ mod tests {
         assert_eq!(session.trajectory().settings.extra["mode"], "play");
     }
 
-    /// What a session was before it owned its episode: every step replayed
+    /// What a session was before it owned its episode: every step played
     /// the actions so far on a fresh episode from reset.
-    fn replayed_from_reset(
+    fn played_from_reset(
         bundle: &Bundle,
         task: &str,
         settings: &Settings,
@@ -275,11 +275,11 @@ mod tests {
         )
     }
 
-    /// Issue #21: a session steps its episode instead of replaying from
-    /// reset; after every step of random and oracle episodes on every task,
-    /// it shows exactly what the replay from reset shows.
+    /// Issue #21: a session steps its episode instead of playing every
+    /// action again from reset; after every step of random and oracle
+    /// episodes on every task, it shows exactly what playing from reset shows.
     #[test]
-    fn stepping_gives_what_replaying_from_reset_gave() {
+    fn stepping_gives_what_playing_from_reset_gave() {
         let bundle = kettle();
         for task in &bundle.tasks {
             for seed in [None, Some(3), Some(11)] {
@@ -295,7 +295,7 @@ mod tests {
                 for n in 1..=actions.len() {
                     session.step(&actions[n - 1]).unwrap();
                     let (observation, info, trajectory, last) =
-                        replayed_from_reset(&bundle, &task.id, &settings, &actions[..n]);
+                        played_from_reset(&bundle, &task.id, &settings, &actions[..n]);
                     assert_eq!(session.observation(), &observation, "{} step {n}", task.id);
                     assert_eq!(session.info(), &info, "{} step {n}", task.id);
                     assert_eq!(session.trajectory(), &trajectory, "{} step {n}", task.id);
@@ -303,7 +303,8 @@ mod tests {
                 }
                 assert_eq!(session.trajectory(), &recorded, "{}", task.id);
                 let resumed =
-                    Session::replay(bundle.clone(), &task.id, settings.clone(), &actions).unwrap();
+                    Session::start_with(bundle.clone(), &task.id, settings.clone(), &actions)
+                        .unwrap();
                 assert_eq!(resumed.trajectory(), &recorded, "{}", task.id);
             }
         }

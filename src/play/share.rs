@@ -1,4 +1,4 @@
-//! Share links: a URL whose hash alone replays an episode, naming the
+//! Share links: a URL whose hash alone restores an episode, naming the
 //! bundle (a library id or a URL), the task, λ when it is not the default,
 //! and the actions played.
 //!

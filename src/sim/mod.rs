@@ -13,7 +13,8 @@
 //! - [`observation`]: what the agent sees, and the diagnostics it does not.
 //! - [`owned`]: an episode that owns its bundle (for a signal, a Python object).
 //! - [`trajectory`]: the record and JSON Lines.
-//! - [`replay`](mod@replay): playing a record again on its bundle.
+//! - [`recheck`](mod@recheck): running a record's actions again on its bundle,
+//!   to check that it reproduces.
 //!
 //! ```
 //! # fn demo(bundle: &knoblab::bundle::Bundle) -> Result<(), knoblab::sim::SimError> {
@@ -35,8 +36,8 @@ pub mod observation;
 pub mod outcome;
 pub mod owned;
 pub mod planner;
+pub mod recheck;
 pub mod render;
-pub mod replay;
 pub mod rules;
 pub mod trajectory;
 
@@ -49,6 +50,6 @@ pub use observation::{ImageRef, Info, Observation, Step};
 pub use outcome::Outcome;
 pub use owned::OwnedEpisode;
 pub use planner::{ideal_path, plan, Cost, Move, Plan, PlanError};
+pub use recheck::{recheck, RecheckError};
 pub use render::{RenderError, RenderMode, Renderer};
-pub use replay::{replay, ReplayError};
 pub use trajectory::{Settings, StepRecord, Trajectory, DEFAULT_LAMBDA};

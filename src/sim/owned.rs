@@ -5,7 +5,7 @@
 //! of borrowed names; an owning episode keeps the bundle behind an [`Arc`]
 //! and the episode that borrows it side by side (`self_cell`, so no
 //! `unsafe` here). Stepping it is one [`Episode::step`]: nothing is
-//! replayed.
+//! run again from reset.
 
 use std::sync::Arc;
 

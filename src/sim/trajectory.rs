@@ -1,7 +1,7 @@
 //! The record of an episode (`specs/devices.md` section 5): JSON Lines, one
 //! episode a line, with the field names other tools read. Fields are
 //! written in declaration order (serde) and maps are ordered, so a file is
-//! byte-stable; replaying its actions ([`super::replay`](mod@super::replay))
+//! byte-stable; running its actions again ([`super::recheck`](mod@super::recheck))
 //! reproduces it byte for byte.
 
 use std::collections::BTreeMap;

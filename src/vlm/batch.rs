@@ -140,13 +140,13 @@ pub struct Progress {
     pub api_errors: usize,
     pub usage: Usage,
     pub cost: Option<f64>,
-    /// Estimated time left, once an episode has finished in this session.
+    /// Estimated time left, once an episode has finished since the runner started.
     pub eta_ms: Option<u64>,
 }
 
 impl Progress {
     /// The progress of `records` out of `total` items. The ETA assumes the
-    /// items left take as long as those finished in this session took:
+    /// items left take as long as those finished since the runner started took:
     /// `finished_here` episodes in `elapsed_ms`, `concurrency` at a time
     /// (already reflected in the elapsed time).
     pub fn new(
@@ -209,7 +209,8 @@ pub fn human_duration(ms: u64) -> String {
 pub enum Source {
     /// A model behind an HTTP API (the flavour is in the settings).
     Model,
-    /// Replies from a recorded trajectory file.
+    /// A model's answers read back from a recorded trajectory file
+    /// ([`super::RecordedAnswers`]); `replay` in files and on the CLI.
     Replay,
     Oracle,
     Random,
@@ -260,6 +261,11 @@ pub struct RunSpec {
     /// The replay file's text, for a replay run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
+    /// What was chosen to run (devices, tasks, repeats) when the items
+    /// came from the page's chooser, so that a resumed batch shows it;
+    /// the items are what a resume checks and runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<super::selection::Selection>,
 }
 
 impl RunSpec {
@@ -280,6 +286,7 @@ impl RunSpec {
                 .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
                 .collect(),
             replay: None,
+            selection: None,
         }
     }
 
@@ -332,7 +339,7 @@ impl RunSpec {
     /// What differs between this run and `other` in a way that makes their
     /// episodes incomparable, each as `what: before → now`; empty when a
     /// resume may go on. Concurrency, timeout, retries and prices may
-    /// change between sessions.
+    /// change between one start of the run and the next.
     pub fn differences(&self, other: &RunSpec) -> Vec<String> {
         let mut out = Vec::new();
         let mut check = |what: &str, a: String, b: String| {

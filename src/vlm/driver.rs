@@ -35,13 +35,13 @@ use crate::bundle::{Bundle, ViewImage};
 use crate::geom::ScaledPoint;
 use crate::sim::{Episode, Observation, RenderMode, Settings, SimError, StepRecord};
 
-use super::agent::{ModelAgent, Turn};
 use super::batch::{BatchItem, RunSpec, Source};
 use super::error::VlmError;
+use super::model_agent::{ModelAgent, Turn};
 use super::perturb::EncodedImage;
 use super::provider::{Endpoint, HttpRequest};
 use super::record::{EpisodeRecord, EpisodeStatus};
-use super::replay::{Replay, ReplayAgent};
+use super::recorded::{RecordedAgent, RecordedAnswers};
 use super::reply::Usage;
 use super::retry::{retry_after_ms, Failure, RetryPolicy};
 use super::settings::{AgentSettings, Prices};
@@ -138,7 +138,7 @@ impl DriverConfig {
 pub fn player<'b>(
     spec: &RunSpec,
     bundle: &'b Bundle,
-    replay: Option<&Arc<Replay>>,
+    recorded: Option<&Arc<RecordedAnswers>>,
     repeat: u32,
 ) -> Result<Box<dyn Agent + 'b>, VlmError> {
     let settings = &spec.settings;
@@ -149,8 +149,8 @@ pub fn player<'b>(
             Box::new(agent)
         }
         Source::Replay => {
-            let replay = replay.cloned().ok_or(VlmError::ReplayEmpty)?;
-            let mut agent = ReplayAgent::new(bundle, replay, settings.clone());
+            let answers = recorded.cloned().ok_or(VlmError::RecordedEmpty)?;
+            let mut agent = RecordedAgent::new(bundle, answers, settings.clone());
             agent.set_repeat(repeat);
             Box::new(agent)
         }

@@ -29,11 +29,11 @@ pub enum VlmError {
         message: String,
     },
     #[error("replay file, line {line}: {message}; expected a trajectory line")]
-    ReplayLine { line: usize, message: String },
+    RecordedLine { line: usize, message: String },
     #[error("the replay file holds no trajectory")]
-    ReplayEmpty,
+    RecordedEmpty,
     #[error("the replay file has no episode of task {task} of {bundle}")]
-    ReplayNoTask { bundle: String, task: String },
+    RecordedNoTask { bundle: String, task: String },
     /// Lines of a records file that are no record, each named `line N: why`.
     #[error("{}", problems.join("; "))]
     RecordLines { problems: Vec<String> },

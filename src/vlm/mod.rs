@@ -13,42 +13,47 @@
 //! - [`perturb`]: JPEG, blur and black-patch perturbations, seeded.
 //! - [`settings`]: a run's settings (never the key), prices and cost, and
 //!   what goes into each trajectory.
-//! - [`agent`]: the model agent's state machine: observation → request,
-//!   reply → action, and the record of each turn.
+//! - [`model_agent`]: the model agent's state machine: observation →
+//!   request, reply → action, and the record of each turn.
 //! - [`driver`]: the episode driver (sans-IO): one episode of any agent,
 //!   saying which request to send or how long to wait, fed the answers,
 //!   ending with the record. The page and the native runner both drive it.
 //! - [`error`]: this module's errors.
-//! - [`replay`]: answers from a recorded trajectory file, for offline demos.
+//! - [`recorded`]: a model's answers read back from a recorded trajectory
+//!   file, for offline demos (the source `replay` of the CLI and the page).
 //! - [`batch`]: batch items, what remains after a reload, progress and
 //!   ETA, and the versioned run description a resume checks.
+//! - [`selection`]: what a batch runs at the library's scale (all, a
+//!   category, devices found by search; all, single- or multi-turn tasks
+//!   or given ids; repeats), counted without opening a device.
 //! - [`record`]: the exported line of an episode, and the batch report that
 //!   keeps `api_error` episodes apart from the model's failures.
 
-pub mod agent;
 pub mod batch;
 pub mod coords;
 pub mod driver;
 pub mod error;
+pub mod model_agent;
 pub mod perturb;
 pub mod prompt;
 pub mod provider;
 pub mod record;
-pub mod replay;
+pub mod recorded;
 pub mod reply;
 pub mod retry;
+pub mod selection;
 pub mod settings;
 
-pub use agent::{ModelAgent, Prepared, Turn};
 pub use batch::{BatchItem, Progress, RunSpec, Source};
 pub use coords::CoordConvention;
 pub use driver::{Answer, ApiKey, DriverConfig, EpisodeDriver, Need};
 pub use error::VlmError;
+pub use model_agent::{ModelAgent, Prepared, Turn};
 pub use perturb::Perturbation;
 pub use prompt::{HistoryWindow, PROMPT_VERSION};
 pub use provider::{Endpoint, Flavor, HttpRequest};
 pub use record::{BatchReport, EpisodeRecord, EpisodeStatus};
-pub use replay::{Replay, ReplayAgent};
+pub use recorded::{RecordedAgent, RecordedAnswers};
 pub use reply::{Reply, ReplyError, Usage};
 pub use retry::{Failure, RetryPolicy};
 pub use settings::{AgentSettings, Prices};

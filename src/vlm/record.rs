@@ -14,7 +14,7 @@ use crate::bundle::Bundle;
 use crate::metrics::{self, MetricsError, RunMetrics};
 use crate::sim::Trajectory;
 
-use super::agent::Turn;
+use super::model_agent::Turn;
 use super::reply::Usage;
 
 /// How an episode ended, from the batch's point of view.

@@ -17,7 +17,7 @@ use crate::bundle::Bundle;
 use crate::geom::ScaledPoint;
 use crate::sim::{Episode, StepRecord};
 use crate::vlm::driver::{self, Answer, DriverConfig, EpisodeDriver, Need};
-use crate::vlm::{ApiKey, BatchItem, EpisodeRecord, Failure, HttpRequest, Replay, Turn};
+use crate::vlm::{ApiKey, BatchItem, EpisodeRecord, Failure, HttpRequest, RecordedAnswers, Turn};
 
 use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, Store};
@@ -79,7 +79,7 @@ pub enum Event {
 pub struct Batch {
     pub meta: BatchMeta,
     pub bundles: BTreeMap<String, Arc<Bundle>>,
-    pub replay: Option<Arc<Replay>>,
+    pub replay: Option<Arc<RecordedAnswers>>,
     key: ApiKey,
     pub state: Cell<RunState>,
     pub queue: RefCell<VecDeque<BatchItem>>,
@@ -91,7 +91,7 @@ impl Batch {
     pub fn new(
         meta: BatchMeta,
         bundles: BTreeMap<String, Arc<Bundle>>,
-        replay: Option<Replay>,
+        replay: Option<RecordedAnswers>,
         key: String,
         queue: Vec<BatchItem>,
         store: Option<Store>,

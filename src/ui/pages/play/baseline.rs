@@ -14,7 +14,7 @@ use super::end::download_trajectories;
 use super::{use_player, Player};
 use crate::ui::browser::storage;
 
-/// Starts the episode the run is at (replaying the actions saved for it),
+/// Starts the episode the run is at (playing the actions saved for it again),
 /// or none when the run is complete.
 pub fn continue_run(player: Player) -> Result<(), String> {
     let Some(run) = player.baseline.get_untracked() else {

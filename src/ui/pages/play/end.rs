@@ -1,6 +1,6 @@
 //! The end of an episode: its metrics beside the optimal path's, the
 //! optimal path step by step on the pictures, the trajectory as JSON Lines,
-//! and a share link whose URL alone replays the episode.
+//! and a share link whose URL alone restores the episode.
 
 use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
@@ -118,7 +118,7 @@ pub fn EndPanel() -> impl IntoView {
                     {move || match share.get() {
                         Some(url) => view! {
                             <label>
-                                "Share link (replays this episode) "
+                                "Share link (restores this episode) "
                                 <input readonly data-testid="share-link" prop:value=url.clone() on:focus=|ev| {
                                     if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
                                         input.select();

@@ -239,7 +239,7 @@ impl Player {
                 .map(|t| t.id.clone())
                 .ok_or("the device has no tasks")?,
         };
-        let session = Session::replay(loaded.bundle.clone(), &task, self.settings(), actions)
+        let session = Session::start_with(loaded.bundle.clone(), &task, self.settings(), actions)
             .map_err(|e| e.to_string())?;
         self.notice.set(None);
         self.draft.set(Draft::default());

@@ -1,6 +1,6 @@
 //! The Play page: `#/play?bundle=ID_OR_URL&task=ID[&lambda=N][&actions=…][&mode=practice|baseline][&render=static|live]`.
 //! A library card opens it with a device; a share link adds the task and
-//! the actions, and the page replays them. Without a bundle it shows the
+//! the actions, and the page plays them again. Without a bundle it shows the
 //! device already open, or says where to find one.
 
 use leptos::prelude::*;

@@ -1,6 +1,7 @@
-//! The replay provider: answers a model agent's requests from a recorded
+//! A model's answers read back from a file (the source `replay` of the CLI
+//! and the page): a model agent's requests are answered from a recorded
 //! trajectory file instead of a model, so the page can be shown, and a
-//! batch tested, with no key and no network. For each task it replays the
+//! batch tested, with no key and no network. For each task it plays back the
 //! recorded episodes of that task in file order (the n-th repeat gets the
 //! n-th recording, wrapping round); each turn answers with the recorded
 //! reply when the file holds the model's turns, else with
@@ -13,7 +14,7 @@ use crate::agents::{Agent, Move};
 use crate::bundle::{Bundle, Task, ViewImage};
 use crate::sim::{Observation, Trajectory};
 
-use super::agent::{ModelAgent, Turn};
+use super::model_agent::{ModelAgent, Turn};
 use super::perturb::EncodedImage;
 use super::record::EpisodeRecord;
 use super::reply::{Reply, Usage};
@@ -29,21 +30,21 @@ struct Recording {
 
 /// Recorded episodes to answer from.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Replay {
+pub struct RecordedAnswers {
     recordings: Vec<Recording>,
 }
 
-impl Replay {
+impl RecordedAnswers {
     /// Reads a JSON Lines file of trajectories or batch records; a bad line
     /// is named with its number.
-    pub fn parse(text: &str) -> Result<Replay, VlmError> {
+    pub fn parse(text: &str) -> Result<RecordedAnswers, VlmError> {
         let mut recordings = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let trajectory =
-                Trajectory::from_json_line(line).map_err(|e| VlmError::ReplayLine {
+                Trajectory::from_json_line(line).map_err(|e| VlmError::RecordedLine {
                     line: i + 1,
                     message: e.to_string(),
                 })?;
@@ -69,9 +70,9 @@ impl Replay {
             });
         }
         if recordings.is_empty() {
-            return Err(VlmError::ReplayEmpty);
+            return Err(VlmError::RecordedEmpty);
         }
-        Ok(Replay { recordings })
+        Ok(RecordedAnswers { recordings })
     }
 
     /// How many episodes the file holds.
@@ -112,7 +113,7 @@ impl Replay {
             .filter(|r| r.bundle_id == bundle_id && r.task_id == task_id)
             .collect();
         if of_task.is_empty() {
-            return Err(VlmError::ReplayNoTask {
+            return Err(VlmError::RecordedNoTask {
                 bundle: bundle_id.to_string(),
                 task: task_id.to_string(),
             });
@@ -126,30 +127,30 @@ impl Replay {
     }
 }
 
-/// A model agent whose replies come from a [`Replay`]: an [`Agent`] like
+/// A model agent whose replies come from a [`RecordedAnswers`]: an [`Agent`] like
 /// any other. Each turn goes through the model agent as a request would
 /// (prompt, perturbation, request building), and is answered from the
 /// file instead of a server, so the driver never has to send anything.
 #[derive(Debug, Clone)]
-pub struct ReplayAgent {
+pub struct RecordedAgent {
     model: ModelAgent,
-    replay: Arc<Replay>,
+    answers: Arc<RecordedAnswers>,
     bundle_id: String,
     views: Vec<(String, ViewImage)>,
     task_id: String,
     repeat: u32,
 }
 
-impl ReplayAgent {
-    /// Replays on `bundle`, with these settings.
+impl RecordedAgent {
+    /// Plays the recorded answers back on `bundle`, with these settings.
     pub fn new(
         bundle: &Bundle,
-        replay: impl Into<Arc<Replay>>,
+        answers: impl Into<Arc<RecordedAnswers>>,
         settings: AgentSettings,
-    ) -> ReplayAgent {
-        ReplayAgent {
+    ) -> RecordedAgent {
+        RecordedAgent {
             model: ModelAgent::new(settings),
-            replay: replay.into(),
+            answers: answers.into(),
             bundle_id: bundle.manifest.id.clone(),
             views: bundle
                 .views
@@ -172,7 +173,7 @@ impl ReplayAgent {
     }
 }
 
-impl Agent for ReplayAgent {
+impl Agent for RecordedAgent {
     fn name(&self) -> String {
         "replay".into()
     }
@@ -201,7 +202,7 @@ impl Agent for ReplayAgent {
             other => return other,
         }
         match self
-            .replay
+            .answers
             .answer(&self.bundle_id, &self.task_id, self.repeat, turn)
         {
             Ok(Some(reply)) => self.model.answer(reply, 1, 0),

@@ -4,7 +4,7 @@
 //! record keeps the raw reply, the reasoning, the action and its parse
 //! error. A request that fails for good ends the episode as `api_error`
 //! ([`ModelAgent::fail`]). The browser awaits the HTTP call in between;
-//! [`super::replay::ReplayAgent`] answers from a file instead.
+//! [`super::recorded::RecordedAgent`] answers from a file instead.
 //!
 //! The key is an argument of `prepare` and goes into the request's key
 //! header only: the agent never stores it, so no record can hold it.

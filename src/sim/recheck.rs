@@ -1,5 +1,5 @@
-//! Playing a recorded episode again: its actions on the bundle, with its
-//! task and settings, give the same record byte for byte when the
+//! Rechecking a recorded episode: its actions, run again on the bundle with
+//! its task and settings, give the same record byte for byte when the
 //! simulator is deterministic and the bundle unchanged. It lives apart
 //! from the record ([`super::trajectory`]), which an episode writes, so
 //! that neither module needs the other.
@@ -11,9 +11,9 @@ use crate::bundle::Bundle;
 use super::episode::{Episode, SimError};
 use super::trajectory::Trajectory;
 
-/// Why a trajectory could not be replayed.
+/// Why a trajectory could not be rechecked.
 #[derive(Debug, Clone, PartialEq, Error)]
-pub enum ReplayError {
+pub enum RecheckError {
     /// The trajectory was recorded on another device.
     #[error("the trajectory is of bundle {found}, not {expected}")]
     OtherBundle { expected: String, found: String },
@@ -25,19 +25,19 @@ pub enum ReplayError {
     Sim(#[from] SimError),
 }
 
-/// Plays a trajectory's actions again on the bundle, with its task and
+/// Runs a trajectory's actions again on the bundle, with its task and
 /// settings, and returns the new record (equal to the old one, byte for
 /// byte, when the simulator is deterministic and the bundle unchanged).
-pub fn replay(bundle: &Bundle, trajectory: &Trajectory) -> Result<Trajectory, ReplayError> {
+pub fn recheck(bundle: &Bundle, trajectory: &Trajectory) -> Result<Trajectory, RecheckError> {
     let mut episode = Episode::new(bundle);
     if bundle.manifest.id != trajectory.bundle_id {
-        return Err(ReplayError::OtherBundle {
+        return Err(RecheckError::OtherBundle {
             expected: bundle.manifest.id.clone(),
             found: trajectory.bundle_id.clone(),
         });
     }
     if episode.logic_hash() != trajectory.logic_hash {
-        return Err(ReplayError::ChangedLogic {
+        return Err(RecheckError::ChangedLogic {
             expected: episode.logic_hash().to_string(),
             found: trajectory.logic_hash.clone(),
         });
