@@ -334,6 +334,33 @@ pub struct ShardResult {
     pub corrected: Vec<SampleResult>,
 }
 
+/// Runs of more samples than this are shown on the page without their
+/// drill-down drawings ([`crate::score::view::epic_overlay::MAX_OVERLAY_SAMPLES`]),
+/// so the page's scoring keeps only their `count` details (the count
+/// breakdown reads them): building and posting every path point's scores
+/// was most of a big run's time in the workers.
+pub const DRAWN_RUN_SAMPLES: usize = 1000;
+
+/// Which `metric_details` a run keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// Everything (the API's [`score_text`], small runs on the page).
+    All,
+    /// Only the `count` part (big runs on the page).
+    Count,
+    /// None (the CLI's document carries none).
+    Nothing,
+}
+
+/// What the page keeps of a run of `samples` samples.
+fn kept_for_view(samples: usize) -> Kept {
+    if samples <= DRAWN_RUN_SAMPLES {
+        Kept::All
+    } else {
+        Kept::Count
+    }
+}
+
 /// Scores the samples of one shard, both passes sample by sample so each
 /// GT file is read and each of its masks decoded once for both.
 fn score_shard_inputs(
@@ -341,13 +368,15 @@ fn score_shard_inputs(
     gt: &dyn GroundTruthSource,
     coord_override: &Option<String>,
     shard: Shard,
-    keep_metric_details: bool,
+    kept: Kept,
 ) -> ShardResult {
     // A sample's `metric_details` (every path point's scores) is most of
     // its memory; a caller that does not show it drops it as it goes.
     let keep = |mut r: SampleResult| {
-        if !keep_metric_details {
-            r.metric_details = serde_json::Map::new();
+        match kept {
+            Kept::All => {}
+            Kept::Count => r.metric_details.retain(|k, _| k == "count"),
+            Kept::Nothing => r.metric_details = serde_json::Map::new(),
         }
         r
     };
@@ -355,7 +384,8 @@ fn score_shard_inputs(
     let off_opts = ScoreOptions {
         coord_override: coord_override.clone(),
         corrected: false,
-        skip_metric_details: !keep_metric_details,
+        skip_metric_details: kept != Kept::All,
+        keep_count_details: kept == Kept::Count,
     };
     let cor_opts = ScoreOptions {
         corrected: true,
@@ -407,8 +437,42 @@ pub fn score_shard(
         gt,
         &coord_override,
         shard,
-        true,
+        Kept::All,
     ))
+}
+
+/// [`score_shard`] for the page: a run of more than [`DRAWN_RUN_SAMPLES`]
+/// samples keeps only the `count` part of each sample's `metric_details`
+/// (all its view reads). Every score, summary and document value is the same.
+pub fn score_shard_for_view(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    shard: Shard,
+) -> Result<ShardResult, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let kept = kept_for_view(inputs.official().len());
+    Ok(score_shard_inputs(
+        &inputs,
+        gt,
+        &coord_override,
+        shard,
+        kept,
+    ))
+}
+
+/// [`score_text`] for the page, keeping what [`score_shard_for_view`] keeps.
+pub fn score_text_for_view(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+) -> Result<Report, EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let kept = kept_for_view(inputs.official().len());
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, kept);
+    Ok(assemble(inputs, coord_override, vec![shard]))
 }
 
 /// Scores a predictions file against ground truth.
@@ -443,7 +507,8 @@ pub fn score_text_with(
 ) -> Result<Report, EpicError> {
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, details);
+    let kept = if details { Kept::All } else { Kept::Nothing };
+    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, kept);
     Ok(assemble(inputs, coord_override, vec![shard]))
 }
 

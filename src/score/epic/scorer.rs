@@ -25,6 +25,10 @@ pub struct ScoreOptions {
     /// which carries none): they are not built at all. Every score, error
     /// and detail of the document is the same.
     pub skip_metric_details: bool,
+    /// With `skip_metric_details`, still build the `count` part (the
+    /// page's count-accuracy breakdown reads it; it is cheap, unlike each
+    /// path point's scores).
+    pub keep_count_details: bool,
 }
 
 /// A quirk of the official code that applied to a sample.
@@ -283,7 +287,10 @@ impl SampleResult {
 /// One official sample object (`details.by_samples[i]`), serialised from
 /// the result's own fields in the official key order: the CLI streams it,
 /// [`SampleResult::to_official_json`] collects it.
-pub struct OfficialSample<'a>(pub &'a SampleResult);
+pub struct OfficialSample<'a>(
+    /// The sample.
+    pub &'a SampleResult,
+);
 
 impl Serialize for OfficialSample<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
@@ -530,7 +537,7 @@ fn evaluate(
                 precise_v,
                 cid,
                 hw,
-                !opts.skip_metric_details,
+                !opts.skip_metric_details || opts.keep_count_details,
             )?;
             let w_cnt = if *fixed_half {
                 0.5

@@ -92,7 +92,7 @@ pub fn score_epic(
     let opts = epic_options(file, options);
     let report = match shards {
         Some(shards) => epic::report::merge_shards(text, &opts, shards),
-        None => epic::score_text(text, gt, &opts),
+        None => epic::report::score_text_for_view(text, gt, &opts),
     }
     .map_err(|e| format!("{}: {e}", file.path))?;
     if report.gt_expected > 0 && report.gt_found == 0 {

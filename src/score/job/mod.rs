@@ -205,7 +205,7 @@ pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
             continue;
         };
         let opts = epic_options(file, &job.options);
-        if let Ok(r) = epic::report::score_shard(text, ground.epic(), &opts, shard) {
+        if let Ok(r) = epic::report::score_shard_for_view(text, ground.epic(), &opts, shard) {
             out.push(EpicShardText {
                 file: file.path.clone(),
                 shard: epic::wire::shard_to_json(&r),
