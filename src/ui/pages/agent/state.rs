@@ -503,7 +503,7 @@ pub async fn open_library(run: Run) {
     }
     run.catalog.set(Some(Ok(catalog)));
     let mut learned = Vec::new();
-    for entry in index.devices.iter().filter(|e| library::can_open(e)) {
+    for entry in index.devices.iter().filter(|e| library::has_task_file(e)) {
         match library::tasks(entry).await {
             Ok(tasks) => learned.push((entry.id.clone(), tasks)),
             Err(e) => run.problems.update(|p| p.push(e)),
