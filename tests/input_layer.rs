@@ -115,10 +115,13 @@ const READERS: &[(&str, &str)] = &[
     ("src/documents/finestate.rs", "read_bounded"),
     ("src/documents/epic.rs", "read_text_bounded"),
     ("src/documents/epic.rs", "intake"),
-    // `knoblab eval`: the library index, the output file read back on a
-    // resume, its run description; model replies are bounded.
-    ("src/eval/mod.rs", "crate::input::fs::read_regular"),
-    ("src/eval/mod.rs", "crate::input::path::resolve_under"),
+    // A library index and its devices' files, read natively (`knoblab
+    // eval`, `metrics`, Python) through bundle::library's readers.
+    ("src/bundle/library.rs", "crate::input::fs::read_regular"),
+    ("src/bundle/library.rs", "crate::input::path::resolve_under"),
+    ("src/documents/library.rs", "crate::input::json::from_bytes"),
+    // `knoblab eval`: the output file read back on a resume, its run
+    // description; model replies are bounded.
     ("src/eval/output.rs", "crate::input::fs::read_regular"),
     ("src/eval/output.rs", "crate::input::text::decode"),
     ("src/eval/output.rs", "crate::input::json::from_text"),

@@ -72,9 +72,9 @@ pub fn describe_entry(
             .get(name)
             .ok_or_else(|| DocumentError::Bundles(format!("{}: no {name} was made", entry.id)))
     };
-    let manifest: Manifest = serde_json::from_slice(parse("manifest.json")?)
+    let manifest: Manifest = crate::input::json::from_bytes(parse("manifest.json")?)
         .map_err(|e| DocumentError::Bundles(format!("{}: manifest.json: {e}", entry.id)))?;
-    let tasks: TaskFile = serde_json::from_slice(parse("tasks.json")?)
+    let tasks: TaskFile = crate::input::json::from_bytes(parse("tasks.json")?)
         .map_err(|e| DocumentError::Bundles(format!("{}: tasks.json: {e}", entry.id)))?;
     Ok(LibraryDevice {
         id: manifest.id,
