@@ -240,7 +240,7 @@ pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[Str
         if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
             outcome.failures.push(Failure {
                 file: f.path.clone(),
-                message: too_large(&f.path, f.bytes.len() as u64),
+                message: too_large(&f.path, f.bytes.len() as u64).to_string(),
             });
         }
     }

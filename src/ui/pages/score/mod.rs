@@ -103,7 +103,7 @@ pub fn ScorePage() -> impl IntoView {
         for (f, size) in new {
             match check_size(&f.path, size as u64) {
                 Ok(()) => kept.push(f),
-                Err(message) => problems.push(message),
+                Err(e) => problems.push(e.to_string()),
             }
         }
         refused.set(problems);
