@@ -65,11 +65,13 @@ pub use derive::{
 };
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
-pub use library::{LibraryEntry, LibraryIndex, LIBRARY_FORMAT};
+pub use image::ImageError;
+pub use library::{LibraryEntry, LibraryError, LibraryIndex, LIBRARY_FORMAT};
 pub use live::{Live, LiveSpec, Patch, StateLook, LIVE_FILE, LIVE_FORMAT};
 pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Checked};
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
+pub use source::SourceError;
 pub use validate::validate_bundle;
 
 pub use model::{

@@ -252,7 +252,8 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
     // `..`).
     let bytes = crate::input::fs::read_regular(index, crate::input::limits::MAX_RESULTS_FILE_BYTES)
         .map_err(|e| load_error(e.to_string()))?;
-    let library = crate::bundle::LibraryIndex::parse(&bytes).map_err(load_error)?;
+    let library =
+        crate::bundle::LibraryIndex::parse(&bytes).map_err(|e| load_error(e.to_string()))?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {

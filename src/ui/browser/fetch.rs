@@ -50,7 +50,7 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 /// The shipped library's index.
 pub async fn fetch_library() -> Result<LibraryIndex, String> {
     let bytes = fetch_bytes(LIBRARY_URL).await?;
-    LibraryIndex::parse(&bytes)
+    LibraryIndex::parse(&bytes).map_err(|e| e.to_string())
 }
 
 /// A library device: every file its entry lists, then checked as a bundle.
