@@ -25,12 +25,14 @@ use super::view::{LeaderRow, ReportView};
 mod benchmarks;
 mod files;
 mod ground;
+mod workers;
 
 use benchmarks::{epic_options, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
 use ground::Ground;
+pub use workers::{needs_bundles, worker_count, WorkerError, MAX_WORKERS};
 
 /// A dropped file: its path as dropped (with folders, if a folder was
 /// dropped) and its bytes.
