@@ -53,23 +53,31 @@
 //! it returns; no rule of a spec is written twice.
 
 pub mod agents;
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod bundle;
 pub mod display;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod documents;
 pub mod geom;
 pub mod input;
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod metrics;
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod play;
 pub mod score;
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod sim;
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod vlm;
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod cli;
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod eval;
 #[cfg(target_arch = "wasm32")]
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod ui;

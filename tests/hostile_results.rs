@@ -2,6 +2,8 @@
 //! refused with a message that states the bound, never a panic, never an
 //! out-of-memory. The bounds are in `knoblab::score::limits`; bundles have
 //! theirs in `knoblab::bundle::limits` (see `tests/bundle_hostile.rs`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;

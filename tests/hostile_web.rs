@@ -3,6 +3,7 @@
 //! bounds as natively, so a dropped or fetched file cannot take the tab's
 //! memory. These are the functions the page calls on a bundle (`load_bytes`,
 //! `load_files`), the library index, a dataset zip and an RLE mask.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
 
 use std::io::Write;

@@ -5,6 +5,8 @@
 //! text, parses JSON or opens a zip by itself, except the places listed in
 //! [`ALLOWED`] with the reason; and each reader listed in [`READERS`]
 //! calls the layer. Adding a reader means adding it to one of the lists.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;

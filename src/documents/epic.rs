@@ -18,6 +18,7 @@ pub const COORD_MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "no
 /// A scored predictions file.
 #[derive(Debug, Clone)]
 pub struct EpicRun {
+    /// The official scorer's report of the file.
     pub report: Report,
     /// The predictions path, as the document names it.
     pub pred: String,

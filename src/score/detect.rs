@@ -66,8 +66,11 @@ const PROBE_LINES: usize = 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Benchmark {
+    /// EPIC-Bench (grounding boxes and points).
     Epic,
+    /// FineState-Bench (locating and interacting with fine-grained states).
     FineState,
+    /// SWITCH (questions and control of device states).
     Switch,
     /// KnobLab trajectories (VGEBench metrics).
     Trajectories,
@@ -206,6 +209,7 @@ impl Format {
 /// The answer of [`detect`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Detected {
+    /// What the file was found to be.
     pub format: Format,
     /// Samples, instances, items or episodes (lines or array entries).
     pub items: usize,

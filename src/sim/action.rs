@@ -242,9 +242,13 @@ pub enum ParseError {
     SwitchNeedsOneTarget,
 }
 
-fn marker_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").expect("a constant regex"))
+/// The `Action:` marker. `None` only if the constant pattern did not
+/// compile, which `the_marker_pattern_compiles` rules out; a reply is then
+/// read as having no marker.
+fn marker_re() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").ok())
+        .as_ref()
 }
 
 /// The action text of a reply: what follows its last `Action:` marker (on
@@ -252,7 +256,7 @@ fn marker_re() -> &'static Regex {
 /// line; with surrounding backticks, asterisks, quotes and a trailing
 /// period removed.
 pub fn action_text(reply: &str) -> &str {
-    let tail = match marker_re().find_iter(reply).last() {
+    let tail = match marker_re().and_then(|re| re.find_iter(reply).last()) {
         Some(m) => &reply[m.end()..],
         None => reply,
     };
@@ -283,7 +287,7 @@ pub fn action_text(reply: &str) -> &str {
 /// assert_eq!(reasoning_text("look\nTimed_wait()"), "look");
 /// ```
 pub fn reasoning_text(reply: &str) -> &str {
-    match marker_re().find_iter(reply).last() {
+    match marker_re().and_then(|re| re.find_iter(reply).last()) {
         Some(m) => &reply[..m.start()],
         None => reply
             .trim_end()
@@ -470,6 +474,11 @@ fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_marker_pattern_compiles() {
+        assert!(marker_re().is_some());
+    }
 
     #[test]
     fn the_last_action_line_of_a_reply_is_read() {
