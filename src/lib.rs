@@ -60,9 +60,7 @@ pub mod display;
 pub mod documents;
 pub mod geom;
 pub mod input;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod metrics;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod play;
 pub mod score;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet

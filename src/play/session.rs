@@ -154,14 +154,17 @@ impl Session {
         Session::start(self.bundle().clone(), &self.task_id, self.settings.clone())
     }
 
+    /// The bundle the session plays, shared.
     pub fn bundle(&self) -> &Arc<Bundle> {
         self.episode.bundle()
     }
 
+    /// The task being played.
     pub fn task_id(&self) -> &str {
         &self.task_id
     }
 
+    /// The settings the episode was reset with (λ, mode, render).
     pub fn settings(&self) -> &Settings {
         &self.settings
     }

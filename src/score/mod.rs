@@ -18,11 +18,9 @@ pub mod epic;
 pub mod export;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod finestate;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod job;
 pub mod limits;
 pub mod python;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod switch;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod view;
