@@ -53,7 +53,6 @@
 //! it returns; no rule of a spec is written twice.
 
 pub mod agents;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod bundle;
 pub mod display;
 #[cfg(not(target_arch = "wasm32"))]
@@ -74,7 +73,6 @@ pub mod cli;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod eval;
 #[cfg(target_arch = "wasm32")]
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet

@@ -55,7 +55,9 @@ pub const LIBRARY_FORMAT: &str = "knoblab-library/1";
 /// The whole library.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LibraryIndex {
+    /// Always [`LIBRARY_FORMAT`].
     pub format: String,
+    /// Every device, in the order the page lists them.
     pub devices: Vec<LibraryEntry>,
 }
 
