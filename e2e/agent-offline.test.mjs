@@ -56,7 +56,7 @@ test('the oracle solves a device; its export replayed reproduces it; the random 
 test('the empty page on a phone', async () => {
   const { page, errors } = await openAgent(browser, PHONE);
   try {
-    await page.locator('[data-testid^="agent-device-"]').first().waitFor();
+    await page.getByTestId('agent-summary').getByText(/^all: /).waitFor();
     await page.screenshot({ path: `${SHOTS}agent-form-phone.png`, fullPage: true });
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 390, `the page is ${width} px wide on a 390 px screen`);

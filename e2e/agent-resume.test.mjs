@@ -28,7 +28,7 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
   const { page } = agent;
   try {
     await chooseModel(page, { baseUrl: mock.baseUrl, model: 'mock-vlm' });
-    await chooseFirstDevice(page);
+    const device = await chooseFirstDevice(page);
     await page.getByTestId('agent-repeats').fill('3');
     await page.getByTestId('agent-run-batch').click();
     await page.getByTestId('agent-done').waitFor();
@@ -42,6 +42,9 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
     const done = Number(banner.match(/(\d+) of (\d+) episodes are done/)[1]);
     assert.ok(done >= 2 && done < total, banner);
     assert.match(banner, new RegExp(`of ${total} episodes`));
+    // The stored batch says what was chosen, and the chooser shows it again.
+    assert.match(banner, new RegExp(`Chosen: ${device.id}: 1 device, ${total / 3} episodes, each 3 times: ${total} runs\\.`));
+    assert.equal(await page.getByTestId('agent-by-all').isChecked(), true, 'a fresh page chooses all');
     await page.screenshot({ path: `${SHOTS}agent-resume-desktop.png` });
 
     // The key was not remembered: resuming asks for it.
@@ -50,6 +53,8 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
     await page.getByTestId('agent-problems').getByText(/enter the API key/).waitFor();
     await page.getByTestId('agent-key').fill(KEY);
     await page.getByTestId('agent-resume').click();
+    await page.getByTestId('agent-picked').getByText(device.id).waitFor();
+    assert.equal(await page.getByTestId('agent-repeats').inputValue(), '3');
     await waitForDone(page, total);
     await page.getByTestId('agent-run-batch').waitFor();
     assert.deepEqual(await progressCounts(page), [total, total]);

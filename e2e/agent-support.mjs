@@ -2,7 +2,7 @@
 // running and waiting, downloads, and the checks that the key leaks nowhere.
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { openPage, gotoRoute } from './support.mjs';
+import { openPage, gotoRoute, BASE_URL } from './support.mjs';
 
 export const KEY = 'sk-test-SECRET-4242';
 
@@ -33,11 +33,69 @@ export async function chooseModel(page, { flavour = 'openai', baseUrl, model, re
   await page.getByTestId('agent-concurrency').fill('1');
 }
 
-/** Ticks the library's first device (whatever it is). */
+/** A file of the shipped library (`data/…`), as JSON. */
+export async function dataJson(path) {
+  const response = await fetch(new URL(`data/${path}`, BASE_URL).href);
+  if (!response.ok) throw new Error(`data/${path}: ${response.status}`);
+  return response.json();
+}
+
+/**
+ * What the chooser should count, from the shipped files alone: every
+ * device of the index and of the generated manifest with its category and
+ * single- and multi-turn task counts (a hand device's from its tasks file).
+ */
+export async function shippedLibrary() {
+  const [index, generated] = await Promise.all([dataJson('library.json'), dataJson('generated.json')]);
+  const hand = await Promise.all(index.devices.map(async (d) => {
+    const { tasks } = await dataJson(`${d.path}/tasks.json`);
+    const single = tasks.filter((t) => t.goals.length === 1).length;
+    return { id: d.id, category: d.category, generated: false, single, multi: tasks.length - single };
+  }));
+  const made = generated.devices.map((d) => ({
+    id: d.id, category: d.category, generated: true, single: d.single, multi: d.multi,
+  }));
+  return { index, devices: [...hand, ...made] };
+}
+
+/** A count as the page writes it: 16,196. */
+export const grouped = (n) => n.toLocaleString('en-US');
+
+/** The chooser's summary line, once the library is read. */
+export async function summary(page) {
+  const line = page.getByTestId('agent-summary');
+  await line.waitFor();
+  return line.textContent();
+}
+
+/** Waits (up to 10 s) for the summary line to read `expected`, then checks it. */
+export async function summaryIs(page, expected) {
+  await page.waitForFunction((e) => document.querySelector('[data-testid="agent-summary"]')?.textContent === e,
+    expected, { timeout: 10_000 }).catch(() => {});
+  assert.equal(await summary(page), expected);
+}
+
+/** Chooses devices by id through the chooser's search, ticking each. */
+export async function chooseDevices(page, ids) {
+  await page.getByTestId('agent-by-device').check();
+  for (const id of ids) {
+    await page.getByTestId('agent-device-search').fill(id);
+    await page.getByTestId(`agent-device-${id}`).check();
+  }
+  await page.getByTestId('agent-device-search').fill('');
+}
+
+/** Picks the library's first device (whatever it is) and returns its index entry. */
 export async function chooseFirstDevice(page) {
-  const box = page.locator('[data-testid^="agent-device-"]').first();
-  await box.waitFor();
-  await box.check();
+  const [first] = (await dataJson('library.json')).devices;
+  await chooseDevices(page, [first.id]);
+  return first;
+}
+
+/** Runs only the tasks with these ids. */
+export async function chooseTasks(page, ids) {
+  await page.getByTestId('agent-kind-ids').check();
+  await page.getByTestId('agent-tasks').fill(ids.join(', '));
 }
 
 /** The batch's total, read from the progress line "done / total episodes". */

@@ -61,6 +61,12 @@ test('a leaderboard of SWITCH runs groups its rows by model access as the paper 
   const skills = page.locator('[data-testid=score-report][data-benchmark=SWITCH]').first().getByTestId('table-switch-skills');
   const spans = await skills.locator('tr.group-row th').evaluateAll((ths) => ths.map((th) => [th.textContent, th.colSpan]));
   assert.deepEqual(spans.slice(0, 5), [['', 1], ['', 1], ['Interface Understanding', 3], ['Action & Consequence Reasoning', 3], ['Closed-loop Reflection', 2]]);
+  // The column groups sit above the column names, as the paper prints
+  // them; the access group's heading is a body row.
+  const head = await skills.locator('thead tr').evaluateAll((trs) => trs.map((tr) => tr.className));
+  assert.deepEqual(head, ['group-row', ''], 'thead: the column-group row, then the column names');
+  const bodyHeadings = await skills.locator('tbody tr.group-row').allTextContents();
+  assert.deepEqual(bodyHeadings.map((t) => t.trim()), ['Open-weight models']);
 
   await board.scrollIntoViewIfNeeded();
   await board.screenshot({ path: `${SHOTS}score-switch-grouped-leaderboard.png` });

@@ -5,15 +5,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::score::epic::coords::ModeRequest;
 use crate::score::epic::render::{to_json, to_text, write_json_with_input};
 use crate::score::epic::report::score_text_with;
 use crate::score::epic::{DirSource, Report, RunOptions};
 
 use super::{read_text_bounded, DocumentError};
 use crate::input::text::escape_controls;
-
-/// The coordinate modes `--coord-mode` accepts.
-pub const COORD_MODES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
 
 /// A scored predictions file.
 #[derive(Debug, Clone)]
@@ -67,24 +65,18 @@ pub fn score(
     family: Option<&str>,
     details: bool,
 ) -> Result<EpicRun, DocumentError> {
-    if let Some(m) = coord_mode {
-        if !COORD_MODES.contains(&m) {
-            return Err(DocumentError::Options(format!(
-                "--coord-mode {m:?} is not a coordinate mode; expected one of {}",
-                COORD_MODES.join(", ")
-            )));
-        }
-    }
+    // Parsed once, by the core, which names the valid modes.
+    let coord_mode = coord_mode
+        .map(str::parse::<ModeRequest>)
+        .transpose()
+        .map_err(|e| DocumentError::Options(format!("--coord-mode {e}")))?;
     let text = read_text_bounded(pred).map_err(DocumentError::Results)?;
     let folder = pred
         .parent()
         .and_then(|p| p.file_name())
         .map(|f| f.to_string_lossy().into_owned());
     let family = RunOptions::family_of(family, folder.as_deref());
-    let opts = RunOptions {
-        coord_mode: coord_mode.map(str::to_string),
-        family,
-    };
+    let opts = RunOptions { coord_mode, family };
     if !gt.is_dir() {
         return Err(DocumentError::GroundTruth(format!(
             "--gt {}: not a folder; give the folder that holds EPIC_Bench/ (or the dataset folder above it)",

@@ -307,16 +307,7 @@ pub fn table_markdown(table: &TableView) -> String {
 /// across the table; cells as the page shows them ("–" as `--`).
 pub fn table_latex(table: &TableView) -> String {
     let width = table.header.len();
-    let full_width = |i: usize| {
-        let spans = table.spans(i);
-        spans.len() == 1 && spans[0].1 == width
-    };
-    // Column groups: the heading rows before the first data row that do
-    // not run across the whole table.
-    let leading: Vec<usize> = (0..table.rows.len())
-        .take_while(|i| table.span_rows.contains(i))
-        .filter(|i| !full_width(*i))
-        .collect();
+    let leading = table.column_group_rows();
     let mut out = String::new();
     out.push_str("\\begin{table}[t]\n\\centering\n");
     out.push_str(&format!("\\caption{{{}}}\n", latex_escape(&table.title)));

@@ -261,6 +261,11 @@ pub struct RunSpec {
     /// The replay file's text, for a replay run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
+    /// What was chosen to run (devices, tasks, repeats) when the items
+    /// came from the page's chooser, so that a resumed batch shows it;
+    /// the items are what a resume checks and runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<super::selection::Selection>,
 }
 
 impl RunSpec {
@@ -281,6 +286,7 @@ impl RunSpec {
                 .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
                 .collect(),
             replay: None,
+            selection: None,
         }
     }
 

@@ -23,6 +23,9 @@
 //!   file, for offline demos (the source `replay` of the CLI and the page).
 //! - [`batch`]: batch items, what remains after a reload, progress and
 //!   ETA, and the versioned run description a resume checks.
+//! - [`selection`]: what a batch runs at the library's scale (all, a
+//!   category, devices found by search; all, single- or multi-turn tasks
+//!   or given ids; repeats), counted without opening a device.
 //! - [`record`]: the exported line of an episode, and the batch report that
 //!   keeps `api_error` episodes apart from the model's failures.
 
@@ -38,6 +41,7 @@ pub mod record;
 pub mod recorded;
 pub mod reply;
 pub mod retry;
+pub mod selection;
 pub mod settings;
 
 pub use batch::{BatchItem, Progress, RunSpec, Source};

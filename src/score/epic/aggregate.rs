@@ -156,11 +156,7 @@ pub fn count_accuracy_by_target_count(samples: &[SampleResult]) -> Vec<CountRow>
         let (Some(g), Some(p)) = (c["gt_count"].as_i64(), c["pred_count"].as_i64()) else {
             continue;
         };
-        let score = s
-            .score_details
-            .get("count_score")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
+        let score = s.score_details.get("count_score").unwrap_or(0.0);
         let row = &mut rows[g.clamp(0, 5) as usize];
         row.1 += 1;
         row.2 += usize::from(p == g);

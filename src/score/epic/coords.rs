@@ -2,6 +2,7 @@
 //! the scaling, sorting, clipping and truncation of boxes and points.
 
 use super::raster::PixelBox;
+use thiserror::Error;
 
 /// A resolved coordinate system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,55 @@ impl CoordMode {
 pub enum ModeRequest {
     Auto,
     Fixed(CoordMode),
+}
+
+/// The names a run's coordinate override (`--coord-mode`, the page's
+/// choice) may take, in the order messages list them.
+pub const MODE_NAMES: [&str; 4] = ["auto", "normalized_0_1000", "absolute", "normalized_0_1"];
+
+/// A coordinate override that names no mode.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{given:?} is not a coordinate mode; expected one of auto, normalized_0_1000, absolute, normalized_0_1")]
+pub struct UnknownMode {
+    /// The name as given.
+    pub given: String,
+}
+
+impl ModeRequest {
+    /// The official name of the request (`auto` or the mode's).
+    pub fn name(self) -> &'static str {
+        match self {
+            ModeRequest::Auto => "auto",
+            ModeRequest::Fixed(m) => m.name(),
+        }
+    }
+}
+
+/// A run's override, parsed once where it enters (the CLI, Python, the
+/// page): one of [`MODE_NAMES`] exactly, unlike a record's own field,
+/// which [`parse_mode`] reads with the official leniency.
+///
+/// ```
+/// use knoblab::score::epic::coords::{CoordMode, ModeRequest};
+/// assert_eq!("absolute".parse(), Ok(ModeRequest::Fixed(CoordMode::Absolute)));
+/// assert_eq!("auto".parse(), Ok(ModeRequest::Auto));
+/// let e = "pixels".parse::<ModeRequest>().unwrap_err();
+/// assert!(e.to_string().contains("expected one of auto, normalized_0_1000"));
+/// ```
+impl std::str::FromStr for ModeRequest {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(ModeRequest::Auto),
+            "absolute" => Ok(ModeRequest::Fixed(CoordMode::Absolute)),
+            "normalized_0_1" => Ok(ModeRequest::Fixed(CoordMode::Normalized01)),
+            "normalized_0_1000" => Ok(ModeRequest::Fixed(CoordMode::Normalized01000)),
+            _ => Err(UnknownMode {
+                given: s.to_string(),
+            }),
+        }
+    }
 }
 
 /// Parses a mode name: "The aliases `normalized` → `normalized_0_1` and

@@ -28,6 +28,27 @@ pub fn score_count(
     in_description: bool,
     honour_wrapped: bool,
 ) -> Result<Component, PyError> {
+    score_count_with(
+        pred,
+        gt_count,
+        precise,
+        in_description,
+        honour_wrapped,
+        true,
+    )
+}
+
+/// [`score_count`], filling in [`Component::details`] only when `details`
+/// (a caller that prints the document, which carries none, saves building
+/// them); the score and the error are the same either way.
+pub fn score_count_with(
+    pred: Option<&PyValue>,
+    gt_count: Option<i128>,
+    precise: bool,
+    in_description: bool,
+    honour_wrapped: bool,
+    details: bool,
+) -> Result<Component, PyError> {
     let mut c = Component {
         score: 0.0,
         error: None,
@@ -42,17 +63,22 @@ pub fn score_count(
         Some(v) => parse_count(v)?,
         None => None,
     };
-    let d = &mut c.details;
-    d.insert("precise_count".into(), json!(precise));
-    d.insert("count_in_description".into(), json!(in_description));
-    d.insert("exact_required".into(), json!(exact));
-    d.insert("gt_count".into(), json!(gt_count.map(|g| g as i64)));
-    d.insert("pred_count".into(), json!(p.map(|g| g as i64)));
+    if details {
+        let d = &mut c.details;
+        d.insert("precise_count".into(), json!(precise));
+        d.insert("count_in_description".into(), json!(in_description));
+        d.insert("exact_required".into(), json!(exact));
+        d.insert("gt_count".into(), json!(gt_count.map(|g| g as i64)));
+        d.insert("pred_count".into(), json!(p.map(|g| g as i64)));
+    }
     let (Some(p), Some(g)) = (p, gt_count) else {
         c.error = Some(ERR_COUNT_MISSING);
         return Ok(c);
     };
-    d.insert("mode".into(), json!(if exact { "exact" } else { "approx" }));
+    if details {
+        c.details
+            .insert("mode".into(), json!(if exact { "exact" } else { "approx" }));
+    }
     c.score = if exact {
         if p == g {
             1.0

@@ -211,7 +211,21 @@ impl Parser<'_> {
 
     fn string(&mut self) -> Result<String, JsonError> {
         self.i += 1;
-        let mut out = String::new();
+        // Fast path: no escape before the closing quote (keys, most RLE
+        // counts) is one exact allocation; otherwise the raw length up to
+        // the next quote is a good first capacity, so the pushes below do
+        // not regrow the string character by character.
+        let rest = &self.b[self.i..];
+        let stop = rest
+            .iter()
+            .position(|&c| matches!(c, b'"' | b'\\' | 0..=0x1f))
+            .unwrap_or(rest.len());
+        if rest.get(stop) == Some(&b'"') {
+            let out = self.s[self.i..self.i + stop].to_string();
+            self.i += stop + 1;
+            return Ok(out);
+        }
+        let mut out = String::with_capacity(stop + 16);
         loop {
             let start = self.i;
             while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\\' | 0..=0x1f) {

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::aggregate::Summary;
 use super::report::{InputKind, Mismatch, Report};
-use super::scorer::SampleResult;
+use super::scorer::{OfficialSample, SampleResult};
 use super::taxonomy::{GROUPS, LEAVES};
 
 /// What the corrected mode fixes, as the document lists it.
@@ -101,28 +101,6 @@ pub fn summaries_json(report: &Report) -> Value {
         "summary": report.official.summary.to_official_json(),
         "corrected": {"summary": report.corrected.summary.to_official_json()},
     })
-}
-
-/// One official sample object, serialised from the result's own fields
-/// (the same keys, order and numbers as [`SampleResult::to_official_json`]).
-struct OfficialSample<'a>(&'a SampleResult);
-
-impl Serialize for OfficialSample<'_> {
-    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let s = self.0;
-        let mut m = ser.serialize_map(Some(9))?;
-        m.serialize_entry("index", &s.index)?;
-        m.serialize_entry("task_category", &s.task_category)?;
-        m.serialize_entry("task_type", &s.task_type)?;
-        // A non-finite f64 is written as null, as `json!` makes it.
-        m.serialize_entry("score", &s.score)?;
-        m.serialize_entry("score_details", &s.score_details)?;
-        m.serialize_entry("response_details", &s.response_details)?;
-        m.serialize_entry("ground_truth", &One("gt_json_path", &s.gt_json_path))?;
-        m.serialize_entry("error", &s.error)?;
-        m.serialize_entry("invalid_response", &s.invalid_response)?;
-        m.end()
-    }
 }
 
 /// A map of one entry.

@@ -6,6 +6,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::aggregate::Summary;
+use super::coords::ModeRequest;
 use super::extract::Dialect;
 use super::formatter::{format_jsonl_each, FormatOptions, FormatOutput};
 use super::gt::{GroundTruthSource, GtCache};
@@ -42,8 +43,9 @@ pub enum EpicError {
 /// Options of a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// `--coord-mode`; wins over the family's mode.
-    pub coord_mode: Option<String>,
+    /// `--coord-mode` (parsed once, by [`ModeRequest`]'s `FromStr`); wins
+    /// over the family's mode.
+    pub coord_mode: Option<ModeRequest>,
     /// The model family (the std file's parent folder name).
     pub family: Option<String>,
 }
@@ -69,7 +71,7 @@ impl RunOptions {
 
     /// The coordinate override the official batch runner would apply.
     pub fn coord_override(&self) -> Option<String> {
-        self.coord_mode.clone().or_else(|| {
+        self.coord_mode.map(|m| m.name().to_string()).or_else(|| {
             self.family
                 .as_deref()
                 .and_then(family_coord_mode)

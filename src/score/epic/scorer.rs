@@ -2,10 +2,11 @@
 //! task dispatch, GT fields, component scores, weights, errors, the
 //! invalid flag, and the quirks that decided the score.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::coords::{parse_mode, ModeRequest};
-use super::count::{score_binary, score_count};
+use super::count::{score_binary, score_count_with};
 use super::gt::{lookup, parse_count, parse_feasibility, parse_flag, GtCache, GtFile};
 use super::localization::{score_localization, LocInput, LocOutcome};
 use super::path::{score_path, PathInput, Perspective};
@@ -88,21 +89,181 @@ impl Quirk {
     }
 }
 
+/// The keys of a scored sample's `score_details`, in the official order
+/// (§2.1: "always holds 8 keys").
+pub const SCORE_DETAIL_KEYS: [&str; 8] = [
+    "localization_score",
+    "count_score",
+    "path_score",
+    "binary_score",
+    "weight_localization",
+    "weight_count",
+    "weight_path",
+    "weight_binary",
+];
+
+/// The placeholder scorer's message (§11 "Unregistered (category, type)").
+pub const PLACEHOLDER_MESSAGE: &str = "No scorer registered for this task (placeholder).";
+
+/// A sample's official `score_details`, typed: written straight to the
+/// output in the official key order, with no map built per sample.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScoreDetails {
+    /// The four component scores then their four weights, in the order of
+    /// [`SCORE_DETAIL_KEYS`]; unused metrics are 0.0 with weight 0.0.
+    Scored([f64; 8]),
+    /// An unregistered task: `{"message": PLACEHOLDER_MESSAGE}`.
+    Placeholder,
+    /// A scorer raised (§11 "Exceptions"): `{}`.
+    Empty,
+}
+
+impl ScoreDetails {
+    /// The value under an official key, for a scored sample.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        match self {
+            ScoreDetails::Scored(v) => SCORE_DETAIL_KEYS
+                .iter()
+                .position(|k| *k == key)
+                .map(|i| v[i]),
+            _ => None,
+        }
+    }
+
+    /// Reads back the object [`Serialize`] writes (the page's shards).
+    pub fn from_map(m: &Map<String, Value>) -> ScoreDetails {
+        if m.is_empty() {
+            return ScoreDetails::Empty;
+        }
+        if m.contains_key("message") {
+            return ScoreDetails::Placeholder;
+        }
+        let mut v = [0.0; 8];
+        for (slot, k) in v.iter_mut().zip(SCORE_DETAIL_KEYS) {
+            *slot = m.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        }
+        ScoreDetails::Scored(v)
+    }
+}
+
+impl Serialize for ScoreDetails {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ScoreDetails::Scored(v) => {
+                let mut m = ser.serialize_map(Some(8))?;
+                for (k, x) in SCORE_DETAIL_KEYS.iter().zip(v) {
+                    // A non-finite f64 is written as null, as `json!` makes it.
+                    m.serialize_entry(k, x)?;
+                }
+                m.end()
+            }
+            ScoreDetails::Placeholder => {
+                let mut m = ser.serialize_map(Some(1))?;
+                m.serialize_entry("message", PLACEHOLDER_MESSAGE)?;
+                m.end()
+            }
+            ScoreDetails::Empty => ser.serialize_map(Some(0))?.end(),
+        }
+    }
+}
+
+/// The record fields `response_details` repeats, in the official order.
+pub const FORMATTED_KEYS: [&str; 4] = [
+    "formatted_response_localization",
+    "formatted_response_count",
+    "formatted_response_path",
+    "formatted_response_binary",
+];
+
+/// A sample's official `response_details`, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseDetails {
+    /// `{}`: a placeholder task, or a scorer that raised.
+    Empty,
+    /// What the scorer read.
+    Read {
+        /// The record's `format_type[0]` (`"bbox"` when absent).
+        format_type: String,
+        /// The resolved coordinate system, `"n/a"` for masks, or the
+        /// requested mode when never resolved.
+        coordinate_system: String,
+        /// The record's four `formatted_response_*` fields, in the order
+        /// of [`FORMATTED_KEYS`] (`null` when absent).
+        formatted: Box<[Value; 4]>,
+    },
+}
+
+impl ResponseDetails {
+    /// A `formatted_response_*` field as the scorer read it.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            ResponseDetails::Read { formatted, .. } => FORMATTED_KEYS
+                .iter()
+                .position(|k| *k == key)
+                .map(|i| &formatted[i]),
+            ResponseDetails::Empty => None,
+        }
+    }
+
+    /// Reads back the object [`Serialize`] writes (the page's shards).
+    pub fn from_map(m: &Map<String, Value>) -> ResponseDetails {
+        if m.is_empty() {
+            return ResponseDetails::Empty;
+        }
+        let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        ResponseDetails::Read {
+            format_type: text("format_type"),
+            coordinate_system: text("coordinate_system"),
+            formatted: Box::new(FORMATTED_KEYS.map(|k| m.get(k).cloned().unwrap_or(Value::Null))),
+        }
+    }
+}
+
+impl Serialize for ResponseDetails {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ResponseDetails::Empty => ser.serialize_map(Some(0))?.end(),
+            ResponseDetails::Read {
+                format_type,
+                coordinate_system,
+                formatted,
+            } => {
+                let mut m = ser.serialize_map(Some(6))?;
+                m.serialize_entry("format_type", format_type)?;
+                m.serialize_entry("coordinate_system", coordinate_system)?;
+                for (k, v) in FORMATTED_KEYS.iter().zip(formatted.iter()) {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
 /// One sample's result, in the official shape plus diagnostics.
 #[derive(Debug, Clone)]
 pub struct SampleResult {
+    /// The sample's position in the file (after filtering), 0-based.
     pub index: usize,
     /// `task_category[0]` as written ("" when absent).
     pub task_category: String,
+    /// `task_type[0]` as written ("" when absent).
     pub task_type: String,
+    /// The sample score (§2.1).
     pub score: f64,
-    pub score_details: Map<String, Value>,
-    pub response_details: Map<String, Value>,
+    /// The official `score_details`.
+    pub score_details: ScoreDetails,
+    /// The official `response_details`.
+    pub response_details: ResponseDetails,
+    /// The record's `ground_truth.gt_json_path`, as written (`[]` if absent).
     pub gt_json_path: Value,
+    /// The component errors joined with `"; "`, if any.
     pub error: Option<String>,
+    /// The official `invalid_response` flag (§11).
     pub invalid_response: bool,
     /// Mirrors the official `ScoreResult.metric_details`.
     pub metric_details: Map<String, Value>,
+    /// The official quirks that decided this sample's score.
     pub quirks: Vec<Quirk>,
     /// The summary leaf (by_type / by_group key), if resolved.
     pub leaf: Option<&'static Leaf>,
@@ -115,17 +276,41 @@ pub struct SampleResult {
 impl SampleResult {
     /// The official per-sample object of `details.by_samples`.
     pub fn to_official_json(&self) -> Value {
-        json!({
-            "index": self.index,
-            "task_category": self.task_category,
-            "task_type": self.task_type,
-            "score": self.score,
-            "score_details": self.score_details,
-            "response_details": self.response_details,
-            "ground_truth": {"gt_json_path": self.gt_json_path},
-            "error": self.error,
-            "invalid_response": self.invalid_response,
-        })
+        serde_json::to_value(OfficialSample(self)).unwrap_or(Value::Null)
+    }
+}
+
+/// One official sample object (`details.by_samples[i]`), serialised from
+/// the result's own fields in the official key order: the CLI streams it,
+/// [`SampleResult::to_official_json`] collects it.
+pub struct OfficialSample<'a>(pub &'a SampleResult);
+
+impl Serialize for OfficialSample<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let s = self.0;
+        let mut m = ser.serialize_map(Some(9))?;
+        m.serialize_entry("index", &s.index)?;
+        m.serialize_entry("task_category", &s.task_category)?;
+        m.serialize_entry("task_type", &s.task_type)?;
+        // A non-finite f64 is written as null, as `json!` makes it.
+        m.serialize_entry("score", &s.score)?;
+        m.serialize_entry("score_details", &s.score_details)?;
+        m.serialize_entry("response_details", &s.response_details)?;
+        m.serialize_entry("ground_truth", &GroundTruth(&s.gt_json_path))?;
+        m.serialize_entry("error", &s.error)?;
+        m.serialize_entry("invalid_response", &s.invalid_response)?;
+        m.end()
+    }
+}
+
+/// `{"gt_json_path": ...}`.
+struct GroundTruth<'a>(&'a Value);
+
+impl Serialize for GroundTruth<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut m = ser.serialize_map(Some(1))?;
+        m.serialize_entry("gt_json_path", self.0)?;
+        m.end()
     }
 }
 
@@ -142,17 +327,8 @@ fn score_details(
     cnt: (f64, f64),
     path: (f64, f64),
     bin: (f64, f64),
-) -> Map<String, Value> {
-    let mut m = Map::with_capacity(8);
-    m.insert("localization_score".into(), json!(loc.0));
-    m.insert("count_score".into(), json!(cnt.0));
-    m.insert("path_score".into(), json!(path.0));
-    m.insert("binary_score".into(), json!(bin.0));
-    m.insert("weight_localization".into(), json!(loc.1));
-    m.insert("weight_count".into(), json!(cnt.1));
-    m.insert("weight_path".into(), json!(path.1));
-    m.insert("weight_binary".into(), json!(bin.1));
-    m
+) -> ScoreDetails {
+    ScoreDetails::Scored([loc.0, cnt.0, path.0, bin.0, loc.1, cnt.1, path.1, bin.1])
 }
 
 enum Task {
@@ -235,8 +411,8 @@ pub fn score_record(
         task_category: category.clone(),
         task_type: ty.clone(),
         score: 0.0,
-        score_details: Map::new(),
-        response_details: Map::with_capacity(6),
+        score_details: ScoreDetails::Empty,
+        response_details: ResponseDetails::Empty,
         gt_json_path,
         error: None,
         invalid_response: false,
@@ -247,10 +423,7 @@ pub fn score_record(
         gt_found: file.is_some(),
     };
     let Some(task) = task_of(&category, &ty) else {
-        res.score_details.insert(
-            "message".into(),
-            json!("No scorer registered for this task (placeholder)."),
-        );
+        res.score_details = ScoreDetails::Placeholder;
         return res;
     };
     if file.is_none() {
@@ -262,8 +435,8 @@ pub fn score_record(
             res.score = 0.0;
             res.error = Some(e.to_official_string());
             res.invalid_response = true;
-            res.score_details = Map::new();
-            res.response_details = Map::new();
+            res.score_details = ScoreDetails::Empty;
+            res.response_details = ResponseDetails::Empty;
             res.metric_details = Map::new();
         }
     }
@@ -351,12 +524,13 @@ fn evaluate(
                 decode: &decoder(mask),
                 details: !opts.skip_metric_details,
             });
-            let cnt = score_count(
+            let cnt = score_count_with(
                 field("formatted_response_count"),
                 gt_count,
                 precise_v,
                 cid,
                 hw,
+                !opts.skip_metric_details,
             )?;
             let w_cnt = if *fixed_half {
                 0.5
@@ -476,19 +650,12 @@ fn evaluate(
         .iter()
         .any(|s| joined.contains(s));
     res.error = (!joined.is_empty()).then_some(joined);
-    let rd = &mut res.response_details;
-    rd.insert("format_type".into(), json!(format_type));
-    rd.insert(
-        "coordinate_system".into(),
-        json!(resolved_name.unwrap_or(mode_name)),
-    );
-    for k in [
-        "formatted_response_localization",
-        "formatted_response_count",
-        "formatted_response_path",
-        "formatted_response_binary",
-    ] {
-        rd.insert(k.into(), rec.get(k).map_or(Value::Null, PyValue::to_json));
-    }
+    res.response_details = ResponseDetails::Read {
+        format_type,
+        coordinate_system: resolved_name.unwrap_or(mode_name),
+        formatted: Box::new(
+            FORMATTED_KEYS.map(|k| rec.get(k).map_or(Value::Null, PyValue::to_json)),
+        ),
+    };
     Ok(())
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use super::report::ShardResult;
-use super::scorer::{Quirk, SampleResult};
+use super::scorer::{Quirk, ResponseDetails, SampleResult, ScoreDetails};
 use super::taxonomy::LEAVES;
 
 /// Why a shard's text cannot be read back.
@@ -99,14 +99,22 @@ fn quirk_in(w: WireQuirk) -> Result<Quirk, WireError> {
     })
 }
 
+/// A typed details object as the map it serialises to.
+fn to_map<T: Serialize>(v: &T) -> Map<String, Value> {
+    match serde_json::to_value(v) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
 fn sample_out(s: &SampleResult) -> WireSample {
     WireSample {
         index: s.index,
         task_category: s.task_category.clone(),
         task_type: s.task_type.clone(),
         score: s.score,
-        score_details: s.score_details.clone(),
-        response_details: s.response_details.clone(),
+        score_details: to_map(&s.score_details),
+        response_details: to_map(&s.response_details),
         gt_json_path: s.gt_json_path.clone(),
         error: s.error.clone(),
         invalid_response: s.invalid_response,
@@ -133,8 +141,8 @@ fn sample_in(w: WireSample) -> Result<SampleResult, WireError> {
         task_category: w.task_category,
         task_type: w.task_type,
         score: w.score,
-        score_details: w.score_details,
-        response_details: w.response_details,
+        score_details: ScoreDetails::from_map(&w.score_details),
+        response_details: ResponseDetails::from_map(&w.response_details),
         gt_json_path: w.gt_json_path,
         error: w.error,
         invalid_response: w.invalid_response,

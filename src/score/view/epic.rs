@@ -175,11 +175,11 @@ fn item(report: &Report, i: usize, s: &SampleResult, cache: Option<&mut GtCache>
     }
     details.push((
         "parsed".into(),
-        Value::Object(s.response_details.clone()).to_string(),
+        serde_json::to_string(&s.response_details).unwrap_or_default(),
     ));
     details.push((
         "score details".into(),
-        Value::Object(s.score_details.clone()).to_string(),
+        serde_json::to_string(&s.score_details).unwrap_or_default(),
     ));
     if let Some(c) = corrected {
         details.push(("corrected score".into(), format!("{}", c.score)));

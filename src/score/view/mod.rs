@@ -79,6 +79,21 @@ impl TableView {
         }
         out
     }
+
+    /// The column-group rows: the heading rows before the first data row
+    /// that do not run across the whole table (a row group's heading does).
+    /// A paper prints them above the column names, and so do the page and
+    /// the LaTeX export.
+    pub fn column_group_rows(&self) -> Vec<usize> {
+        let width = self.header.len();
+        (0..self.rows.len())
+            .take_while(|i| self.span_rows.contains(i))
+            .filter(|&i| {
+                let spans = self.spans(i);
+                !(spans.len() == 1 && spans[0].1 == width)
+            })
+            .collect()
+    }
 }
 
 /// Whether every cell so far is empty (leading empty cells stay alone, so
@@ -484,6 +499,36 @@ pub fn number(doc: &Value, parts: &[&str]) -> Option<f64> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn cells(texts: &[&str]) -> Vec<CellView> {
+        texts.iter().map(|t| CellView::text(*t)).collect()
+    }
+
+    #[test]
+    fn column_groups_are_the_leading_headings_that_do_not_span_the_table() {
+        let table = TableView {
+            id: "t".into(),
+            title: "t".into(),
+            note: None,
+            header: ["Model", "a", "b", "c"].map(String::from).to_vec(),
+            rows: vec![
+                cells(&["", "Group A", "", "B"]),
+                cells(&["Open-weight models", "", "", ""]),
+                cells(&["m1", "1", "2", "3"]),
+                cells(&["Proprietary", "", "", ""]),
+                cells(&["m2", "4", "5", "6"]),
+            ],
+            span_rows: vec![0, 1, 3],
+        };
+        assert_eq!(table.spans(0), [("", 1), ("Group A", 2), ("B", 1)]);
+        assert_eq!(table.column_group_rows(), [0]);
+        let no_groups = TableView {
+            rows: table.rows[1..].to_vec(),
+            span_rows: vec![0, 2],
+            ..table
+        };
+        assert!(no_groups.column_group_rows().is_empty());
+    }
 
     fn item(task: &str, score: Option<f64>, invalid: bool) -> ItemView {
         ItemView {

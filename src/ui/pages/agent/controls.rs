@@ -18,6 +18,13 @@ pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
     move || {
         run.resumable.get().map(|(meta, done)| {
             let total = meta.run.items.len();
+            // What was chosen, counted as the library counts it now.
+            let chosen = meta.run.selection.as_ref().and_then(|s| {
+                run.catalog.with(|c| match c {
+                    Some(Ok(c)) => Some(format!(" Chosen: {}.", c.summary(s))),
+                    _ => None,
+                })
+            });
             let for_resume = meta.clone();
             let for_discard = meta.clone();
             view! {
@@ -26,7 +33,7 @@ pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
                         match meta.run.source {
                             Source::Model => format!("{} at {}", meta.run.settings.endpoint.model, meta.run.settings.endpoint.base_url),
                             other => format!("{} agent", other.name()),
-                        })}</p>
+                        })}{chosen}</p>
                     <button data-testid="agent-resume" on:click=move |_| resume(run, form, for_resume.clone())>"Resume it"</button>
                     <button class="secondary" data-testid="agent-discard" on:click=move |_| {
                         let mut meta = for_discard.clone();

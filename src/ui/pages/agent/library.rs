@@ -1,19 +1,55 @@
-//! The device library as the agent page needs it: the index, and bundles
-//! loaded from their listed files, through the page's one loader
+//! The device library as the agent page needs it: the index, the
+//! generated devices' manifest (`data/generated.json`) and the hand
+//! devices' task lists, which the chooser counts
+//! ([`crate::vlm::selection::Catalog`]), and bundles loaded from their
+//! listed files through the page's one loader
 //! ([`crate::ui::browser::fetch`]).
 
 use std::sync::Arc;
 
+use crate::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
 use crate::bundle::{Bundle, LibraryEntry, LibraryIndex};
 use crate::ui::browser::fetch;
+use crate::vlm::selection::TaskInfo;
 
 /// Reads the library index.
 pub async fn index() -> Result<LibraryIndex, String> {
     fetch::fetch_library().await
 }
 
+/// Reads the generated devices' manifest, beside the index.
+pub async fn generated() -> Result<GeneratedIndex, String> {
+    let base = fetch::LIBRARY_URL
+        .rsplit_once('/')
+        .map_or("", |(dir, _)| dir);
+    let bytes = fetch::fetch_bytes(&format!("{base}/{GENERATED_FILE}")).await?;
+    GeneratedIndex::parse(&bytes)
+}
+
+/// The task list of a hand-described device, from its `tasks.json` alone
+/// (a few KB; its pictures are not fetched).
+pub async fn tasks(entry: &LibraryEntry) -> Result<Vec<TaskInfo>, String> {
+    let base = fetch::LIBRARY_URL
+        .rsplit_once('/')
+        .map_or("", |(dir, _)| dir);
+    let bytes = fetch::fetch_bytes(&format!("{base}/{}", entry.file_url("tasks.json"))).await?;
+    TaskInfo::parse_file(&entry.id, &bytes).map_err(|e| e.to_string())
+}
+
+/// Whether this page can open the device: a generated device is made
+/// when it is opened, which the page cannot do yet.
+pub fn can_open(entry: &LibraryEntry) -> bool {
+    !is_generated(entry)
+}
+
 /// Loads one device of the index.
 pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
+    if !can_open(entry) {
+        return Err(format!(
+            "{} is a generated device, and this page cannot make generated devices yet",
+            entry.id
+        ));
+    }
     fetch::fetch_library_device(entry)
         .await?
         .into_result()

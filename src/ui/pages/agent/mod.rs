@@ -8,12 +8,14 @@
 //!
 //! - [`state`]: the page's state; starting, resuming, batch events.
 //! - [`form`]: the settings form.
-//! - [`selection`]: devices, tasks, repeats, the replay file.
+//! - [`selection`]: the chooser (all, a category, devices by search;
+//!   task kinds or ids; repeats) with its counts, and the replay file.
 //! - [`controls`]: run controls, the resume offer, problems, exports.
 //! - [`watch`]: progress and step cards.
 //! - [`results`]: the metrics table and `api_error` episodes.
 //! - [`runner`]: the tasks that play a batch's episodes.
-//! - [`library`]: loading devices listed in `data/library.json`.
+//! - [`library`]: the library index, the generated devices' manifest,
+//!   task lists, and loading devices.
 
 pub mod controls;
 pub mod form;
@@ -36,20 +38,18 @@ use crate::vlm::BatchReport;
 use controls::{Controls, Exports, Problems, ResumeBanner};
 use form::{Form, SettingsForm};
 use results::Results;
-use selection::Selection;
-use state::{look_for_unfinished, Run};
+use selection::Chooser;
+use state::{look_for_unfinished, open_library, Run};
 use watch::{ProgressBar, StepCard};
 
-/// The page: the form and selection beside the run, then the results.
+/// The page: the settings, what to run and the run side by side on a
+/// desktop (stacked on a phone), then the results.
 #[component]
 pub fn AgentPage() -> impl IntoView {
     let form = Form::default();
     let run = Run::default();
     provide_context(form);
-    spawn_local(async move {
-        let index = library::index().await;
-        run.index.set(Some(index));
-    });
+    spawn_local(open_library(run));
     spawn_local(look_for_unfinished(run));
 
     let progress = Signal::derive(move || {
@@ -92,11 +92,13 @@ pub fn AgentPage() -> impl IntoView {
             </p>
             <ResumeBanner run=run form=form />
             <div class="agent-layout">
-                <div class="agent-setup">
+                <div class="agent-settings">
                     <SettingsForm disabled=run.active />
-                    <Selection run=run form=form />
                 </div>
-                <div class="agent-run">
+                <div class="agent-choose">
+                    <Chooser run=run form=form />
+                </div>
+                <div class="agent-run" data-testid="agent-run">
                     <Controls run=run form=form />
                     <Problems run=run />
                     <Show when=move || run.meta.with(Option::is_some)>

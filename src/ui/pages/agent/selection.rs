@@ -1,7 +1,9 @@
-//! What to run: devices by category, task ids and repeats, or the
-//! trajectory file to replay.
-
-use std::collections::BTreeMap;
+//! What to run, at the library's scale: every device, a category (each
+//! with its device and episode count) or devices found by search; all
+//! tasks, the single- or multi-turn ones or given ids; repeats; and the
+//! summary line. The counts are the core's
+//! ([`crate::vlm::selection::Catalog`]); this file draws them. For a
+//! replay, the trajectory file says which devices.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -9,14 +11,40 @@ use leptos::wasm_bindgen::JsCast;
 
 use crate::ui::browser::files;
 use crate::ui::browser::indexeddb::Source;
+use crate::vlm::selection::{grouped, Catalog};
 use crate::vlm::RecordedAnswers;
 
 use super::form::Form;
-use super::state::Run;
+use super::state::{By, Kinds, Run};
 
-/// Which devices and tasks to run, and the replay file.
+/// How many search results are listed at once.
+const SHOWN: usize = 12;
+
+/// A radio button bound to a signal holding one of a few values.
 #[component]
-pub fn Selection(run: Run, form: Form) -> impl IntoView {
+fn Radio<T>(
+    name: &'static str,
+    label: &'static str,
+    testid: &'static str,
+    value: RwSignal<T>,
+    this: T,
+) -> impl IntoView
+where
+    T: Copy + PartialEq + Send + Sync + 'static,
+{
+    view! {
+        <label class="pill">
+            <input type="radio" name=name data-testid=testid
+                prop:checked=move || value.get() == this
+                on:change=move |_| value.set(this) />
+            <span>{label}</span>
+        </label>
+    }
+}
+
+/// Which devices, tasks and repeats to run, or the replay file.
+#[component]
+pub fn Chooser(run: Run, form: Form) -> impl IntoView {
     let is_replay = move || form.source.get() == Source::Replay;
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -32,66 +60,41 @@ pub fn Selection(run: Run, form: Form) -> impl IntoView {
             }
         });
     };
+    // Whether the library is read (not what it holds: the choosers below
+    // stay as they are while task lists arrive).
+    let loaded = Memo::new(move |_| {
+        run.catalog.with(|c| {
+            c.as_ref()
+                .map(|c| c.as_ref().map(|_| ()).map_err(Clone::clone))
+        })
+    });
     let devices = move || {
-        run.index.with(|index| match index {
+        loaded.with(|catalog| match catalog {
             None => view! { <p class="muted">"Loading the library…"</p> }.into_any(),
             Some(Err(e)) => view! { <p class="bad">{e.clone()}</p> }.into_any(),
-            Some(Ok(index)) => {
-                let mut by_category: BTreeMap<String, Vec<(String, String, usize)>> = BTreeMap::new();
-                for d in &index.devices {
-                    by_category
-                        .entry(d.category.clone())
-                        .or_default()
-                        .push((d.id.clone(), d.name.clone(), d.tasks));
-                }
-                by_category
-                    .into_iter()
-                    .map(|(category, devices)| {
-                        let ids: Vec<String> = devices.iter().map(|d| d.0.clone()).collect();
-                        let all_ids = ids.clone();
-                        let all = move || run.selected.with(|s| all_ids.iter().all(|i| s.contains(i)));
-                        view! {
-                            <fieldset class="category">
-                                <legend>
-                                    <label class="check">
-                                        <input type="checkbox" data-testid=format!("agent-category-{category}")
-                                            prop:checked=all
-                                            on:change=move |ev| {
-                                                let on = event_target_checked(&ev);
-                                                run.selected.update(|s| for i in &ids {
-                                                    if on { s.insert(i.clone()); } else { s.remove(i); }
-                                                });
-                                            } />
-                                        <span>{category.clone()}</span>
-                                    </label>
-                                </legend>
-                                {devices.into_iter().map(|(id, name, tasks)| {
-                                    let for_check = id.clone();
-                                    let for_change = id.clone();
-                                    view! {
-                                        <label class="check device">
-                                            <input type="checkbox" data-testid=format!("agent-device-{id}")
-                                                prop:checked=move || run.selected.with(|s| s.contains(&for_check))
-                                                on:change=move |ev| {
-                                                    let on = event_target_checked(&ev);
-                                                    run.selected.update(|s| {
-                                                        if on { s.insert(for_change.clone()); } else { s.remove(&for_change); }
-                                                    });
-                                                } />
-                                            <span>{format!("{name} ({tasks} tasks)")}</span>
-                                        </label>
-                                    }
-                                }).collect_view()}
-                            </fieldset>
-                        }
-                    })
-                    .collect_view()
-                    .into_any()
+            Some(Ok(())) => view! {
+                <div class="choose-by" role="radiogroup" aria-label="Devices">
+                    <Radio name="agent-by" label="All devices" testid="agent-by-all" value=run.by this=By::All />
+                    <Radio name="agent-by" label="By category" testid="agent-by-category" value=run.by this=By::Category />
+                    <Radio name="agent-by" label="By device" testid="agent-by-device" value=run.by this=By::Devices />
+                </div>
+                {move || match run.by.get() {
+                    By::All => ().into_any(),
+                    By::Category => view! { <Categories run=run /> }.into_any(),
+                    By::Devices => view! { <DevicePicker run=run /> }.into_any(),
+                }}
             }
+            .into_any(),
+        })
+    };
+    let summary = move || {
+        run.catalog.with(|c| match c {
+            Some(Ok(c)) => Some(summary_of(c, run)),
+            _ => None,
         })
     };
     view! {
-        <fieldset class="agent-selection" prop:disabled=move || run.active.get()>
+        <fieldset class="agent-selection" prop:disabled=move || run.active.get() data-testid="agent-chooser">
             <legend>"What to run"</legend>
             <Show when=is_replay fallback=move || view! { <div class="devices" data-testid="agent-devices">{devices}</div> }>
                 <label class="field">
@@ -104,18 +107,159 @@ pub fn Selection(run: Run, form: Form) -> impl IntoView {
                     Some(Err(e)) => e.to_string(),
                 })}</p>
             </Show>
+            <div class="choose-by" role="radiogroup" aria-label="Tasks">
+                <Radio name="agent-kind" label="All tasks" testid="agent-kind-every" value=run.kinds this=Kinds::Every />
+                <Radio name="agent-kind" label="Single-turn" testid="agent-kind-single" value=run.kinds this=Kinds::Single />
+                <Radio name="agent-kind" label="Multi-turn" testid="agent-kind-multi" value=run.kinds this=Kinds::Multi />
+                <Radio name="agent-kind" label="Task ids" testid="agent-kind-ids" value=run.kinds this=Kinds::Ids />
+            </div>
             <div class="field-row">
-                <label class="field">
-                    <span>"Tasks (ids, comma-separated; empty for all)"</span>
-                    <input type="text" data-testid="agent-tasks" prop:value=move || run.tasks.get()
-                        on:input=move |ev| run.tasks.set(event_target_value(&ev)) />
-                </label>
+                <Show when=move || run.kinds.get() == Kinds::Ids>
+                    <label class="field">
+                        <span>"Task ids (comma-separated)"</span>
+                        <input type="text" data-testid="agent-tasks" placeholder="single-door-open, multi-1"
+                            prop:value=move || run.tasks.get()
+                            on:input=move |ev| run.tasks.set(event_target_value(&ev)) />
+                    </label>
+                </Show>
                 <label class="field narrow">
                     <span>"Repeats"</span>
                     <input type="number" min="1" max="100" data-testid="agent-repeats" prop:value=move || run.repeats.get()
                         on:input=move |ev| run.repeats.set(event_target_value(&ev)) />
                 </label>
             </div>
+            <Show when=move || !is_replay()>
+                {summary}
+            </Show>
         </fieldset>
+    }
+}
+
+/// The summary line of what is chosen, and what the page cannot run yet.
+fn summary_of(catalog: &Catalog, run: Run) -> impl IntoView {
+    match run.selection() {
+        Ok(selection) => {
+            let count = catalog.count(&selection);
+            let note = (count.generated > 0).then(|| {
+                format!(
+                    "{} of these devices are generated: this page cannot make them yet, so a batch of them does not start.",
+                    grouped(count.generated)
+                )
+            });
+            view! {
+                <p class="summary" data-testid="agent-summary">{catalog.summary(&selection)}</p>
+                {note.map(|n| view! { <p class="hint" data-testid="agent-summary-note">{n}</p> })}
+            }
+            .into_any()
+        }
+        Err(e) => view! { <p class="summary bad" data-testid="agent-summary">{e}</p> }.into_any(),
+    }
+}
+
+/// The 26 categories, each with its devices and episodes.
+#[component]
+fn Categories(run: Run) -> impl IntoView {
+    let rows = move || {
+        run.catalog.with(|c| {
+            let Some(Ok(c)) = c else {
+                return Vec::new();
+            };
+            c.categories()
+        })
+    };
+    view! {
+        <div class="categories" role="radiogroup" aria-label="Category" data-testid="agent-categories">
+            <For each=rows key=|row| (row.category.clone(), row.devices, row.episodes) let:row>
+                {
+                    let name = row.category.clone();
+                    let for_check = name.clone();
+                    let testid = format!("agent-category-{name}");
+                    view! {
+                        <label class="category-row" data-testid=testid>
+                            <input type="radio" name="agent-category"
+                                prop:checked=move || run.category.with(|c| *c == for_check)
+                                on:change=move |_| run.category.set(name.clone()) />
+                            <span class="name">{row.category.clone()}</span>
+                            <span class="count">{format!("{} devices · {} episodes", grouped(row.devices), grouped(row.episodes))}</span>
+                        </label>
+                    }
+                }
+            </For>
+        </div>
+    }
+}
+
+/// Search by id or name, tick devices; the picked ones listed with a
+/// button each to take them out.
+#[component]
+fn DevicePicker(run: Run) -> impl IntoView {
+    let results = move || {
+        let query = run.query.get();
+        run.catalog.with(|c| {
+            let Some(Ok(c)) = c else {
+                return ().into_any();
+            };
+            if query.trim().is_empty() {
+                return view! { <p class="muted">{format!("Type part of an id or a name: {} devices.", grouped(c.devices().len()))}</p> }.into_any();
+            }
+            let found = c.search(&query, usize::MAX);
+            let more = found.len().saturating_sub(SHOWN);
+            let rows = found
+                .into_iter()
+                .take(SHOWN)
+                .map(|d| {
+                    let (for_check, for_change) = (d.id.clone(), d.id.clone());
+                    view! {
+                        <label class="check device">
+                            <input type="checkbox" data-testid=format!("agent-device-{}", d.id)
+                                prop:checked=move || run.picked.with(|p| p.contains(&for_check))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    run.picked.update(|p| {
+                                        p.retain(|i| *i != for_change);
+                                        if on { p.push(for_change.clone()); }
+                                    });
+                                } />
+                            <span>
+                                {d.name.clone()}" "
+                                <code>{d.id.clone()}</code>
+                                {format!(" · {} tasks{}", d.tasks, if d.generated { " · generated" } else { "" })}
+                            </span>
+                        </label>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="found" data-testid="agent-found">{rows}</div>
+                {(more > 0).then(|| view! { <p class="muted">{format!("and {} more: type more to narrow", grouped(more))}</p> })}
+            }
+            .into_any()
+        })
+    };
+    let picked = move || {
+        run.picked.get().into_iter().map(|id| {
+            let for_remove = id.clone();
+            view! {
+                <li>
+                    <code>{id.clone()}</code>
+                    <button type="button" class="secondary small" data-testid=format!("agent-unpick-{id}")
+                        aria-label=format!("take {id} out")
+                        on:click=move |_| run.picked.update(|p| p.retain(|i| *i != for_remove))>"×"</button>
+                </li>
+            }
+        }).collect_view()
+    };
+    view! {
+        <label class="field">
+            <span>"Find devices by id or name"</span>
+            <input type="search" data-testid="agent-device-search" placeholder="e.g. microwave, g0012, steel kettle"
+                autocomplete="off" spellcheck="false"
+                prop:value=move || run.query.get()
+                on:input=move |ev| run.query.set(event_target_value(&ev)) />
+        </label>
+        {results}
+        <Show when=move || run.picked.with(|p| !p.is_empty())>
+            <ul class="picked" data-testid="agent-picked">{picked}</ul>
+        </Show>
     }
 }

@@ -10,19 +10,49 @@ use leptos::task::spawn_local;
 
 use super::library;
 use super::runner::{self, Batch, Event, RunState, StepView};
-use crate::bundle::{Bundle, LibraryIndex};
+use crate::bundle::{Bundle, LibraryEntry};
 use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
-use crate::vlm::batch::{parse_repeats, plan, TaskFilter};
+use crate::vlm::batch::{parse_repeats, plan};
+use crate::vlm::selection::{Catalog, Scope, Selection, TaskChoice, TaskInfo};
 use crate::vlm::{BatchItem, EpisodeRecord, RecordedAnswers, RunSpec};
 
 use super::form::Form;
 
+/// Which devices the chooser is on (each keeps its own choice, so that
+/// going back and forth loses nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    All,
+    Category,
+    Devices,
+}
+
+/// Which tasks the chooser is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kinds {
+    Every,
+    Single,
+    Multi,
+    Ids,
+}
+
 /// The page's state, one signal each, provided as a context value.
 #[derive(Clone, Copy)]
 pub struct Run {
-    pub index: RwSignal<Option<Result<LibraryIndex, String>>>,
-    pub selected: RwSignal<BTreeSet<String>>,
+    /// The library as the chooser counts it, once its index is read.
+    pub catalog: RwSignal<Option<Result<Catalog, String>>>,
+    /// Every device's index entry (a generated one's from its manifest),
+    /// by id: what the loader needs.
+    pub entries: StoredValue<BTreeMap<String, LibraryEntry>>,
+    pub by: RwSignal<By>,
+    pub category: RwSignal<String>,
+    /// Devices picked one by one, in the order picked.
+    pub picked: RwSignal<Vec<String>>,
+    /// The device search field.
+    pub query: RwSignal<String>,
+    pub kinds: RwSignal<Kinds>,
+    /// The task ids field.
     pub tasks: RwSignal<String>,
     pub repeats: RwSignal<String>,
     pub replay_text: RwSignal<Option<String>>,
@@ -47,8 +77,13 @@ pub struct Run {
 impl Default for Run {
     fn default() -> Run {
         Run {
-            index: RwSignal::new(None),
-            selected: RwSignal::new(BTreeSet::new()),
+            catalog: RwSignal::new(None),
+            entries: StoredValue::new(BTreeMap::new()),
+            by: RwSignal::new(By::All),
+            category: RwSignal::new(String::new()),
+            picked: RwSignal::new(Vec::new()),
+            query: RwSignal::new(String::new()),
+            kinds: RwSignal::new(Kinds::Every),
             tasks: RwSignal::new(String::new()),
             repeats: RwSignal::new("1".into()),
             replay_text: RwSignal::new(None),
@@ -71,22 +106,82 @@ impl Default for Run {
 }
 
 impl Run {
-    /// Loads the bundles of these ids that are not loaded yet.
-    async fn load_bundles(&self, ids: &BTreeSet<String>) -> Result<(), String> {
-        let index = self
-            .index
+    /// What the chooser says to run (tracked: the summary follows it).
+    pub fn selection(&self) -> Result<Selection, String> {
+        let repeats = parse_repeats(&self.repeats.get()).map_err(|e| e.to_string())?;
+        let scope = match self.by.get() {
+            By::All => Scope::All,
+            By::Category => Scope::Category {
+                category: self.category.get(),
+            },
+            By::Devices => Scope::Devices {
+                ids: self.picked.get(),
+            },
+        };
+        let tasks = match self.kinds.get() {
+            Kinds::Every => TaskChoice::Every,
+            Kinds::Single => TaskChoice::Single,
+            Kinds::Multi => TaskChoice::Multi,
+            Kinds::Ids => TaskChoice::ids(&self.tasks.get()),
+        };
+        Ok(Selection {
+            scope,
+            tasks,
+            repeats,
+        })
+    }
+
+    /// Shows a stored batch's selection in the chooser (when it is resumed).
+    pub fn show_selection(&self, selection: &Selection) {
+        match &selection.scope {
+            Scope::All => self.by.set(By::All),
+            Scope::Category { category } => {
+                self.by.set(By::Category);
+                self.category.set(category.clone());
+            }
+            Scope::Devices { ids } => {
+                self.by.set(By::Devices);
+                self.picked.set(ids.clone());
+            }
+        }
+        match &selection.tasks {
+            TaskChoice::Every => self.kinds.set(Kinds::Every),
+            TaskChoice::Single => self.kinds.set(Kinds::Single),
+            TaskChoice::Multi => self.kinds.set(Kinds::Multi),
+            TaskChoice::Ids { ids } => {
+                self.kinds.set(Kinds::Ids);
+                self.tasks.set(ids.join(", "));
+            }
+        }
+        self.repeats.set(selection.repeats.to_string());
+    }
+
+    /// The catalog, or why there is none yet.
+    fn catalog_now(&self) -> Result<Catalog, String> {
+        self.catalog
             .get_untracked()
-            .ok_or("the library is still loading")??;
+            .ok_or("the library is still loading")?
+    }
+
+    /// Loads the bundles of these ids that are not loaded yet; the
+    /// catalog learns each one's task list.
+    async fn load_bundles(&self, ids: &BTreeSet<String>) -> Result<(), String> {
+        self.catalog_now()?;
         for id in ids {
             if self.bundles.with_untracked(|b| b.contains_key(id)) {
                 continue;
             }
-            let entry = index
-                .devices
-                .iter()
-                .find(|d| &d.id == id)
+            let entry = self
+                .entries
+                .with_value(|e| e.get(id).cloned())
                 .ok_or_else(|| format!("the device {id} is not in this page's library"))?;
-            let bundle = library::load(entry).await?;
+            let bundle = library::load(&entry).await?;
+            let tasks = TaskInfo::of_bundle(&bundle);
+            self.catalog.update(|c| {
+                if let Some(Ok(c)) = c {
+                    c.learn_tasks(id, tasks);
+                }
+            });
             self.bundles.update(|b| {
                 b.insert(id.clone(), bundle);
             });
@@ -190,39 +285,64 @@ impl Run {
     }
 }
 
-/// The items of a new run, from the replay file or the chosen devices.
+/// The devices a new run must load: the replay file's, or those in the
+/// chooser's scope that may have a chosen task (for `one` episode, the
+/// first of them that the page can open, and the selection narrows to
+/// it). Generated devices are refused here, with how many, before
+/// anything is fetched.
+fn devices_to_load(
+    catalog: &Catalog,
+    selection: &mut Selection,
+    replay: Option<&RecordedAnswers>,
+    one: bool,
+) -> Result<BTreeSet<String>, String> {
+    if let Some(r) = replay {
+        return Ok(r.tasks().into_iter().map(|(b, _)| b).collect());
+    }
+    let devices = catalog
+        .in_scope(&selection.scope)
+        .map_err(|e| e.to_string())?;
+    let mut wanted: Vec<_> = devices
+        .into_iter()
+        .filter(|d| d.matching(&selection.tasks) != Some(0))
+        .collect();
+    if one {
+        if let Some(first) = wanted.iter().copied().find(|d| !d.generated) {
+            wanted = vec![first];
+            selection.scope = Scope::Devices {
+                ids: vec![first.id.clone()],
+            };
+        }
+    }
+    let generated = wanted.iter().filter(|d| d.generated).count();
+    if generated > 0 {
+        return Err(format!(
+            "{generated} of the {} devices chosen are generated, and this page cannot make generated devices yet: \
+             choose hand-described ones (by category or by device; their ids have no -g)",
+            wanted.len()
+        ));
+    }
+    Ok(wanted.into_iter().map(|d| d.id.clone()).collect())
+}
+
+/// The items of a new run, from the replay file or the chooser.
 fn items_to_run(
     run: &Run,
-    source: Source,
+    selection: &Selection,
     replay: Option<&RecordedAnswers>,
 ) -> Result<Vec<BatchItem>, String> {
-    let repeats = parse_repeats(&run.repeats.get_untracked()).map_err(|e| e.to_string())?;
-    let filter = TaskFilter::parse(&run.tasks.get_untracked());
-    let mut tasks: Vec<(String, Vec<String>)> = Vec::new();
-    if let (Source::Replay, Some(replay)) = (source, replay) {
-        tasks = filter.group_by_bundle(replay.tasks());
-    } else {
-        run.bundles.with_untracked(|bundles| {
-            for id in run.selected.get_untracked() {
-                if let Some(b) = bundles.get(&id) {
-                    let ids = b
-                        .tasks
-                        .iter()
-                        .map(|t| t.id.clone())
-                        .filter(|t| filter.keeps(t));
-                    tasks.push((id, ids.collect()));
-                }
+    let catalog = run.catalog_now()?;
+    match replay {
+        Some(replay) => {
+            let pairs = catalog.replay_pairs(&selection.tasks, replay.tasks());
+            let items = plan(&pairs, selection.repeats);
+            if items.is_empty() {
+                return Err("the replay file has no episode of the tasks asked for".into());
             }
-        });
+            Ok(items)
+        }
+        None => catalog.plan(selection).map_err(|e| e.to_string()),
     }
-    let items = plan(&tasks, repeats);
-    if items.is_empty() {
-        return Err(match source {
-            Source::Replay => "the replay file has no episode of the tasks asked for".into(),
-            _ => "choose at least one device (and tasks it has)".into(),
-        });
-    }
-    Ok(items)
 }
 
 /// Starts a new run; `one` runs only the first item, watched.
@@ -231,6 +351,10 @@ pub fn start(run: Run, form: Form, one: bool) {
     let mut settings = match form.settings() {
         Ok(s) => s,
         Err(p) => return run.problems.set(p),
+    };
+    let mut selection = match untrack(|| run.selection()) {
+        Ok(s) => s,
+        Err(e) => return run.problems.set(vec![e]),
     };
     let source = form.source.get_untracked();
     let replay_text = run.replay_text.get_untracked();
@@ -251,28 +375,33 @@ pub fn start(run: Run, form: Form, one: bool) {
     }
     let key = form.key.get_untracked();
     spawn_local(async move {
-        let ids: BTreeSet<String> = match &replay {
-            Some(r) => r.tasks().into_iter().map(|(b, _)| b).collect(),
-            None => run.selected.get_untracked(),
+        let loaded = run
+            .catalog_now()
+            .and_then(|c| devices_to_load(&c, &mut selection, replay.as_ref(), one));
+        let ids = match loaded {
+            Ok(ids) => ids,
+            Err(e) => return run.problems.set(vec![e]),
         };
         if let Err(e) = run.load_bundles(&ids).await {
             return run.problems.set(vec![e]);
         }
-        let mut items = match items_to_run(&run, source, replay.as_ref()) {
+        let mut items = match items_to_run(&run, &selection, replay.as_ref()) {
             Ok(items) => items,
             Err(e) => return run.problems.set(vec![e]),
         };
         if one {
             items.truncate(1);
         }
+        let played_ids: BTreeSet<&str> = items.iter().map(|i| i.bundle_id.as_str()).collect();
         let mut spec = run.bundles.with_untracked(|bundles| {
-            let played: Vec<&Bundle> = ids
+            let played: Vec<&Bundle> = played_ids
                 .iter()
-                .filter_map(|id| bundles.get(id).map(|b| b.as_ref()))
+                .filter_map(|id| bundles.get(*id).map(|b| b.as_ref()))
                 .collect();
             RunSpec::new(source, settings, items.clone(), &played)
         });
         spec.replay = replay_text.filter(|_| source == Source::Replay);
+        spec.selection = Some(selection);
         let meta = BatchMeta {
             id: format!("batch-{}", http::now_ms()),
             created_ms: http::now_ms(),
@@ -298,6 +427,9 @@ pub fn start(run: Run, form: Form, one: bool) {
 pub fn resume(run: Run, form: Form, meta: BatchMeta) {
     run.problems.set(Vec::new());
     form.show(meta.run.source, &meta.run.settings);
+    if let Some(selection) = &meta.run.selection {
+        run.show_selection(selection);
+    }
     let key = form.key.get_untracked();
     if meta.uses_key && key.trim().is_empty() {
         return run.problems.set(vec![
@@ -331,6 +463,58 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
         run.records.set(records);
         run.resumable.set(None);
         run.launch(meta, queue, replay, key);
+    });
+}
+
+/// Reads the library for the chooser: the index and the generated
+/// devices' manifest (counted at once), then each hand-described device's
+/// task list (so that single- and multi-turn tasks and task ids count
+/// too). A manifest that cannot be read leaves the hand devices, named as
+/// a problem; nothing is drawn.
+pub async fn open_library(run: Run) {
+    let index = match library::index().await {
+        Ok(i) => i,
+        Err(e) => return run.catalog.set(Some(Err(e))),
+    };
+    let generated = match library::generated().await {
+        Ok(g) => Some(g),
+        Err(e) => {
+            run.problems
+                .update(|p| p.push(format!("only the hand-described devices are listed: {e}")));
+            None
+        }
+    };
+    let catalog = Catalog::new(&index, generated.as_ref());
+    let mut entries: BTreeMap<String, LibraryEntry> = index
+        .devices
+        .iter()
+        .map(|e| (e.id.clone(), e.clone()))
+        .collect();
+    for d in generated.iter().flat_map(|g| &g.devices) {
+        entries
+            .entry(d.id.clone())
+            .or_insert_with(|| d.library_entry());
+    }
+    run.entries.set_value(entries);
+    if run.category.get_untracked().is_empty() {
+        if let Some(first) = catalog.categories().first() {
+            run.category.set(first.category.clone());
+        }
+    }
+    run.catalog.set(Some(Ok(catalog)));
+    let mut learned = Vec::new();
+    for entry in index.devices.iter().filter(|e| library::can_open(e)) {
+        match library::tasks(entry).await {
+            Ok(tasks) => learned.push((entry.id.clone(), tasks)),
+            Err(e) => run.problems.update(|p| p.push(e)),
+        }
+    }
+    run.catalog.update(|c| {
+        if let Some(Ok(c)) = c {
+            for (id, tasks) in learned {
+                c.learn_tasks(&id, tasks);
+            }
+        }
     });
 }
 

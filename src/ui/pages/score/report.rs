@@ -58,17 +58,25 @@ pub fn Report(
 
 /// A table of the report; a heading row (the paper's column groups, a
 /// group of model rows) draws each heading over the columns it runs over.
+/// Column groups ([`TableView::column_group_rows`]) go above the column
+/// names, as the paper prints them; a row group's heading stays in the body.
 #[component]
 pub fn Table(table: TableView) -> impl IntoView {
+    let above = table.column_group_rows();
+    let heading = |i: usize| {
+        let cells = table
+            .spans(i)
+            .into_iter()
+            .map(|(text, n)| view! { <th class="group-cell" colspan=n.to_string()>{text.to_string()}</th> })
+            .collect_view();
+        view! { <tr class="group-row">{cells}</tr> }
+    };
+    let groups = above.iter().map(|&i| heading(i)).collect_view();
     let body = (0..table.rows.len())
+        .filter(|i| !above.contains(i))
         .map(|i| {
             if table.span_rows.contains(&i) {
-                let cells = table
-                    .spans(i)
-                    .into_iter()
-                    .map(|(text, n)| view! { <th class="group-cell" colspan=n.to_string()>{text.to_string()}</th> })
-                    .collect_view();
-                view! { <tr class="group-row">{cells}</tr> }.into_any()
+                heading(i).into_any()
             } else {
                 let cells = table.rows[i]
                     .iter()
@@ -95,7 +103,7 @@ pub fn Table(table: TableView) -> impl IntoView {
             {note.map(|n| view! { <p class="table-note">{n}</p> })}
             <div class="scroll-x">
                 <table class="score-table">
-                    <thead><tr>{header.into_iter().map(|h| view! { <th>{h}</th> }).collect_view()}</tr></thead>
+                    <thead>{groups}<tr>{header.into_iter().map(|h| view! { <th>{h}</th> }).collect_view()}</tr></thead>
                     <tbody>{body}</tbody>
                 </table>
             </div>
