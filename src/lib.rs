@@ -62,7 +62,6 @@ pub mod input;
 pub mod metrics;
 pub mod play;
 pub mod score;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod sim;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod vlm;
