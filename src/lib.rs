@@ -63,7 +63,6 @@ pub mod metrics;
 pub mod play;
 pub mod score;
 pub mod sim;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod vlm;
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
