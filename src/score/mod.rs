@@ -16,7 +16,6 @@ pub mod detect;
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod epic;
 pub mod export;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod finestate;
 pub mod job;
 pub mod limits;
