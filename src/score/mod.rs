@@ -20,6 +20,5 @@ pub mod finestate;
 pub mod job;
 pub mod limits;
 pub mod python;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod switch;
 pub mod view;
