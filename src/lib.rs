@@ -73,5 +73,4 @@ pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;
 #[cfg(target_arch = "wasm32")]
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod ui;
