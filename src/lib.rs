@@ -45,7 +45,7 @@
 //! - **replay**: the agent that plays a model's recorded answers back from a
 //!   trajectory file (`--agent replay:FILE`, the source [`vlm::Source::Replay`]).
 //! - **recheck**: running a trajectory's actions again on its bundle to check
-//!   that it reproduces ([`sim::recheck`]).
+//!   that it reproduces ([`sim::recheck()`]).
 //! - **session**: the player's episode that owns its bundle ([`play::Session`]).
 //! - **job**: one scoring of dropped files ([`score::job`]).
 //!
