@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import {
-  libraryIndex, deviceOf, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
+  deviceOf, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
   clickPicture, shownPoint, logLength,
 } from './player-support.mjs';
 
@@ -22,40 +22,24 @@ after(async () => { await browser?.close(); });
 /** The kettle's first task. */
 const firstTask = () => kettle.tasks[0].id;
 
-test('the library shows every device as a card, filters by category and searches by name', async () => {
-  const index = await libraryIndex();
-  for (const [size, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
-    const { page, errors } = await openPage(browser, size);
-    await gotoRoute(page, '#/library');
-    await page.getByTestId('device-card').first().waitFor();
-    assert.equal(await page.getByTestId('device-card').count(), index.devices.length);
-    await page.screenshot({ path: `${SHOTS}player-library-${name}.png`, fullPage: name === 'desktop' });
-    assert.deepEqual(errors, []);
-    await page.close();
-  }
+// The library page at scale (968 cards, counts, paging, generated devices)
+// has its own file, library.test.mjs; here, a hand-described card opens.
+test('the library finds a hand-described device by category and search, and its card opens it', async () => {
   const { page, errors } = await openPage(browser);
   await gotoRoute(page, '#/library');
   await page.getByTestId('device-card').first().waitFor();
+  await page.locator(`[data-testid="category"][data-category="${kettle.entry.category}"]`).click();
+  const categories = await page.getByTestId('device-card').evaluateAll((cs) => cs.map((c) => c.dataset.category));
+  assert.ok(categories.length > 0 && categories.every((c) => c === kettle.entry.category));
+  await page.getByTestId('search').fill(kettle.entry.id.toUpperCase());
   const card = page.locator(`[data-testid="device-card"][data-id="${kettle.entry.id}"]`);
+  assert.equal(await page.getByTestId('device-card').count(), 1);
   assert.match(await card.textContent(), new RegExp(`${kettle.entry.tasks} tasks?`));
   assert.match(await card.textContent(), /ElectricKettle/);
-
-  await page.getByTestId('category-filter').selectOption(kettle.entry.category);
-  const sameCategory = index.devices.filter((d) => d.category === kettle.entry.category).length;
-  assert.equal(await page.getByTestId('device-card').count(), sameCategory);
-  const categories = await page.getByTestId('device-card').evaluateAll((cs) => cs.map((c) => c.dataset.category));
-  assert.ok(categories.every((c) => c === kettle.entry.category));
-
-  await page.getByTestId('category-filter').selectOption('');
-  const word = kettle.entry.name.split(' ').find((w) => w.length > 3) ?? kettle.entry.name;
-  await page.getByTestId('search').fill(word.toUpperCase());
-  const matching = index.devices.filter((d) => d.name.toLowerCase().includes(word.toLowerCase())).length;
-  assert.equal(await page.getByTestId('device-card').count(), matching);
   await page.getByTestId('search').fill('no device is called this');
   assert.equal(await page.getByTestId('device-card').count(), 0);
-  assert.match(await page.getByTestId('device-count').textContent(), /^0 of/);
-
-  await page.getByTestId('search').fill('');
+  assert.match(await page.getByTestId('device-count').textContent(), /^no device matches/);
+  await page.getByTestId('search').fill(kettle.entry.id);
   await card.click();
   await page.getByTestId('player').waitFor();
   assert.equal(await page.getByTestId('device-name').textContent(), kettle.entry.name);

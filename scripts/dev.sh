@@ -109,6 +109,8 @@ native() {
 wasm_test() {
   step "browser tests (wasm-bindgen-test in headless Chromium)"
   cargo test --target wasm32-unknown-unknown --test web --test web_core --test hostile_web
+  # Generated devices drawn in a worker: a debug build takes tens of seconds each.
+  WASM_BINDGEN_TEST_TIMEOUT=900 cargo test --target wasm32-unknown-unknown --test web_generated
 }
 
 e2e() {
@@ -165,13 +167,16 @@ python_test() {
 }
 
 # Regenerates the device library (data/devices, data/library.json,
-# data/library-sheet.png) from data/gen and data/ucsm, and the manifest of
-# the generated devices (data/generated.json; they are made on demand).
+# data/library-sheet.png) from data/gen and data/ucsm, the manifest of
+# the generated devices (data/generated.json; they are made on demand) and
+# the 26 per-category contact sheets (docs/sheets/<Category>.png).
 library() {
   step "device library (knoblab library build)"
   cargo run --quiet --bin knoblab -- library build --out data
   step "generated devices' manifest (knoblab library generate)"
   cargo run --quiet --bin knoblab -- library generate --out data
+  step "per-category contact sheets (knoblab library sheet --all)"
+  cargo run --quiet --bin knoblab -- library sheet --all --out docs/sheets
 }
 
 # cargo-fuzz runs on a nightly toolchain (its coverage flags need one).

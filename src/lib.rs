@@ -32,7 +32,9 @@
 //! - [`display`]: how tables for people show numbers ("–" when undefined).
 //! - `ui` (wasm32 only): the Leptos app.
 //! - `cli` (native only, feature `cli`, on by default): the `knoblab` command line.
-//! - `devicegen` (native only, feature `cli`): the device library generator.
+//! - `devicegen` (feature `generate`, natively and on wasm32; `cli` implies
+//!   it): the device library generator, which also makes a generated
+//!   device when it is opened.
 //! - `eval` (native only): the native runner: a run's episodes on threads
 //!   with an HTTP client, resumable, behind `knoblab eval`.
 //!
@@ -67,7 +69,7 @@ pub mod vlm;
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod cli;
-#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
+#[cfg(feature = "generate")]
 #[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]

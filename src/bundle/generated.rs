@@ -2,7 +2,8 @@
 //! device its id, category, name, task counts, action counts and content
 //! hash. It is read everywhere (the page lists the generated devices from
 //! it, the CLI and Python check and count them); the devices themselves are
-//! made from it by `devicegen::generated` (native only for now).
+//! made by `devicegen::generated` (feature `generate`, natively and on
+//! wasm32) when [`super::open_entry`] opens one.
 
 use std::collections::BTreeMap;
 

@@ -18,7 +18,9 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::generated::{is_generated, GeneratedIndex};
 use super::source::{normalize_path, SourceError};
+use super::{check_files_in_memory, Checked, Diagnostic, Location};
 
 /// Why a library index was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -110,6 +112,161 @@ impl LibraryIndex {
         }
         Ok(index)
     }
+}
+
+impl LibraryIndex {
+    /// The whole library: these (hand-described) devices, then every
+    /// device of the generated manifest as its card
+    /// ([`super::generated::GeneratedEntry::library_entry`]). An id already
+    /// listed is not listed twice.
+    pub fn with_generated(mut self, generated: &GeneratedIndex) -> LibraryIndex {
+        let known: std::collections::BTreeSet<String> =
+            self.devices.iter().map(|d| d.id.clone()).collect();
+        self.devices.extend(
+            generated
+                .devices
+                .iter()
+                .filter(|g| !known.contains(&g.id))
+                .map(|g| g.library_entry()),
+        );
+        self
+    }
+
+    /// The device of this id.
+    pub fn entry(&self, id: &str) -> Option<&LibraryEntry> {
+        self.devices.iter().find(|d| d.id == id)
+    }
+}
+
+/// Opens a device of the library: the one rule by which a library id
+/// becomes a bundle, for the page, the CLI and Python alike. `files` are
+/// the files `entry` lists, read by the caller (from disk natively, fetched
+/// in the page); a hand-described device is those files, checked. A
+/// generated device lists none: it is made now, pictures and live layer
+/// included, from the inputs compiled into this build
+/// (`devicegen::generated::Inputs::embedded`), and checked the same way.
+/// A build without the generator (feature `generate`) refuses it, saying so.
+pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checked {
+    if !is_generated(entry) {
+        return check_files_in_memory(&entry.id, files);
+    }
+    match generated_files(&entry.id) {
+        Ok(files) => check_files_in_memory(&entry.id, files),
+        Err(message) => Checked {
+            source: entry.id.clone(),
+            bundle: None,
+            diagnostics: vec![Diagnostic::error(
+                Location::file("manifest.json"),
+                format!(
+                    "the generated device {} could not be made: {message}",
+                    entry.id
+                ),
+            )],
+        },
+    }
+}
+
+/// The library card of a generated device's id, when this build's
+/// generator makes it (none without the feature `generate`): what
+/// [`open_entry`] opens for an id that no index at hand lists, such as a
+/// trajectory's device on the Score page.
+pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
+    #[cfg(feature = "generate")]
+    return crate::devicegen::generated::library_entry(id);
+    #[cfg(not(feature = "generate"))]
+    {
+        let _ = id;
+        None
+    }
+}
+
+/// The generated devices among `ids` (a run's devices, say) that `given`
+/// lacks, each made once by [`open_entry`]; ids that are neither are left
+/// to the caller to report.
+pub fn open_missing_generated<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    given: &[super::Bundle],
+) -> Result<Vec<super::Bundle>, String> {
+    let mut wanted: Vec<&str> = ids
+        .into_iter()
+        .filter(|id| !given.iter().any(|b| b.manifest.id == *id))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut out = Vec::new();
+    for id in wanted {
+        if let Some(entry) = generated_entry(id) {
+            let bundle = open_entry(&entry, Vec::new())
+                .into_result()
+                .map_err(|e| format!("device {id}: {e}"))?;
+            out.push(bundle);
+        }
+    }
+    Ok(out)
+}
+
+/// A generated device's files, made now.
+#[cfg(feature = "generate")]
+fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let inputs = crate::devicegen::generated::Inputs::embedded()?;
+    Ok(inputs.open(id)?.files.into_iter().collect())
+}
+
+#[cfg(not(feature = "generate"))]
+fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    Err("this build has no device generator (the crate's feature `generate`)".to_string())
+}
+
+/// Reads the library natively: the index at `index` and, when a
+/// generated manifest (`generated.json`) lies beside it, its devices too
+/// ([`LibraryIndex::with_generated`]). Through the input layer (regular
+/// files within the bound). Messages about the index leave its path to the
+/// caller; those about the manifest name it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
+    use crate::input::limits::MAX_RESULTS_FILE_BYTES;
+    let read = |path: &std::path::Path| {
+        crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES).map_err(|e| e.to_string())
+    };
+    let library = LibraryIndex::parse(&read(index)?).map_err(|e| e.to_string())?;
+    let beside = index
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join(super::generated::GENERATED_FILE);
+    if !beside.exists() {
+        return Ok(library);
+    }
+    let generated = read(&beside)
+        .and_then(|bytes| GeneratedIndex::parse(&bytes))
+        .map_err(|e| format!("{}: {e}", beside.display()))?;
+    Ok(library.with_generated(&generated))
+}
+
+/// Opens a device of a library read from disk ([`read_library`]): its
+/// listed files read from under `root` (the index's folder, paths kept
+/// under it), then [`open_entry`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_entry_in(root: &std::path::Path, entry: &LibraryEntry) -> Checked {
+    let mut files = Vec::with_capacity(entry.files.len());
+    for file in &entry.files {
+        let read = crate::input::path::resolve_under(root, &entry.file_url(file))
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                crate::input::fs::read_regular(&path, super::limits::MAX_FILE_BYTES as u64)
+                    .map_err(|e| format!("{}: {e}", path.display()))
+            });
+        match read {
+            Ok(bytes) => files.push((file.clone(), bytes)),
+            Err(message) => {
+                return Checked {
+                    source: entry.id.clone(),
+                    bundle: None,
+                    diagnostics: vec![Diagnostic::error(Location::file(file.clone()), message)],
+                }
+            }
+        }
+    }
+    open_entry(entry, files)
 }
 
 impl LibraryEntry {

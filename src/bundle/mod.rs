@@ -8,7 +8,8 @@
 //! - [`diagnostics`]: problems with their locations.
 //! - [`derive`](mod@derive): UCSM → SSM derivation ([`derive()`], [`derive_device`]).
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
-//! - [`library`]: the index of the shipped device library (`data/library.json`).
+//! - [`library`]: the index of the shipped device library (`data/library.json`),
+//!   and [`open_entry`], the one rule by which a library id becomes a bundle.
 //! - [`generated`]: the manifest of the generated devices (`data/generated.json`).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`live`]: the optional live layer, what each state shows.
@@ -66,7 +67,12 @@ pub use derive::{
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
 pub use image::ImageError;
-pub use library::{LibraryEntry, LibraryError, LibraryIndex, LIBRARY_FORMAT};
+pub use library::{
+    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
+    LIBRARY_FORMAT,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use library::{open_entry_in, read_library};
 pub use live::{Live, LiveSpec, Patch, StateLook, LIVE_FILE, LIVE_FORMAT};
 pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Checked};
 #[cfg(not(target_arch = "wasm32"))]

@@ -35,8 +35,13 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct SheetArgs {
     /// The category (as data/ucsm names it).
-    pub category: String,
-    /// The PNG to write.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub category: Option<String>,
+    /// Every category's sheet, written to OUT/<Category>.png (the
+    /// committed ones are docs/sheets/).
+    #[arg(long)]
+    pub all: bool,
+    /// The PNG to write (with --all, the folder).
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -62,6 +67,9 @@ pub struct CheckArgs {
     /// Start the sample at this device (0-based; with --every).
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
+    /// Only the devices of these categories (repeatable; before --every).
+    #[arg(long)]
+    pub category: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -136,7 +144,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let every = args.every.max(1);
     let mut problems = Vec::new();
     let (mut devices, mut episodes) = (0usize, 0usize);
-    for entry in manifest.devices.iter().skip(args.offset).step_by(every) {
+    let chosen = manifest
+        .devices
+        .iter()
+        .filter(|e| args.category.is_empty() || args.category.contains(&e.category));
+    for entry in chosen.skip(args.offset).step_by(every) {
         match check_device(inputs, entry) {
             Ok(n) => episodes += n,
             Err(e) => problems.push(format!("{}: {e}", entry.id)),
@@ -204,11 +216,25 @@ fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {
 fn sheet(args: SheetArgs) -> anyhow::Result<ExitCode> {
     use crate::devicegen::generated::Inputs;
     let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
-    let png = inputs
-        .category_sheet(&args.category)
-        .map_err(anyhow::Error::msg)?;
-    crate::input::fs::write_atomic(&args.out, &png)?;
-    super::out::text(&format!("{}\n", args.out.display()))?;
+    let jobs: Vec<(String, PathBuf)> = match &args.category {
+        Some(category) => vec![(category.clone(), args.out.clone())],
+        None => {
+            std::fs::create_dir_all(&args.out)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.out.display()))?;
+            inputs
+                .category_names()
+                .into_iter()
+                .map(|c| (c.to_string(), args.out.join(format!("{c}.png"))))
+                .collect()
+        }
+    };
+    for (category, out) in jobs {
+        let png = inputs
+            .category_sheet(&category)
+            .map_err(anyhow::Error::msg)?;
+        crate::input::fs::write_atomic(&out, &png)?;
+        super::out::text(&format!("{} ({} KB)\n", out.display(), png.len() / 1024))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -90,6 +90,7 @@ impl Inputs {
                 serde_json::from_str(ucsm).map_err(|e| format!("data/ucsm/{name}.json: {e}"))?;
             out.push((file, template));
         }
+        check_space_names(&space, &out)?;
         Ok(Inputs {
             space,
             categories: out,
@@ -187,6 +188,16 @@ impl Inputs {
         )
     }
 
+    /// A generated device's JSON files alone (manifest, SSM, views, tasks;
+    /// no pictures, no live layer), by id: what a listing of its tasks
+    /// needs, for a fraction of [`Inputs::open`]'s time.
+    pub fn json_files(&self, id: &str) -> Result<BTreeMap<String, Vec<u8>>, String> {
+        let (c, index) = self
+            .locate(id)
+            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+        Ok(self.variant(c, index)?.1.files)
+    }
+
     /// A generated device's front view alone, as PNG (a library card).
     pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>, String> {
         let (c, index) = self
@@ -197,7 +208,8 @@ impl Inputs {
     }
 
     /// A category's contact sheet: its hand-described devices, then its
-    /// generated ones.
+    /// generated ones, each captioned with its name and id (the sheets of
+    /// `docs/sheets/`).
     pub fn category_sheet(&self, category: &str) -> Result<Vec<u8>, String> {
         let c = self
             .categories
@@ -220,9 +232,16 @@ impl Inputs {
                 descs.push(self.variant(pc, index)?.0.desc);
             }
         }
-        let cells: Vec<(&str, &super::desc::DeviceDesc)> =
-            descs.iter().map(|d| (category, d)).collect();
-        super::sheet::contact_sheet(&cells)
+        let cells: Vec<(&str, &super::desc::DeviceDesc)> = descs.iter().map(|d| ("", d)).collect();
+        super::sheet::contact_sheet_at(&cells, super::sheet::CATEGORY_THUMB_SCALE)
+    }
+
+    /// The categories, by name (the order of [`Inputs::categories`]).
+    pub fn category_names(&self) -> Vec<&str> {
+        self.categories
+            .iter()
+            .map(|(f, _)| f.category.as_str())
+            .collect()
     }
 
     /// The manifest entry of one device.
@@ -274,21 +293,92 @@ impl Inputs {
     }
 }
 
-/// The bundle at `path`, or, when nothing is there and `path` is a
-/// generated device's id (`lamp-g0001`), that device made now. The one
-/// place a path or an id becomes a device, for `run`, `eval` and whatever
-/// else is given devices by name.
-pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, String> {
-    if !path.exists() {
-        if let Some(id) = path.to_str() {
-            let inputs = Inputs::embedded()?;
-            if inputs.locate(id).is_some() {
-                let files: Vec<(String, Vec<u8>)> = inputs.open(id)?.files.into_iter().collect();
-                return crate::bundle::load_files(id, files).map_err(|e| format!("{id}: {e}"));
+/// Every state and component the design space names exists: a state of
+/// `optional_timers` or `instant` in its category's template with a timed
+/// transition, a component of `latches` or `timer_controls` in some
+/// template (a misspelt name would silently change nothing).
+fn check_space_names(
+    space: &Space,
+    categories: &[(CategoryFile, StateMachine)],
+) -> Result<(), String> {
+    use crate::bundle::model::TIMED_WAIT;
+    let template = |category: &str| {
+        categories
+            .iter()
+            .find(|(f, _)| f.category == category)
+            .map(|(_, t)| t)
+    };
+    for (what, by_category) in [
+        ("optional_timers", &space.optional_timers),
+        ("instant", &space.instant),
+    ] {
+        for (category, states) in by_category {
+            let t = template(category).ok_or_else(|| {
+                format!("data/gen/space/space.json: {what} names category {category:?}, which has no template")
+            })?;
+            for state in states {
+                if !t
+                    .states
+                    .get(state)
+                    .is_some_and(|s| s.on.contains_key(TIMED_WAIT))
+                {
+                    return Err(format!(
+                        "data/gen/space/space.json: {what}: {category} has no state {state:?}                          with a timed transition"
+                    ));
+                }
             }
         }
     }
+    for (what, names) in [
+        ("latches", &space.latches),
+        ("timer_controls", &space.timer_controls),
+    ] {
+        for name in names {
+            let known = categories
+                .iter()
+                .any(|(_, t)| t.states.values().any(|s| s.on.contains_key(name)));
+            if !known {
+                return Err(format!(
+                    "data/gen/space/space.json: {what} names {name:?}, which no template's \
+                     transitions use"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bundle at `path`, or, when nothing is there and `path` is a
+/// generated device's id (`lamp-g0001`), that device made now through
+/// [`crate::bundle::open_entry`]. The one place a path or an id becomes a
+/// device, for `run`, `eval` and whatever else is given devices by name.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, String> {
+    if !path.exists() {
+        if let Some(entry) = path.to_str().and_then(library_entry) {
+            return crate::bundle::open_entry(&entry, Vec::new())
+                .into_result()
+                .map_err(|e| format!("{}: {e}", entry.id));
+        }
+    }
     crate::bundle::load_path(path).map_err(|e| e.to_string())
+}
+
+/// The library card of a generated device's id, when it is one of this
+/// build's generated devices (no folder, no files: it is made when opened).
+pub fn library_entry(id: &str) -> Option<crate::bundle::LibraryEntry> {
+    let inputs = Inputs::embedded().ok()?;
+    let (c, _) = inputs.locate(id)?;
+    let (file, _) = &inputs.categories[c];
+    Some(crate::bundle::LibraryEntry {
+        id: id.to_string(),
+        name: id.to_string(),
+        category: file.category.clone(),
+        path: format!("{GENERATED_PATH}/{id}"),
+        files: Vec::new(),
+        thumbnail: "views/front.png".to_string(),
+        tasks: 0,
+    })
 }
 
 /// One generated device made in full (pictures and live layer) and

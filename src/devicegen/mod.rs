@@ -1,4 +1,5 @@
-//! The device library generator (native only): from compact descriptions
+//! The device library generator (feature `generate`; building the library
+//! on disk is native only, making a device in memory works on wasm32 too): from compact descriptions
 //! (`data/gen/<Category>.json`) and the category templates
 //! (`data/ucsm/<Category>.json`) to the shipped bundles
 //! (`data/devices/<id>/`), their index (`data/library.json`) and a contact
@@ -49,11 +50,16 @@ pub mod tasks;
 pub mod vary;
 pub mod views;
 
-use crate::input::fs::write_atomic;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+// Building the library on disk is native only.
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    crate::bundle::{LibraryIndex, StateMachine, LIBRARY_FORMAT},
+    crate::input::fs::write_atomic,
+    std::collections::BTreeMap,
+    std::path::{Path, PathBuf},
+};
 
-use crate::bundle::{LibraryEntry, LibraryIndex, StateMachine, LIBRARY_FORMAT};
+use crate::bundle::LibraryEntry;
 
 pub use desc::{CategoryFile, DeviceDesc};
 pub use device::{draw, generate, Generated};
@@ -70,6 +76,7 @@ pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
 
 /// Every description file of `gen_dir`, by file name, with its template
 /// from `ucsm_dir`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn read_descriptions(
     gen_dir: &Path,
     ucsm_dir: &Path,
@@ -115,6 +122,7 @@ pub struct Summary {
 
 /// Generates the whole library into `out` (`devices/`, `library.json`,
 /// `library-sheet.png`, `live-sheet.png`), replacing `out/devices` entirely.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summary, String> {
     let categories = read_descriptions(gen_dir, ucsm_dir)?;
     let mut generated: Vec<Generated> = Vec::new();

@@ -12,25 +12,73 @@ use resvg::usvg::{fontdb, Options, Tree};
 
 use super::views::CANVAS;
 
-/// The vendored font.
-const FONT: &[u8] = include_bytes!("../../data/gen/fonts/DejaVuSansCondensed-Bold.ttf");
+/// The vendored font, relative to the repository's `data/` (the page
+/// fetches it from there: see [`provide_font`]).
+pub const FONT_PATH: &str = "gen/fonts/DejaVuSansCondensed-Bold.ttf";
 
-fn fonts() -> Arc<fontdb::Database> {
+/// The vendored font, compiled in natively.
+#[cfg(not(target_arch = "wasm32"))]
+fn font_bytes() -> Result<&'static [u8], String> {
+    Ok(include_bytes!(
+        "../../data/gen/fonts/DejaVuSansCondensed-Bold.ttf"
+    ))
+}
+
+/// On wasm32 the font (668 KB) is not compiled into the page's module: the
+/// page fetches it the first time it draws a device and hands it over
+/// here, so a visit that draws nothing does not download it.
+#[cfg(target_arch = "wasm32")]
+static PROVIDED: OnceLock<Vec<u8>> = OnceLock::new();
+
+/// Gives the drawing the vendored font's bytes (`data/` + [`FONT_PATH`]),
+/// once; later calls change nothing. Refuses bytes that are not that font,
+/// since another font would draw other pictures and boxes.
+#[cfg(target_arch = "wasm32")]
+pub fn provide_font(bytes: Vec<u8>) -> Result<(), String> {
+    let mut db = fontdb::Database::new();
+    db.load_font_data(bytes.clone());
+    if !db.faces().any(|f| {
+        f.families
+            .iter()
+            .any(|(name, _)| name == "DejaVu Sans Condensed" || name == "DejaVu Sans")
+    }) {
+        return Err(format!(
+            "{FONT_PATH}: {} bytes that are not the vendored DejaVu Sans Condensed Bold",
+            bytes.len()
+        ));
+    }
+    let _ = PROVIDED.set(bytes);
+    Ok(())
+}
+
+/// Whether the font has been given ([`provide_font`]).
+#[cfg(target_arch = "wasm32")]
+pub fn has_font() -> bool {
+    PROVIDED.get().is_some()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn font_bytes() -> Result<&'static [u8], String> {
+    PROVIDED.get().map(Vec::as_slice).ok_or_else(|| {
+        format!("the font data/{FONT_PATH} has not been loaded yet (render::provide_font)")
+    })
+}
+
+fn fonts() -> Result<Arc<fontdb::Database>, String> {
     static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
-    FONTS
-        .get_or_init(|| {
-            let mut db = fontdb::Database::new();
-            db.load_font_data(FONT.to_vec());
-            Arc::new(db)
-        })
-        .clone()
+    if let Some(db) = FONTS.get() {
+        return Ok(db.clone());
+    }
+    let mut db = fontdb::Database::new();
+    db.load_font_data(font_bytes()?.to_vec());
+    Ok(FONTS.get_or_init(|| Arc::new(db)).clone())
 }
 
 /// Parses an SVG document with the vendored font.
 pub fn parse(svg: &str) -> Result<Tree, String> {
     let options = Options {
         font_family: "DejaVu Sans".to_string(),
-        fontdb: fonts(),
+        fontdb: fonts()?,
         ..Options::default()
     };
     Tree::from_str(svg, &options).map_err(|e| format!("the generated SVG does not parse: {e}"))

@@ -13,13 +13,41 @@ const THUMB_SCALE: f64 = 0.36;
 /// Caption height under each picture, in pixels.
 const CAPTION: f64 = 34.0;
 
+/// A cell's picture on a category's sheet (`docs/sheets/`): smaller, so
+/// that the 26 committed sheets of all 968 devices stay a few megabytes.
+pub const CATEGORY_THUMB_SCALE: f64 = 0.3;
+
 /// The sheet as PNG bytes, devices in the order given.
 pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String> {
-    let (cw, ch) = (CANVAS.0 * THUMB_SCALE, CANVAS.1 * THUMB_SCALE + CAPTION);
+    contact_sheet_at(devices, THUMB_SCALE)
+}
+
+/// The sheet as PNG bytes, each front view drawn at `scale` of the view's
+/// size. Below [`THUMB_SCALE`] the captions are set smaller and a name
+/// too long for its cell is cut short with "…"; a device given with an
+/// empty category is captioned with its id alone (a category's sheet).
+pub fn contact_sheet_at(devices: &[(&str, &DeviceDesc)], scale: f64) -> Result<Vec<u8>, String> {
+    let thumb = scale;
+    let (cw, ch) = (CANVAS.0 * thumb, CANVAS.1 * thumb + CAPTION);
+    let small = thumb < THUMB_SCALE;
+    let (name_size, id_size) = if small { (9.5, 9.0) } else { (11.0, 10.0) };
+    // DejaVu Sans averages about 0.58 em a character.
+    let fits = ((cw - 8.0) / (name_size * 0.58)) as usize;
     let rows = devices.len().div_ceil(COLUMNS).max(1);
     let (w, h) = (cw * COLUMNS as f64, ch * rows as f64);
     let mut cells = String::new();
     for (i, (category, desc)) in devices.iter().enumerate() {
+        let name = if small && desc.name.chars().count() > fits {
+            let cut: String = desc.name.chars().take(fits.saturating_sub(1)).collect();
+            format!("{}…", cut.trim_end())
+        } else {
+            desc.name.clone()
+        };
+        let under = if category.is_empty() {
+            desc.id.clone()
+        } else {
+            format!("{category} · {}", desc.id)
+        };
         let (x, y) = ((i % COLUMNS) as f64 * cw, (i / COLUMNS) as f64 * ch);
         let front = scenes(&desc.body)
             .into_iter()
@@ -27,18 +55,19 @@ pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String>
             .ok_or("no front view")?;
         let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
         cells.push_str(&format!(
-            r##"<g transform="translate({} {})"><rect x="2" y="2" width="{}" height="{}" fill="#f3f2ee"/><g transform="scale({THUMB_SCALE})">{drawing}</g><text x="{}" y="{}" font-size="11" text-anchor="middle" fill="#222">{}</text><text x="{}" y="{}" font-size="10" text-anchor="middle" fill="#666">{} · {}</text></g>"##,
+            r##"<g transform="translate({} {})"><rect x="2" y="2" width="{}" height="{}" fill="#f3f2ee"/><g transform="scale({thumb})">{drawing}</g><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#222">{}</text><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#666">{}</text></g>"##,
             num(x),
             num(y),
             num(cw - 4.0),
             num(ch - 4.0),
             num(cw / 2.0),
-            num(CANVAS.1 * THUMB_SCALE + 12.0),
-            escape(&desc.name),
+            num(CANVAS.1 * thumb + 12.0),
+            num(name_size),
+            escape(&name),
             num(cw / 2.0),
-            num(CANVAS.1 * THUMB_SCALE + 26.0),
-            escape(category),
-            escape(&desc.id),
+            num(CANVAS.1 * thumb + 26.0),
+            num(id_size),
+            escape(&under),
         ));
     }
     let svg = format!(

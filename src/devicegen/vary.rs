@@ -9,11 +9,18 @@
 //! - **Optional components**: some controls are left out, which prunes the
 //!   template to a smaller SSM ([`crate::bundle::derive`]: unreachable
 //!   states go; a variant whose SSM has a dead end or too few tasks is
-//!   refused and the next attempt drawn).
+//!   refused and the next attempt drawn); a control whose only work is a
+//!   timer ([`Space::timer_controls`]) more often.
+//! - **Timers**: an automatic switch-off or relock the template has
+//!   ([`Space::optional_timers`]) left out; a warm-up skipped
+//!   ([`Space::instant`]: what led into it leads where its timer would).
 //! - **Control kinds**: a pressed control drawn as a button, a round button
 //!   or a rocker; a two-position pressed control may become a slide switch
-//!   (pushed on, pulled off: another action in the SSM); a rotary as a knob
-//!   or a dial; a slide as a slider or a lever.
+//!   (pushed on, pulled off: another action in the SSM) or a rotary switch
+//!   (turned on, turned back); a rotary as a knob or a dial; a slide as a
+//!   slider or a lever; a door pulled open a push latch, a lever pulled
+//!   across pushed ([`Space::latches`]). A transition whose action changes
+//!   is described with the new verb ("Turn the power switch").
 //! - **Body**: its proportions (width, height and depth scaled, the parts
 //!   with their faces), its corner rounding, its material (body and trim
 //!   colours), the controls' colour.
@@ -33,6 +40,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::bundle::model::TIMED_WAIT;
 use crate::bundle::StateMachine;
 
 use super::desc::{Axis, CategoryFile, DeviceDesc, Face, Look, Operation, Part, Shape};
@@ -71,6 +79,20 @@ pub struct Space {
     /// An icon for a control whose name contains the key.
     pub icons: BTreeMap<String, String>,
     pub chances: Chances,
+    /// Parts pulled in the archetype that a model may push instead
+    /// ([`Chances::door_as_latch`]): a door pulled out along `out` opened
+    /// by a push latch, a lever pulled across thumbed across.
+    pub latches: Vec<String>,
+    /// Per category, states a model may not have ([`Chances::instant`]):
+    /// a wait whose timed transition a quicker model does at once.
+    pub instant: BTreeMap<String, Vec<String>>,
+    /// Controls whose only work is a timer or a delay (a sleep timer, a
+    /// delayed start), left out with [`Chances::prune_timer`].
+    pub timer_controls: Vec<String>,
+    /// Per category, the states whose timed transition is a feature a
+    /// device may lack ([`Chances::drop_timer`]): an automatic switch-off
+    /// or relock, not the end of a programme the device exists to run.
+    pub optional_timers: BTreeMap<String, Vec<String>>,
     /// Templates a goal's request is phrased with: `{}` the request as the
     /// template writes it, `{lc}` with a small first letter, `{lc_q}` also
     /// without its final full stop.
@@ -107,6 +129,21 @@ pub struct Chances {
     pub press_as_slide: f64,
     /// A slide switch made a rotary selector (the same positions, turned).
     pub slide_as_rotate: f64,
+    /// A two-position pressed control made a rotary switch (turned on,
+    /// turned back off).
+    pub press_as_rotate: f64,
+    /// A door of [`Space::latches`] opened by a push latch (pushed to
+    /// spring open, pushed shut) instead of pulled open.
+    pub door_as_latch: f64,
+    /// Each timed transition of [`Space::optional_timers`] left out (a
+    /// scale without auto-off, a key fob that does not lock itself again).
+    pub drop_timer: f64,
+    /// Each state of [`Space::instant`] skipped: what led into it leads
+    /// where its timer would have (a coffee machine that is hot at once).
+    pub instant: f64,
+    /// Each control of [`Space::timer_controls`] left out (instead of
+    /// [`Chances::prune`]).
+    pub prune_timer: f64,
     pub restyle_press: f64,
     pub restyle_rotate: f64,
     pub restyle_slide: f64,
@@ -393,12 +430,20 @@ pub fn draw_variant(
     if !plain {
         // Controls, and the small parts that are pulled out (a drawer, a
         // plug, a chain), may be left out; a body without them still looks
-        // whole. Parts that show a sign stay.
+        // whole. Parts that show a sign stay, but for a timer control,
+        // whose light goes with it.
         let controls: Vec<(usize, f64)> = (0..desc.parts.len())
-            .filter(|&i| desc.parts[i].sign.is_none())
             .filter_map(|i| {
                 let op = ops[i].as_ref()?;
-                if kind(op) != Kind::Other {
+                let timer = desc.parts[i]
+                    .component
+                    .as_ref()
+                    .is_some_and(|c| space.timer_controls.contains(c));
+                if desc.parts[i].sign.is_some() && !timer {
+                    None
+                } else if timer {
+                    Some((i, chances.prune_timer))
+                } else if kind(op) != Kind::Other {
                     Some((i, chances.prune))
                 } else if pulled(op)
                     && matches!(desc.parts[i].look, Look::Drawer | Look::Port | Look::Chain)
@@ -423,6 +468,31 @@ pub fn draw_variant(
     }
     let ops = operations(&desc.parts, file);
 
+    // Optional timers: an automatic switch-off or relock left out (the
+    // derivation then drops what only it reached; an unsound result is
+    // refused like any other attempt).
+    let mut template = ucsm.clone();
+    if !plain {
+        for state in space
+            .optional_timers
+            .get(&file.category)
+            .into_iter()
+            .flatten()
+        {
+            let Some(s) = template.states.get_mut(state) else {
+                continue;
+            };
+            if s.on.contains_key(TIMED_WAIT) && dice.chance(chances.drop_timer) {
+                s.on.remove(TIMED_WAIT);
+            }
+        }
+        for state in space.instant.get(&file.category).into_iter().flatten() {
+            if dice.chance(chances.instant) {
+                skip(&mut template, state);
+            }
+        }
+    }
+
     // Control kinds.
     for (part, op) in desc.parts.iter_mut().zip(&ops) {
         let (Some(component), Some(op)) = (part.component.clone(), op) else {
@@ -430,6 +500,25 @@ pub fn draw_variant(
         };
         match kind(op) {
             Kind::Press if PRESS_LOOKS.contains(&part.look) => {
+                // A two-position switch turned on and back off.
+                if !plain && dice.chance(chances.press_as_rotate) {
+                    if let Some(positions) = two_positions(ucsm, &component) {
+                        let rotary = Operation::Rotate {
+                            positions,
+                            default: 0,
+                        };
+                        if operate(ucsm, &component, &rotary).is_ok() {
+                            part.look = Look::Knob;
+                            part.size = fit(Look::Knob, part.size);
+                            part.marks = rotary_marks(&rotary);
+                            part.pointer = 0;
+                            part.icon = None;
+                            category.operations.insert(component.clone(), rotary);
+                            reword(&mut template, &component, "Press", "Turn");
+                            continue;
+                        }
+                    }
+                }
                 let slide = !plain && dice.chance(chances.press_as_slide);
                 if slide {
                     if let Some(positions) = two_positions(ucsm, &component) {
@@ -450,6 +539,7 @@ pub fn draw_variant(
                             part.look = Look::Slider;
                             part.icon = None;
                             category.operations.insert(component.clone(), op);
+                            reword(&mut template, &component, "Press", "Slide");
                             continue;
                         }
                     }
@@ -491,6 +581,29 @@ pub fn draw_variant(
                 }
                 if dice.chance(chances.restyle_slide) {
                     part.look = *dice.pick(&SLIDE_LOOKS);
+                }
+            }
+            // A door opened by a push latch: pushed, it springs open;
+            // pushed again, it shuts (the same states, each move a push).
+            Kind::Other
+                if !plain
+                    && space.latches.contains(&component)
+                    && dice.chance(chances.door_as_latch) =>
+            {
+                let parameter = match op {
+                    Operation::Slide {
+                        axis: Axis::Out, ..
+                    } => vec!["4".to_string()],
+                    Operation::Fixed { action, parameter } if action == "pull" => parameter.clone(),
+                    _ => continue,
+                };
+                let latch = Operation::Fixed {
+                    action: "push".to_string(),
+                    parameter,
+                };
+                if operate(ucsm, &component, &latch).is_ok() {
+                    category.operations.insert(component.clone(), latch);
+                    reword(&mut template, &component, "Pull", "Push");
                 }
             }
             _ => {}
@@ -651,7 +764,6 @@ pub fn draw_variant(
     }
 
     // The requests, phrased for this device.
-    let mut template = ucsm.clone();
     for state in template.states.values_mut() {
         if let Some(request) = &state.request {
             let template: &String = dice.pick(&space.requests);
@@ -676,6 +788,64 @@ pub fn draw_variant(
         archetype: base.id.clone(),
         attempt,
     })
+}
+
+/// `state` skipped: every transition into it goes where its timed
+/// transition goes, described as both together ("Switch the machine on;
+/// the water is hot"). Nothing changes when it has no timed transition.
+fn skip(template: &mut StateMachine, state: &str) {
+    let Some(timed) = template
+        .states
+        .get(state)
+        .and_then(|s| s.on.get(TIMED_WAIT))
+        .and_then(|ts| ts.first())
+        .cloned()
+    else {
+        return;
+    };
+    if timed.next_state == state || template.initial_state == state {
+        return;
+    }
+    let mut then = timed.transition_description.chars();
+    let then: String = match then.next() {
+        Some(c) => c.to_lowercase().chain(then).collect(),
+        None => String::new(),
+    };
+    for s in template.states.values_mut() {
+        for t in s.on.values_mut().flatten() {
+            if t.next_state == state {
+                let first = t
+                    .transition_description
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                t.next_state = timed.next_state.clone();
+                t.transition_description = format!("{first}; {then}");
+            }
+        }
+    }
+}
+
+/// The transitions of `component` in `template` described for the way
+/// this device works it: a description that begins with the verb `from`
+/// begins with `to` instead, and a control made a switch is called one
+/// ("Press the power button" becomes "Turn the power switch").
+fn reword(template: &mut StateMachine, component: &str, from: &str, to: &str) {
+    for state in template.states.values_mut() {
+        for t in state.on.get_mut(component).into_iter().flatten() {
+            if let Some(rest) = t.transition_description.strip_prefix(from) {
+                if rest.starts_with(' ') {
+                    let rest = if to == "Push" {
+                        rest.to_string()
+                    } else {
+                        rest.replace(" button", " switch")
+                    };
+                    t.transition_description = format!("{to}{rest}");
+                }
+            }
+        }
+    }
 }
 
 /// Whether a component is worked by pulling it out (and pushing it back).
@@ -783,6 +953,49 @@ mod tests {
             Some(BTreeMap::from([("On".to_string(), 1)]))
         );
         assert_eq!(two_positions(&ucsm, "c"), None);
+    }
+
+    fn warm_up() -> StateMachine {
+        serde_json::from_str(
+            r#"{"name": "C", "initial_state": "Off", "states": {
+              "Off": {"description": "off", "on": {"power_button": [{"next_state": "Heating", "transition_description": "Press the power button; it heats up"}]}},
+              "Heating": {"description": "heating", "on": {"timed_wait": [{"next_state": "Ready", "transition_description": "The water is hot"}]}},
+              "Ready": {"description": "ready", "on": {"power_button": [{"next_state": "Off", "transition_description": "Press the power button"}]}}}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_skipped_warm_up_leads_straight_to_where_its_timer_went() {
+        let mut t = warm_up();
+        skip(&mut t, "Heating");
+        let into = &t.states["Off"].on["power_button"][0];
+        assert_eq!(into.next_state, "Ready");
+        assert_eq!(
+            into.transition_description,
+            "Press the power button; the water is hot"
+        );
+        // The initial state is never skipped, nor a state without a timer.
+        let mut t = warm_up();
+        skip(&mut t, "Off");
+        skip(&mut t, "Ready");
+        assert_eq!(t.states["Off"].on["power_button"][0].next_state, "Heating");
+    }
+
+    #[test]
+    fn a_control_worked_another_way_is_described_with_its_verb() {
+        let mut t = warm_up();
+        reword(&mut t, "power_button", "Press", "Turn");
+        assert_eq!(
+            t.states["Ready"].on["power_button"][0].transition_description,
+            "Turn the power switch"
+        );
+        // Another verb is left as it is.
+        reword(&mut t, "power_button", "Pull", "Push");
+        assert_eq!(
+            t.states["Ready"].on["power_button"][0].transition_description,
+            "Turn the power switch"
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! A library's devices and their tasks (ids, category, goals,
-//! instructions), from a library index (`data/library.json`) and the
-//! bundles it lists, for people and scripts choosing what to run.
+//! instructions), from a library index (`data/library.json`, with the
+//! generated devices of `generated.json` beside it) and the bundles it
+//! lists, for people and scripts choosing what to run.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::bundle::{load_files, Bundle, LibraryEntry, LibraryIndex};
+use crate::bundle::generated::is_generated;
+use crate::bundle::{open_entry, Bundle, LibraryEntry, LibraryIndex, Manifest, TaskFile};
 
 use super::{read_bounded, DocumentError};
 
@@ -21,6 +23,8 @@ pub struct LibraryDevice {
     pub category: String,
     /// The bundle folder, relative to the index.
     pub path: String,
+    /// Made by the generator when it is opened (no files of its own).
+    pub generated: bool,
     /// Every task of the bundle, in file order.
     pub tasks: Vec<LibraryTask>,
 }
@@ -43,28 +47,74 @@ pub fn describe(entry: &LibraryEntry, bundle: &Bundle) -> LibraryDevice {
         name: bundle.manifest.name.clone(),
         category: bundle.manifest.category.clone(),
         path: entry.path.clone(),
-        tasks: bundle
-            .tasks
-            .iter()
-            .map(|t| LibraryTask {
-                id: t.id.clone(),
-                goals: t.goals.iter().map(|g| g.state.clone()).collect(),
-                instructions: t.goals.iter().map(|g| g.instruction.clone()).collect(),
-            })
-            .collect(),
+        generated: is_generated(entry),
+        tasks: bundle.tasks.iter().map(task).collect(),
     }
 }
 
-/// Reads a library index file.
+fn task(t: &crate::bundle::Task) -> LibraryTask {
+    LibraryTask {
+        id: t.id.clone(),
+        goals: t.goals.iter().map(|g| g.state.clone()).collect(),
+        instructions: t.goals.iter().map(|g| g.instruction.clone()).collect(),
+    }
+}
+
+/// What a device of an index is: a hand-described one loaded from the
+/// files `read` gives ([`load_entry`]); a generated one from its JSON
+/// files made without pictures (the same manifest and tasks its bundle
+/// has, in a fraction of the time).
+pub fn describe_entry(
+    entry: &LibraryEntry,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<LibraryDevice, DocumentError> {
+    if !is_generated(entry) {
+        return Ok(describe(entry, &load_entry(entry, read)?));
+    }
+    let files = generated_json(&entry.id).map_err(DocumentError::Bundles)?;
+    let parse = |name: &str| {
+        files
+            .get(name)
+            .ok_or_else(|| DocumentError::Bundles(format!("{}: no {name} was made", entry.id)))
+    };
+    let manifest: Manifest = serde_json::from_slice(parse("manifest.json")?)
+        .map_err(|e| DocumentError::Bundles(format!("{}: manifest.json: {e}", entry.id)))?;
+    let tasks: TaskFile = serde_json::from_slice(parse("tasks.json")?)
+        .map_err(|e| DocumentError::Bundles(format!("{}: tasks.json: {e}", entry.id)))?;
+    Ok(LibraryDevice {
+        id: manifest.id,
+        name: manifest.name,
+        category: manifest.category,
+        path: entry.path.clone(),
+        generated: true,
+        tasks: tasks.tasks.iter().map(task).collect(),
+    })
+}
+
+#[cfg(feature = "generate")]
+fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
+    crate::devicegen::generated::Inputs::embedded()?.json_files(id)
+}
+
+#[cfg(not(feature = "generate"))]
+fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
+    Err(format!(
+        "{id}: this build has no device generator (the crate's feature `generate`)"
+    ))
+}
+
+/// Reads a library index file, with the generated devices of
+/// `generated.json` when it lies beside it ([`crate::bundle::read_library`]).
 pub fn read_index(path: &Path) -> Result<LibraryIndex, DocumentError> {
-    let bytes = read_bounded(path).map_err(DocumentError::Bundles)?;
-    LibraryIndex::parse(&bytes)
+    crate::bundle::read_library(path)
         .map_err(|e| DocumentError::Bundles(format!("{}: {e}", path.display())))
 }
 
 /// Loads a device of an index from the files it lists, with `read` giving
 /// a file's bytes by its path relative to the index (the page fetches
-/// them; a folder or an embedded copy reads them).
+/// them; a folder or an embedded copy reads them), through the library's
+/// one rule ([`open_entry`]: a generated device lists no files and is made
+/// now).
 pub fn load_entry(
     entry: &LibraryEntry,
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
@@ -74,7 +124,7 @@ pub fn load_entry(
         let bytes = read(&entry.file_url(file)).map_err(DocumentError::Bundles)?;
         files.push((file.clone(), bytes));
     }
-    Ok(load_files(&entry.id, files)?)
+    Ok(open_entry(entry, files).into_result()?)
 }
 
 /// Every device of the library whose index is `index_path`, loaded from
@@ -92,6 +142,6 @@ pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, DocumentError> {
     index
         .devices
         .iter()
-        .map(|entry| Ok(describe(entry, &load_entry(entry, &read)?)))
+        .map(|entry| describe_entry(entry, &read))
         .collect()
 }

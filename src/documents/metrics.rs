@@ -47,11 +47,18 @@ impl MetricsRuns {
 
 /// The metrics of each trajectory file against the bundles of `bundles`.
 pub fn metrics(trajectories: &[PathBuf], bundles: &Path) -> Result<MetricsRuns, DocumentError> {
-    let bundles = load_bundles(bundles)?;
+    let mut bundles = load_bundles(bundles)?;
     let mut runs = Vec::with_capacity(trajectories.len());
     let mut api_errors = Vec::new();
     for path in trajectories {
         let file = read_trajectories(path)?;
+        // Generated devices have no folder: the ones played are made now.
+        let made = crate::bundle::open_missing_generated(
+            file.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
+            &bundles,
+        )
+        .map_err(DocumentError::Bundles)?;
+        bundles.extend(made);
         let numbered: Vec<(usize, &Trajectory)> =
             file.episodes.iter().map(|(line, t)| (*line, t)).collect();
         let run = run_numbered(&bundles, &numbered)

@@ -292,11 +292,11 @@ impl DeviceFilter {
 }
 
 fn load_one(path: &Path) -> Result<Bundle, EvalError> {
-    // With the generator built in (feature `cli`), a generated device's id
-    // names it too.
-    #[cfg(feature = "cli")]
+    // With the generator built in (feature `generate`), a generated
+    // device's id names it too.
+    #[cfg(feature = "generate")]
     let loaded = crate::devicegen::generated::load_device(path);
-    #[cfg(not(feature = "cli"))]
+    #[cfg(not(feature = "generate"))]
     let loaded = crate::bundle::load_path(path).map_err(|e| e.to_string());
     loaded.map_err(|message| EvalError::Load {
         path: path.display().to_string(),
@@ -304,27 +304,30 @@ fn load_one(path: &Path) -> Result<Bundle, EvalError> {
     })
 }
 
-/// The devices of a library index (`data/library.json`) that `filter`
-/// keeps, in index order.
+/// The devices of a library index (`data/library.json`, with the
+/// generated devices of `generated.json` when it lies beside it:
+/// [`crate::bundle::read_library`]) that `filter` keeps, in index order,
+/// each opened by the library's one rule ([`crate::bundle::open_entry_in`]).
 pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
     let load_error = |message: String| EvalError::Load {
         path: index.display().to_string(),
         message,
     };
-    // Through the input layer: a regular file within the bound, and each
-    // device's path kept under the index's folder (no absolute path, no
+    // Through the input layer: regular files within the bound, and each
+    // device's files kept under the index's folder (no absolute path, no
     // `..`).
-    let bytes = crate::input::fs::read_regular(index, crate::input::limits::MAX_RESULTS_FILE_BYTES)
-        .map_err(|e| load_error(e.to_string()))?;
-    let library =
-        crate::bundle::LibraryIndex::parse(&bytes).map_err(|e| load_error(e.to_string()))?;
+    let library = crate::bundle::read_library(index).map_err(load_error)?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
         if filter.keeps(&entry.id, &entry.category) {
-            let path = crate::input::path::resolve_under(root, &entry.path)
-                .map_err(|e| load_error(format!("device {}: {e}", entry.id)))?;
-            out.push(load_one(&path)?);
+            let bundle = crate::bundle::open_entry_in(root, entry)
+                .into_result()
+                .map_err(|e| EvalError::Load {
+                    path: root.join(&entry.path).display().to_string(),
+                    message: e.to_string(),
+                })?;
+            out.push(bundle);
         }
     }
     filter.check(&out)?;

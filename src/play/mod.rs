@@ -11,10 +11,13 @@
 //! - [`share`]: share links whose URL alone restores an episode.
 //! - [`baseline`]: a human-baseline run: a chosen set of tasks, each
 //!   finished episode recorded exactly once, saved as JSON.
+//! - [`catalogue`]: the library page's categories with counts, search and
+//!   pages of cards.
 //! - [`views`]: the view tabs: which views exist, which are look-only,
 //!   which is locked.
 
 pub mod baseline;
+pub mod catalogue;
 pub mod controls;
 pub mod optimal;
 pub mod session;

@@ -21,7 +21,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use knoblab::bundle::{load_path, Bundle, LibraryIndex, LoadError};
+use knoblab::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
+use knoblab::bundle::{load_path, Bundle, LibraryEntry, LibraryIndex, LoadError};
 use knoblab::documents::{self, DocumentError};
 use knoblab::eval::{
     evaluate, prepare_output, DeviceFilter, EvalError, EvalEvent, EvalPlan, RunArgs, Stop,
@@ -123,9 +124,18 @@ fn read_embedded(rel: &str) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("the shipped library has no file {rel}"))
 }
 
+/// The shipped library: its hand-described devices, then the generated
+/// ones of its manifest (made when opened), parsed once.
 fn shipped_index() -> PyResult<LibraryIndex> {
-    let bytes = read_embedded("library.json").map_err(BundleError::new_err)?;
-    LibraryIndex::parse(&bytes).map_err(BundleError::new_err)
+    static INDEX: OnceLock<Result<LibraryIndex, String>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let hand = LibraryIndex::parse(&read_embedded("library.json")?)?;
+            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)?;
+            Ok(hand.with_generated(&generated))
+        })
+        .clone()
+        .map_err(BundleError::new_err)
 }
 
 /// A bundle by path, or by the id of a device of the shipped library
@@ -141,12 +151,17 @@ fn open_bundle(source: &str) -> PyResult<Arc<Bundle>> {
         return Ok(b);
     }
     let index = shipped_index()?;
-    let Some(entry) = index.devices.iter().find(|d| d.id == source) else {
-        let ids: Vec<&str> = index.devices.iter().map(|d| d.id.as_str()).collect();
+    let Some(entry) = index.entry(source) else {
+        let (generated, hand): (Vec<&LibraryEntry>, Vec<&LibraryEntry>) =
+            index.devices.iter().partition(|d| is_generated(d));
+        let ids: Vec<&str> = hand.iter().map(|d| d.id.as_str()).collect();
         return Err(BundleError::new_err(format!(
             "{source}: no such file or folder, and no device of that id in the shipped library \
-             (devices: {})",
-            ids.join(", ")
+             of {} devices ({}, and {} generated ones such as {}; knoblab.library() lists them)",
+            index.devices.len(),
+            ids.join(", "),
+            generated.len(),
+            generated.first().map_or("", |d| d.id.as_str())
         )));
     };
     let bundle =
@@ -421,14 +436,24 @@ fn library_json(py: Python<'_>, path: Option<PathBuf>) -> PyResult<String> {
                 .map_err(document_error)?
         }
         None => {
-            let index = shipped_index()?;
-            let mut out = Vec::with_capacity(index.devices.len());
-            for entry in &index.devices {
-                let bundle = documents::library::load_entry(entry, &read_embedded)
-                    .map_err(document_error)?;
-                out.push(documents::library::describe(entry, &bundle));
+            // The shipped library does not change: listed once per process
+            // (its 916 generated devices take seconds to make without pictures).
+            static SHIPPED: OnceLock<String> = OnceLock::new();
+            if let Some(text) = SHIPPED.get() {
+                return Ok(text.clone());
             }
-            out
+            let index = shipped_index()?;
+            let devices = py
+                .allow_threads(|| {
+                    index
+                        .devices
+                        .iter()
+                        .map(|entry| documents::library::describe_entry(entry, &read_embedded))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .map_err(document_error)?;
+            let text = json_text(&devices)?;
+            return Ok(SHIPPED.get_or_init(|| text).clone());
         }
     };
     json_text(&devices)

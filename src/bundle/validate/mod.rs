@@ -107,7 +107,7 @@ pub(crate) fn validate(parts: Parts<'_>) -> Vec<Diagnostic> {
 /// `bbox_origin`): for a device built in code before any picture is drawn,
 /// such as a generated variant tried and dropped when it can get stuck.
 /// (Only the generator uses it, so it is built where the generator is.)
-#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
+#[cfg(feature = "generate")]
 pub(crate) fn machine_diagnostics(ssm: &StateMachine) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     check_ssm(ssm, None, super::model::BboxOrigin::default(), &mut out);

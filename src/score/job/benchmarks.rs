@@ -55,8 +55,14 @@ pub(super) fn score_unit(
             score_switch(first, &unit.label, unit.format, &options.switch, ground)
         }
         Some(Benchmark::Trajectories) => {
-            let bundles = ground.bundles(bundles)?;
-            score_trajectories(first, &unit.label, bundles)
+            let given = ground.bundles(bundles)?;
+            let made = generated_bundles(first, given)?;
+            if made.is_empty() {
+                score_trajectories(first, &unit.label, given)
+            } else {
+                let all: Vec<Bundle> = given.iter().cloned().chain(made).collect();
+                score_trajectories(first, &unit.label, &all)
+            }
         }
         None => Err(format!("{}: not a results file", unit.name)),
     }
@@ -233,6 +239,22 @@ pub fn switch_downloads(
         });
     }
     out
+}
+
+/// The generated devices the trajectories of `file` were played on that
+/// are not among `given` ([`crate::bundle::open_missing_generated`]): a
+/// generated device has no files to ship, so the page sends none and the
+/// scorer makes the ones it needs.
+fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, String> {
+    let Ok(read) = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes) else {
+        // Scoring reads the file again and reports what is wrong with it.
+        return Ok(Vec::new());
+    };
+    crate::bundle::open_missing_generated(
+        read.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
+        given,
+    )
+    .map_err(|e| format!("{}: {e}", file.path))
 }
 
 /// Scores trajectories as `knoblab metrics` does for one file.

@@ -15,10 +15,13 @@ use web_sys::{
     RequestCredentials, RequestInit, Response,
 };
 
-use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryEntry, LibraryIndex};
+use crate::bundle::generated::{is_generated, GeneratedIndex};
+use crate::bundle::{check_bytes, open_entry, Checked, LibraryEntry, LibraryIndex};
 
 /// Where the library index is, relative to the page.
 pub const LIBRARY_URL: &str = "data/library.json";
+/// Where the generated devices' manifest is, relative to the page.
+pub const GENERATED_URL: &str = "data/generated.json";
 
 /// The bytes at a URL, fetched with `credentials: "omit"`.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
@@ -47,13 +50,21 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// The shipped library's index.
+/// The shipped library's index: the hand-described devices of
+/// `library.json`, then the generated ones of `generated.json`
+/// ([`LibraryIndex::with_generated`]).
 pub async fn fetch_library() -> Result<LibraryIndex, String> {
     let bytes = fetch_bytes(LIBRARY_URL).await?;
-    LibraryIndex::parse(&bytes).map_err(|e| e.to_string())
+    let hand = LibraryIndex::parse(&bytes).map_err(|e| e.to_string())?;
+    let generated = GeneratedIndex::parse(&fetch_bytes(GENERATED_URL).await?)
+        .map_err(|e| format!("{GENERATED_URL}: {e}"))?;
+    Ok(hand.with_generated(&generated))
 }
 
-/// A library device: every file its entry lists, then checked as a bundle.
+/// A library device, by the library's one rule ([`open_entry`]): every
+/// file its entry lists fetched and checked as a bundle; a generated
+/// device (no files) made here, after the browser has painted what the
+/// page says meanwhile.
 pub async fn fetch_library_device(entry: &LibraryEntry) -> Result<Checked, String> {
     let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut files = Vec::with_capacity(entry.files.len());
@@ -61,7 +72,35 @@ pub async fn fetch_library_device(entry: &LibraryEntry) -> Result<Checked, Strin
         let url = format!("{base}/{}", entry.file_url(file));
         files.push((file.clone(), fetch_bytes(&url).await?));
     }
-    Ok(check_files_in_memory(&entry.id, files))
+    if is_generated(entry) {
+        ensure_font().await?;
+        next_frame().await;
+    }
+    Ok(open_entry(entry, files))
+}
+
+/// Fetches the generator's font the first time a device is drawn in this
+/// page (it is not compiled into the page's module: a visit that draws
+/// nothing does not download it), and hands it to the core.
+pub async fn ensure_font() -> Result<(), String> {
+    use crate::devicegen::render::{has_font, provide_font, FONT_PATH};
+    if has_font() {
+        return Ok(());
+    }
+    let bytes = fetch_bytes(&format!("data/{FONT_PATH}")).await?;
+    provide_font(bytes)
+}
+
+/// Resolves after a short timeout (50 ms, three frames at 60 Hz), so that
+/// the browser paints a status line set before a long computation. (A
+/// timeout and not an animation frame: frames stop in a hidden tab.)
+pub async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 50);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 /// A bundle at a URL (a zip or a single JSON file), checked.

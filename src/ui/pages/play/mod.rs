@@ -39,6 +39,13 @@ use crate::sim::{RenderMode, Settings, Step, DEFAULT_LAMBDA};
 
 use crate::ui::browser::{fetch, storage};
 
+/// The page's clock in milliseconds (0 without one).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
 /// A loaded device.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -125,7 +132,8 @@ pub struct Player {
     pub render: RwSignal<RenderMode>,
     /// The action being put together in the action bar.
     pub draft: RwSignal<Draft>,
-    /// What is being loaded, while it is.
+    /// What the page is doing to open a device, while it does
+    /// ("Loading …", "Drawing the device …").
     pub loading: RwSignal<Option<String>>,
     /// Why the last device asked for could not be opened.
     pub problem: RwSignal<Option<LoadProblem>>,
@@ -185,10 +193,24 @@ impl Player {
             return Loaded::from_checked(check_bytes("the JSON given", source.as_bytes()), None);
         }
         if let Ok(index) = self.library_index().await {
-            if let Some(entry) = index.devices.iter().find(|d| d.id == source) {
+            if let Some(entry) = index.entry(source) {
+                let generated = crate::bundle::generated::is_generated(entry);
+                if generated {
+                    self.loading
+                        .set(Some(format!("Drawing the device {source}")));
+                }
+                let started = now_ms();
                 let checked = fetch::fetch_library_device(entry)
                     .await
                     .map_err(LoadProblem::Message)?;
+                if generated {
+                    // The time to draw a generated device in the page, for
+                    // the README's figure and whoever reads the console.
+                    leptos::logging::log!(
+                        "knoblab: drew the device {source} in {:.0} ms",
+                        now_ms() - started
+                    );
+                }
                 return Loaded::from_checked(checked, Some(source.to_string()));
             }
         }
@@ -205,7 +227,8 @@ impl Player {
 
     /// Fetches a device and makes it the current one (no episode yet).
     pub async fn open(self, source: &str) -> Result<Loaded, LoadProblem> {
-        self.loading.set(Some(source.chars().take(120).collect()));
+        let shown: String = source.chars().take(120).collect();
+        self.loading.set(Some(format!("Loading {shown}")));
         self.problem.set(None);
         let result = self.fetch(source).await;
         self.loading.set(None);

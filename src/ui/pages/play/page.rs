@@ -122,7 +122,7 @@ pub fn LoadStatus() -> impl IntoView {
     let player = use_player();
     view! {
         {move || player.loading.get().map(|what| view! {
-            <p class="loading" data-testid="loading" role="status">"Loading " {what} "…"</p>
+            <p class="loading" data-testid="loading" role="status">{what} "…"</p>
         })}
         {move || player.problem.get().map(|problem| view! { <ProblemList problem=problem /> })}
     }

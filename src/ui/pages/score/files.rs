@@ -194,13 +194,23 @@ pub async fn fetch_samples() -> Vec<SampleSet> {
     serde_json::from_slice::<SampleIndex>(&bytes).map_or_else(|_| Vec::new(), |i| i.sets)
 }
 
-/// Every file of every library bundle, as URLs under [`BUNDLE_PREFIX`].
+/// Every file of every hand-described library bundle, as URLs under
+/// [`BUNDLE_PREFIX`], and the generator's font: a generated device has no
+/// files, and the scorer makes those the trajectories were played on
+/// ([`crate::bundle::open_missing_generated`]).
 pub async fn fetch_library() -> Vec<JobFile> {
     let Ok(bytes) = fetch_bytes("data/library.json").await else {
         return Vec::new();
     };
     let Ok(index) = LibraryIndex::parse(&bytes) else {
         return Vec::new();
+    };
+    let font = JobFile {
+        path: super::worker::FONT_JOB_PATH.to_string(),
+        source: Source::Url(absolute(&format!(
+            "data/{}",
+            crate::devicegen::render::FONT_PATH
+        ))),
     };
     index
         .devices
@@ -211,6 +221,7 @@ pub async fn fetch_library() -> Vec<JobFile> {
                 source: Source::Url(absolute(&format!("data/{}", d.file_url(f)))),
             })
         })
+        .chain(std::iter::once(font))
         .collect()
 }
 

@@ -22,6 +22,7 @@ use crate::ui::browser::js_message;
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
 /// and post progress and the outcome back as JSON text.
 const WORKER_JS: &str = r#"
+const FONT_PATH = "knoblab-font";
 let ready = null;
 const inbox = [];
 let wake = null;
@@ -72,8 +73,11 @@ self.onmessage = async (event) => {
         self.postMessage({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
         const response = await fetch(b.url);
         if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        // The generator's font: generated devices are drawn here when played.
+        if (b.path === FONT_PATH) { m.knoblab_provide_font(bytes); continue; }
         paths.push(b.path);
-        buffers.push(new Uint8Array(await response.arrayBuffer()));
+        buffers.push(bytes);
       }
     }
     const out = m.knoblab_score_job(paths, buffers, msg.options, (p) => self.postMessage({ progress: p }), shards);
@@ -83,6 +87,17 @@ self.onmessage = async (event) => {
   }
 };
 "#;
+
+/// The path under which the page sends the generator's font with the
+/// library's bundle files (the worker hands it to the core, not to the job).
+pub const FONT_JOB_PATH: &str = "knoblab-font";
+
+/// Gives the core the generator's font, so that the trajectories of
+/// generated devices are scored against devices drawn here.
+#[wasm_bindgen]
+pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
+    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e))
+}
 
 /// The job of the files (paths and bytes in the same order) and options
 /// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]).

@@ -1,7 +1,10 @@
-//! The Library page: every shipped device as a card (front picture,
-//! category, number of tasks), a category filter and a name search, and
-//! "Open a bundle": drop a folder, a zip or a single JSON file, pick one,
-//! or give a URL. A refused bundle shows every problem validation found.
+//! The Library page: every device of the library (the hand-described and
+//! the generated ones) as a card, by category and search, a page at a time
+//! ([`catalogue`]), and "Open a bundle": drop a folder, a zip or a single
+//! JSON file, pick one, or give a URL. A refused bundle shows every problem
+//! validation found.
+
+pub mod catalogue;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -9,10 +12,11 @@ use leptos::wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileSystemEntry, HtmlInputElement};
 
 use super::play::page::LoadStatus;
-use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryEntry, LibraryIndex};
+use crate::bundle::{check_bytes, check_files_in_memory, Checked, LibraryIndex};
 use crate::play::share::encode_component;
-use crate::ui::browser::fetch::{self, LIBRARY_URL};
+use crate::ui::browser::fetch;
 use crate::ui::pages::play::{use_player, LoadProblem, Loaded, Player};
+use catalogue::Catalogue;
 
 /// Opens a checked bundle from a file: on success the play page shows it.
 fn open_checked(player: Player, checked: Checked) {
@@ -167,78 +171,6 @@ fn OpenBundle() -> impl IntoView {
             </form>
             <LoadStatus />
         </section>
-    }
-}
-
-/// One device card.
-#[component]
-fn DeviceCard(entry: LibraryEntry) -> impl IntoView {
-    let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let thumbnail = format!("{base}/{}", entry.file_url(&entry.thumbnail));
-    let href = format!("#/play?bundle={}", encode_component(&entry.id));
-    let tasks = format!(
-        "{} task{}",
-        entry.tasks,
-        if entry.tasks == 1 { "" } else { "s" }
-    );
-    view! {
-        <li>
-            <a class="card" href=href data-testid="device-card" data-id=entry.id.clone() data-category=entry.category.clone()>
-                <img src=thumbnail alt="" loading="lazy" />
-                <span class="card-name">{entry.name.clone()}</span>
-                <span class="card-meta">
-                    <span class="category">{entry.category.clone()}</span>
-                    <span class="tasks">{tasks}</span>
-                </span>
-            </a>
-        </li>
-    }
-}
-
-/// The cards, with the category filter and the search.
-#[component]
-fn Catalogue(index: LibraryIndex) -> impl IntoView {
-    let category = RwSignal::new(String::new());
-    let search = RwSignal::new(String::new());
-    let mut categories: Vec<String> = index.devices.iter().map(|d| d.category.clone()).collect();
-    categories.sort();
-    categories.dedup();
-    let devices = StoredValue::new(index.devices);
-    let shown = move || {
-        let (c, q) = (category.get(), search.get().to_lowercase());
-        devices.with_value(|all| {
-            all.iter()
-                .filter(|d| c.is_empty() || d.category == c)
-                .filter(|d| q.is_empty() || d.name.to_lowercase().contains(q.trim()))
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-    };
-    let total = devices.with_value(Vec::len);
-    view! {
-        <div class="filters">
-            <label>
-                "Category "
-                <select data-testid="category-filter" on:change=move |ev| category.set(event_target_value(&ev))>
-                    <option value="">"All categories"</option>
-                    {categories.into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
-                </select>
-            </label>
-            <label>
-                "Search "
-                <input type="search" placeholder="Device name" data-testid="search" on:input=move |ev| search.set(event_target_value(&ev)) />
-            </label>
-        </div>
-        {move || {
-            let list = shown();
-            let count = list.len();
-            view! {
-                <p class="count" data-testid="device-count">{format!("{count} of {total} devices")}</p>
-                <ul class="cards" data-testid="cards">
-                    {list.into_iter().map(|entry| view! { <DeviceCard entry=entry /> }).collect_view()}
-                </ul>
-            }
-        }}
     }
 }
 
