@@ -3,6 +3,8 @@
 //! for the scorer and 1.3 s for the formatter on a set like this
 //! (`epic-official.md` §16).
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
 use knoblab::score::epic::render::write_json;

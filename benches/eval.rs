@@ -7,6 +7,8 @@
 //! `cargo bench --bench eval` (figures in the README's section
 //! "Evaluate a model from the command line").
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;

@@ -8,6 +8,8 @@
 //! parse 4,418 replies 14.4 ms; parse + score + metrics (both modes) 55 ms;
 //! load + read predictions + score + JSON 165 ms.
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use knoblab::score::finestate::evaluate::{OfficialOptions, Reply};
 use knoblab::score::finestate::loader::{load_dataset, ImagePolicy};

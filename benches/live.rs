@@ -8,6 +8,8 @@
 //!   its sheet every time), what `Episode::picture` and the page pay.
 //! - `static_picture`: the static mode, for comparison (the bundle's bytes).
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};

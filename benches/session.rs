@@ -8,6 +8,8 @@
 //! on a task the cycle never solves, with a λ large enough that no budget
 //! ends it.
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use std::hint::black_box;
 use std::sync::Arc;
 

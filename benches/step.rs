@@ -7,6 +7,8 @@
 //! budget never ends it; every 1000 steps it is reset so the recorded
 //! trajectory stays small (the reset is amortised over those steps).
 
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)] // a benchmark: criterion's macros write undocumented items, and a setup that fails should stop it
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};

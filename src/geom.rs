@@ -14,7 +14,9 @@ pub const SCALE_MAX: u32 = 1000;
 /// A point on the 0–1000 scale of the current image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ScaledPoint {
+    /// Across, from the left edge (0) to the right (1000).
     pub x: u32,
+    /// Down, from the top edge (0) to the bottom (1000).
     pub y: u32,
 }
 
@@ -87,7 +89,9 @@ impl ScaledPoint {
 /// A point in pixels of an image (sub-pixel positions allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PixelPoint {
+    /// Pixels from the left edge.
     pub x: f64,
+    /// Pixels from the top edge.
     pub y: f64,
 }
 
@@ -95,9 +99,13 @@ pub struct PixelPoint {
 /// (the COCO convention).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PixelBox {
+    /// The left edge, in pixels.
     pub x: f64,
+    /// The top edge, in pixels.
     pub y: f64,
+    /// The width, in pixels.
     pub w: f64,
+    /// The height, in pixels.
     pub h: f64,
 }
 

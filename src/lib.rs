@@ -47,7 +47,7 @@
 //! - **replay**: the agent that plays a model's recorded answers back from a
 //!   trajectory file (`--agent replay:FILE`, the source [`vlm::Source::Replay`]).
 //! - **recheck**: running a trajectory's actions again on its bundle to check
-//!   that it reproduces ([`sim::recheck`]).
+//!   that it reproduces ([`sim::recheck()`]).
 //! - **session**: the player's episode that owns its bundle ([`play::Session`]).
 //! - **job**: one scoring of dropped files ([`score::job`]).
 //!
@@ -70,6 +70,7 @@ pub mod vlm;
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod cli;
 #[cfg(feature = "generate")]
+#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;

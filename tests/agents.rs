@@ -1,4 +1,6 @@
 //! Agents that need no model and the runner (`specs/devices.md` section 7).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

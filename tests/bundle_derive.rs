@@ -1,4 +1,6 @@
 //! UCSM → SSM derivation against the VGEBench appendix kettle.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;

@@ -1,5 +1,7 @@
 //! The three forms of a bundle (folder, zip, single JSON) load to the same
 //! bundle with the same logic hash; geometry the simulator asks for.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::{Path, PathBuf};

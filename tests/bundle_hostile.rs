@@ -1,5 +1,7 @@
 //! Hostile input: refused with a message, never a panic, never an
 //! out-of-memory. The bounds are in `knoblab::bundle::limits`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;

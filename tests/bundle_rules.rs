@@ -1,6 +1,8 @@
 //! One broken bundle per validation rule (`tests/fixtures/broken/<rule>/`,
 //! each the valid `lamp` bundle with one thing wrong), its diagnostics
 //! snapshotted. Every problem is reported with its location, never a panic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::{Path, PathBuf};

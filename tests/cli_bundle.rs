@@ -1,4 +1,6 @@
 //! `knoblab validate` and `knoblab derive`, run as a user runs them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;

@@ -1,5 +1,7 @@
 //! `knoblab metrics` on trajectories written by `knoblab run`, in both
 //! output modes, and its clean errors on bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;

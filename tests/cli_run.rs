@@ -1,4 +1,6 @@
 //! `knoblab run`: bad input gets a message and exit code 2, never a panic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;

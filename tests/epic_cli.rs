@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! `knoblab score epic` end to end on the fixtures: the family comes from
 //! the folder name, `--json` carries the official summary and samples.

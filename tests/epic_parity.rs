@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! Parity with the official EPIC-Bench code on the shared fixtures: raw →
 //! formatter → `std/`, std → scorer → `scores/*_full.json` and

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! A run scored in shards (as the page's workers score it) and merged in
 //! the core gives the very report of the unsharded run, whatever the number

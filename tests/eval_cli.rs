@@ -6,6 +6,8 @@
 //! and the key is looked for everywhere it must not be. A run killed with
 //! SIGKILL while episodes are in flight is resumed to exactly one record
 //! per planned episode.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -3,6 +3,8 @@
 //! with each answer (a reply, a 429 with Retry-After, a timeout, a
 //! malformed body), and that every agent plays through it alike: the
 //! replay through the driver is the replay `run_episode` plays.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::Path;

@@ -2,6 +2,8 @@
 //! in the file once whatever the order of their appends, a dead writer's
 //! torn line is cut before the next line goes on, and a run can play a
 //! selection of its plan's items.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeSet;

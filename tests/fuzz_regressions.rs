@@ -2,6 +2,8 @@
 //! harness function (`fuzz/harness.rs`), natively, on every `cargo test`.
 //! An input lives in `tests/fuzz_regressions/<target>/`, named after the
 //! bug it found; its fix is in the commit that added it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::Path;

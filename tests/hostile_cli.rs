@@ -3,6 +3,8 @@
 //! the validation report) that says what was wrong and the bound, without
 //! reading more than the bound. The core's own tests are
 //! `tests/bundle_hostile.rs` and `tests/hostile_results.rs`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 //! and outputs that never overwrite an input. Every run of the binary has a
 //! deadline, so a regression that blocks fails the test instead of hanging
 //! the suite.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Read;

@@ -5,6 +5,8 @@
 //! text, parses JSON or opens a zip by itself, except the places listed in
 //! [`ALLOWED`] with the reason; and each reader listed in [`READERS`]
 //! calls the layer. Adding a reader means adding it to one of the lists.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
@@ -54,6 +56,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("src/ui/pages/score/worker.rs", "messages between the page and its worker"),
     ("src/ui/pages/score/mod.rs", "messages between the page and its worker"),
     ("src/score/job/mod.rs", "the page's EPIC shard messages between its workers"),
+    ("src/score/job/workers.rs", "the job options the page serialises for its workers"),
     ("src/score/epic/wire.rs", "EPIC shards the page's workers send each other"),
     ("bindings/python/src/lib.rs", "the EPIC document KnobLab itself just wrote (String::from_utf8 of serde_json's output)"),
 ];

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! The shipped device library (`data/devices/`, indexed by
 //! `data/library.json`) is sound: every bundle validates without a single

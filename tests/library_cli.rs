@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! `knoblab library build` end to end on one category's descriptions: it
 //! writes bundles that load, an index that lists them, and a contact

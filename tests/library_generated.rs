@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! The generated part of the library (`knoblab::devicegen::generated`):
 //! the committed manifest (`data/generated.json`) is what the generator

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! The device generator (`knoblab::devicegen`) and the shipped library
 //! agree: every component box of every shipped view lies on the pixels the

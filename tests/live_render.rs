@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! Live pictures (`knoblab::sim::render`, the bundles' live layer): a
 //! state's signs change the pixels of their own parts and nothing far

@@ -1,5 +1,7 @@
 //! VGEBench metrics (`specs/devices.md` section 6) on small scripted
 //! trajectories over the in-code kettle, with the values worked out by hand.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

@@ -105,7 +105,7 @@ fn garbage_gets_a_message_that_names_the_file_and_the_valid_formats() {
         ("list.json", br#"[1, 2, 3]"#),
         ("cut.jsonl", br#"{"response": "#),
     ] {
-        let err = detect(name, bytes).expect_err(name);
+        let err = detect(name, bytes).expect_err(name).to_string();
         assert!(err.starts_with(name), "{err}");
         if name != "empty.jsonl" {
             assert!(err.contains("expected EPIC-Bench"), "{err}");
@@ -117,7 +117,9 @@ fn garbage_gets_a_message_that_names_the_file_and_the_valid_formats() {
 fn the_size_limit_is_checked_before_anything_is_read() {
     // A file of the limit plus one byte: refused by size, whatever it holds.
     let big = vec![b' '; (MAX_RESULTS_FILE_BYTES + 1) as usize];
-    let err = detect("big.jsonl", &big).expect_err("over the limit");
+    let err = detect("big.jsonl", &big)
+        .expect_err("over the limit")
+        .to_string();
     assert!(err.contains("at most 256 MiB is read"), "{err}");
 }
 

@@ -1,5 +1,7 @@
 //! Transition distance to a goal and target components
 //! (`knoblab::sim::GoalDistance`), on the in-code kettle.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

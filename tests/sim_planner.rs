@@ -1,4 +1,6 @@
 //! The planner and C_opt (`specs/devices.md` section 3).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

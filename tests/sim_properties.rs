@@ -1,4 +1,6 @@
 //! Invariants of the simulator, checked on generated inputs (`proptest`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

@@ -1,5 +1,7 @@
 //! The rules of one step (`specs/devices.md` section 2), each checked on the
 //! kettle or a variant of it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

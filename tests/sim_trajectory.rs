@@ -1,4 +1,6 @@
 //! Trajectories (`specs/devices.md` section 5): names, JSON Lines, recheck.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

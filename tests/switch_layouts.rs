@@ -6,6 +6,8 @@
 //! hand in the comments; the release fixture's rows are tabled in
 //! `tests/fixtures/switch_release/README.md`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
+
 use std::path::PathBuf;
 use std::process::Command;
 

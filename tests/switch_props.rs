@@ -1,5 +1,7 @@
 //! SWITCH invariants: no reply text panics extraction or judge parsing,
 //! every accuracy is in [0, 1], and EM ≤ F1 for every item.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use knoblab::score::switch::extract::{extract_choice, ChoiceQuestion};

@@ -5,6 +5,8 @@
 //! missing item, an unknown item and saved judge outputs. Every expected
 //! number below was computed by hand from the fixture, with the arithmetic
 //! in the comment.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;

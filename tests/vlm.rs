@@ -2,6 +2,8 @@
 //! images, the replay provider playing recorded episodes back through the
 //! model agent, batches that resume, and reports that keep `api_error`
 //! episodes apart.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;

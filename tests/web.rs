@@ -1,5 +1,6 @@
 //! Browser tests: components mounted in headless Chromium, clicked, and read
 //! back from the DOM. Run with `make wasm-test`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
 
 use knoblab::ui::app::{App, Header};

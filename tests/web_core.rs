@@ -2,6 +2,7 @@
 //! answers as natively, on the same fixtures. The page will call exactly
 //! these functions, so a difference between the two builds (a regex's
 //! Unicode tables, float formatting, a `std::fs` call) shows up here first.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
 
 use base64::Engine as _;

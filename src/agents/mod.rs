@@ -129,19 +129,37 @@ impl<A: Agent + ?Sized> Agent for &mut A {
 /// `script:FILE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentSpec {
+    /// The oracle: an optimal path from the planner.
     Oracle,
-    Random { seed: u64 },
-    Script { path: String },
+    /// The random agent, with its seed (0 when none is given).
+    Random {
+        /// The seed of every choice.
+        seed: u64,
+    },
+    /// A script: the action strings in the file at `path`.
+    Script {
+        /// The script file, one action a line.
+        path: String,
+    },
 }
 
 /// An agent name that is none of the known forms.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AgentSpecError {
     #[error("unknown agent \"{found}\": expected oracle, random, random:SEED or script:FILE")]
-    Unknown { found: String },
+    /// A name of no known agent.
+    Unknown {
+        /// The name given.
+        found: String,
+    },
     #[error("the seed \"{found}\" of random:SEED is not a whole number")]
-    BadSeed { found: String },
+    /// `random:` followed by something that is not a whole number.
+    BadSeed {
+        /// What followed `random:`.
+        found: String,
+    },
     #[error("script: needs a file, as in script:moves.txt")]
+    /// `script:` with no file after it.
     NoScript,
 }
 

@@ -19,6 +19,7 @@ pub struct Oracle<'b> {
 }
 
 impl<'b> Oracle<'b> {
+    /// An oracle for the bundle's device; it plans at each task's reset.
     pub fn new(bundle: &'b Bundle) -> Oracle<'b> {
         Oracle {
             device: Device::new(bundle),

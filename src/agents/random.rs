@@ -24,6 +24,7 @@ pub struct RandomAgent {
 }
 
 impl RandomAgent {
+    /// A random agent whose every choice follows from `seed`.
     pub fn new(seed: u64) -> RandomAgent {
         RandomAgent {
             seed,

@@ -41,20 +41,36 @@ use super::model::{StateMachine, Transition, ViewBox, IMMEDIATE, TIMED_WAIT};
 pub enum DeriveError {
     /// The template's `initial_state` names no state.
     #[error("the template's initial state \"{initial}\" is not one of its states ({states})")]
-    UnknownInitialState { initial: String, states: String },
+    UnknownInitialState {
+        /// The `initial_state` written.
+        initial: String,
+        /// The template's states.
+        states: String,
+    },
     /// A component of the device does not appear in the template.
     #[error("the template has no component \"{component}\"; its components are: {known}")]
-    UnknownComponent { component: String, known: String },
+    UnknownComponent {
+        /// The device's component.
+        component: String,
+        /// The template's components.
+        known: String,
+    },
     /// A kept transition leads to a state the template does not have.
     #[error("state \"{state}\", component \"{component}\": next_state \"{next}\" is not a state of the template")]
     UnknownNextState {
+        /// The state the transition leaves.
         state: String,
+        /// The component it is on.
         component: String,
+        /// The `next_state` written.
         next: String,
     },
     /// [`derive_device`] was given no parts for a component of the device.
     #[error("no parts (boxes, action) were given for component \"{component}\"")]
-    MissingParts { component: String },
+    MissingParts {
+        /// The component without parts.
+        component: String,
+    },
 }
 
 /// How one component of a device is operated and where it is seen: what
@@ -88,14 +104,19 @@ pub struct ComponentParts {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TransitionOverride {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Only transitions out of this state.
     pub from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Only transitions into this state.
     pub to: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Only the transition at this position of the component's list.
     pub index: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The action these transitions take instead.
     pub atomic_action: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The parameters they take instead.
     pub parameter: Option<Vec<String>>,
 }
 

@@ -9,7 +9,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Worth fixing; the bundle still loads.
     Warning,
+    /// The bundle is refused.
     Error,
 }
 
@@ -18,16 +20,22 @@ pub enum Severity {
 /// column (1-based, as `serde_json` counts them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Location {
+    /// The bundle file (`ssm.json`), or the bundle itself.
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The state, when the problem is in one.
     pub state: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The component, when the problem is in one.
     pub component: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The field inside the file (`front.file`).
     pub field: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The line, for a file that is not valid JSON.
     pub line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The column, for a file that is not valid JSON.
     pub column: Option<usize>,
 }
 
@@ -69,8 +77,11 @@ impl Location {
 /// One problem: where, what is wrong, and what would be valid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// Whether it refuses the bundle.
     pub severity: Severity,
+    /// Where it is.
     pub location: Location,
+    /// What is wrong, and what would be valid.
     pub message: String,
 }
 
@@ -103,7 +114,9 @@ impl Diagnostic {
 /// seen on the way).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LoadError {
+    /// The bundle as named to the loader (a path, a file name).
     pub source: String,
+    /// Every problem found, errors and warnings.
     pub diagnostics: Vec<Diagnostic>,
 }
 

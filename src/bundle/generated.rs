@@ -21,24 +21,31 @@ pub const GENERATED_PATH: &str = "generated";
 /// The manifest of the generated devices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GeneratedIndex {
+    /// Always [`GENERATED_FORMAT`].
     pub format: String,
     /// The design space's version.
     pub version: String,
     /// A hash of every input (descriptions, templates, design space) and
     /// of every device's hash: the generated library's content hash.
     pub hash: String,
+    /// Every generated device, in id order.
     pub devices: Vec<GeneratedEntry>,
 }
 
 /// One generated device in the manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GeneratedEntry {
+    /// The device's bundle id.
     pub id: String,
+    /// Its category (`ElectricKettle`).
     pub category: String,
+    /// Its name for people.
     pub name: String,
     /// The hand-described device it was varied from.
     pub archetype: String,
+    /// Its tasks with one goal.
     pub single: usize,
+    /// Its tasks with several goals.
     pub multi: usize,
     /// Its SSM's transitions by action (`timed_wait` for timed ones;
     /// `immediate` ones are not actions and are not counted).

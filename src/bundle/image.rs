@@ -6,9 +6,98 @@ use std::sync::Arc;
 
 use base64::Engine;
 use image::{ImageFormat, ImageReader};
+use thiserror::Error;
 
 use super::limits::{human_bytes, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
 use super::model::ViewImage;
+
+/// Why a view image, or the `data:` URL holding one, was refused. Each
+/// message says what was found and what is accepted; the caller names the
+/// view.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ImageError {
+    /// The image is larger than [`MAX_IMAGE_BYTES`].
+    #[error("the image takes {found}; at most {cap} is accepted")]
+    TooLarge {
+        /// The image's size, for people.
+        found: String,
+        /// The cap, for people.
+        cap: String,
+    },
+    /// The bytes could not be probed at all.
+    #[error("the image could not be read: {message}")]
+    Unreadable {
+        /// The decoder's message.
+        message: String,
+    },
+    /// An image, but neither PNG nor JPEG.
+    #[error("the image is {format}; a view image must be PNG or JPEG")]
+    Format {
+        /// The format found.
+        format: String,
+    },
+    /// The bytes are no image format at all.
+    #[error("not an image: the file starts with {start}; a view image must be PNG or JPEG")]
+    NotImage {
+        /// The first bytes, as text or hex.
+        start: String,
+    },
+    /// The header of a PNG or JPEG could not be read.
+    #[error("the {media_type} header could not be read: {message}")]
+    Header {
+        /// `image/png` or `image/jpeg`.
+        media_type: &'static str,
+        /// The decoder's message.
+        message: String,
+    },
+    /// The header declares no pixels.
+    #[error("the image header declares {width}×{height} pixels; a view image needs at least 1×1")]
+    Empty {
+        /// Declared width.
+        width: u32,
+        /// Declared height.
+        height: u32,
+    },
+    /// The header declares more than [`MAX_IMAGE_PIXELS`] pixels.
+    #[error(
+        "the image header declares {width}×{height} = {pixels} pixels; at most {MAX_IMAGE_PIXELS} \
+         ({} megapixels) can be decoded safely", MAX_IMAGE_PIXELS / 1_000_000
+    )]
+    TooManyPixels {
+        /// Declared width.
+        width: u32,
+        /// Declared height.
+        height: u32,
+        /// Their product.
+        pixels: u64,
+    },
+    /// The text does not start with `data:`.
+    #[error("expected a data: URL")]
+    NotDataUrl,
+    /// The `data:` URL has no comma before its data.
+    #[error("the data: URL has no ',' before its data")]
+    NoComma,
+    /// The `data:` URL is not base64.
+    #[error("the data: URL is not base64 (found `data:{header},`); expected `data:image/png;base64,...`")]
+    NotBase64 {
+        /// What stands between `data:` and the comma.
+        header: String,
+    },
+    /// The `data:` URL would decode to more than [`MAX_IMAGE_BYTES`].
+    #[error("the data: URL holds about {found}; at most {cap} is accepted")]
+    DataUrlTooLarge {
+        /// The decoded size, estimated, for people.
+        found: String,
+        /// The cap, for people.
+        cap: String,
+    },
+    /// The base64 text is invalid.
+    #[error("the data: URL's base64 is invalid: {message}")]
+    InvalidBase64 {
+        /// The decoder's message.
+        message: String,
+    },
+}
 
 /// Reads a view image's size and media type from its header.
 ///
@@ -17,30 +106,30 @@ use super::model::ViewImage;
 /// a header that cannot be read, a zero size, or more than
 /// [`MAX_IMAGE_PIXELS`] pixels (checked from the header, so a decompression
 /// bomb is never decoded).
-pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
+pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, ImageError> {
     if bytes.len() > MAX_IMAGE_BYTES {
-        return Err(format!(
-            "the image takes {}; at most {} is accepted",
-            human_bytes(bytes.len() as u64),
-            human_bytes(MAX_IMAGE_BYTES as u64)
-        ));
+        return Err(ImageError::TooLarge {
+            found: human_bytes(bytes.len() as u64),
+            cap: human_bytes(MAX_IMAGE_BYTES as u64),
+        });
     }
     let reader = ImageReader::new(Cursor::new(&bytes[..]))
         .with_guessed_format()
-        .map_err(|e| format!("the image could not be read: {e}"))?;
+        .map_err(|e| ImageError::Unreadable {
+            message: e.to_string(),
+        })?;
     let media_type = match reader.format() {
         Some(ImageFormat::Png) => "image/png",
         Some(ImageFormat::Jpeg) => "image/jpeg",
         Some(other) => {
-            return Err(format!(
-                "the image is {other:?}; a view image must be PNG or JPEG"
-            ))
+            return Err(ImageError::Format {
+                format: format!("{other:?}"),
+            })
         }
         None => {
-            return Err(format!(
-                "not an image: the file starts with {}; a view image must be PNG or JPEG",
-                describe_start(&bytes)
-            ))
+            return Err(ImageError::NotImage {
+                start: describe_start(&bytes),
+            })
         }
     };
     // The PNG decoder on 32-bit wasm refuses a huge header itself ("Memory
@@ -49,9 +138,10 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
     if let Some((width, height)) = png_declared_size(&bytes) {
         check_size(width, height)?;
     }
-    let (width, height) = reader
-        .into_dimensions()
-        .map_err(|e| format!("the {media_type} header could not be read: {e}"))?;
+    let (width, height) = reader.into_dimensions().map_err(|e| ImageError::Header {
+        media_type,
+        message: e.to_string(),
+    })?;
     check_size(width, height)?;
     Ok(ViewImage {
         width,
@@ -62,19 +152,17 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, String> {
 }
 
 /// Refuses a declared size of zero or of more than [`MAX_IMAGE_PIXELS`].
-fn check_size(width: u32, height: u32) -> Result<(), String> {
+fn check_size(width: u32, height: u32) -> Result<(), ImageError> {
     if width == 0 || height == 0 {
-        return Err(format!(
-            "the image header declares {width}×{height} pixels; a view image needs at least 1×1"
-        ));
+        return Err(ImageError::Empty { width, height });
     }
     let pixels = u64::from(width) * u64::from(height);
     if pixels > MAX_IMAGE_PIXELS {
-        return Err(format!(
-            "the image header declares {width}×{height} = {pixels} pixels; at most {MAX_IMAGE_PIXELS} \
-             ({} megapixels) can be decoded safely",
-            MAX_IMAGE_PIXELS / 1_000_000
-        ));
+        return Err(ImageError::TooManyPixels {
+            width,
+            height,
+            pixels,
+        });
     }
     Ok(())
 }
@@ -93,31 +181,28 @@ fn png_declared_size(bytes: &[u8]) -> Option<(u32, u32)> {
 /// Decodes a `data:[<media type>][;base64],<data>` URL into its bytes.
 /// Only base64 URLs are accepted (an image is binary); the encoded text is
 /// measured before decoding, so an oversized URL is refused cheaply.
-pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
-    let rest = url
-        .strip_prefix("data:")
-        .ok_or_else(|| "expected a data: URL".to_string())?;
-    let (header, data) = rest
-        .split_once(',')
-        .ok_or_else(|| "the data: URL has no ',' before its data".to_string())?;
+pub fn decode_data_url(url: &str) -> Result<Vec<u8>, ImageError> {
+    let rest = url.strip_prefix("data:").ok_or(ImageError::NotDataUrl)?;
+    let (header, data) = rest.split_once(',').ok_or(ImageError::NoComma)?;
     if !header.ends_with(";base64") {
-        return Err(format!(
-            "the data: URL is not base64 (found `data:{header},`); expected `data:image/png;base64,...`"
-        ));
+        return Err(ImageError::NotBase64 {
+            header: header.to_string(),
+        });
     }
     // base64 takes 4 characters for 3 bytes.
     let decoded_len = data.len() / 4 * 3;
     if decoded_len > MAX_IMAGE_BYTES {
-        return Err(format!(
-            "the data: URL holds about {}; at most {} is accepted",
-            human_bytes(decoded_len as u64),
-            human_bytes(MAX_IMAGE_BYTES as u64)
-        ));
+        return Err(ImageError::DataUrlTooLarge {
+            found: human_bytes(decoded_len as u64),
+            cap: human_bytes(MAX_IMAGE_BYTES as u64),
+        });
     }
     let data = data.trim();
     base64::engine::general_purpose::STANDARD
         .decode(data)
-        .map_err(|e| format!("the data: URL's base64 is invalid: {e}"))
+        .map_err(|e| ImageError::InvalidBase64 {
+            message: e.to_string(),
+        })
 }
 
 /// A `data:` URL holding `image`'s bytes, for the single-file form.
@@ -150,14 +235,16 @@ mod tests {
 
     #[test]
     fn a_text_file_is_not_an_image() {
-        let err = read_view_image(b"hello world".to_vec()).unwrap_err();
+        let err = read_view_image(b"hello world".to_vec())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not an image"), "{err}");
         assert!(err.contains("\"hello wo\""), "{err}");
     }
 
     #[test]
     fn an_empty_file_is_not_an_image() {
-        let err = read_view_image(Vec::new()).unwrap_err();
+        let err = read_view_image(Vec::new()).unwrap_err().to_string();
         assert!(err.contains("empty"), "{err}");
     }
 
@@ -186,7 +273,7 @@ mod tests {
     fn a_truncated_png_is_refused() {
         let mut png = encoded(ImageFormat::Png, 37, 11);
         png.truncate(20);
-        let err = read_view_image(png).unwrap_err();
+        let err = read_view_image(png).unwrap_err().to_string();
         assert!(
             err.contains("the image/png header could not be read"),
             "{err}"
@@ -195,7 +282,9 @@ mod tests {
 
     #[test]
     fn an_oversized_file_is_refused_before_it_is_read() {
-        let err = read_view_image(vec![0; MAX_IMAGE_BYTES + 1]).unwrap_err();
+        let err = read_view_image(vec![0; MAX_IMAGE_BYTES + 1])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("at most 32 MiB"), "{err}");
     }
 
@@ -211,6 +300,7 @@ mod tests {
     fn data_urls_must_be_base64() {
         assert!(decode_data_url("data:image/png,abc")
             .unwrap_err()
+            .to_string()
             .contains("not base64"));
         assert!(decode_data_url("views/front.png").is_err());
         assert_eq!(
@@ -219,6 +309,7 @@ mod tests {
         );
         assert!(decode_data_url("data:image/png;base64,!!!")
             .unwrap_err()
+            .to_string()
             .contains("invalid"));
     }
 }

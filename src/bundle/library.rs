@@ -12,14 +12,44 @@
 //!    "files": ["manifest.json", "ssm.json", "views.json", "tasks.json", "views/front.png"]}]}"#)
 //!     .unwrap();
 //! assert_eq!(index.devices[0].file_url("views/front.png"), "devices/kettle-0001/views/front.png");
-//! assert!(LibraryIndex::parse(b"{}").unwrap_err().contains("format"));
+//! assert!(LibraryIndex::parse(b"{}").unwrap_err().to_string().contains("format"));
 //! ```
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use super::generated::{is_generated, GeneratedIndex};
-use super::source::normalize_path;
+use super::source::{normalize_path, SourceError};
 use super::{check_files_in_memory, Checked, Diagnostic, Location};
+
+/// Why a library index was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LibraryError {
+    /// The bytes are not an index's JSON.
+    #[error("library index: {message}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}")]
+    Json {
+        /// The input layer's message (line, column, what was found).
+        message: String,
+    },
+    /// The index is of another format or version.
+    #[error("library index: format is {found:?}; expected {LIBRARY_FORMAT:?}")]
+    Format {
+        /// The `format` value found.
+        found: String,
+    },
+    /// A device's path leaves the library, or is absolute.
+    #[error("library index: devices[{index}] ({id}): {path:?}: {reason}")]
+    Path {
+        /// The device's position in `devices`.
+        index: usize,
+        /// The device's id.
+        id: String,
+        /// The path as written.
+        path: String,
+        /// What is wrong with it.
+        reason: Box<SourceError>,
+    },
+}
 
 /// The `format` value of a library index.
 pub const LIBRARY_FORMAT: &str = "knoblab-library/1";
@@ -27,7 +57,9 @@ pub const LIBRARY_FORMAT: &str = "knoblab-library/1";
 /// The whole library.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LibraryIndex {
+    /// Always [`LIBRARY_FORMAT`].
     pub format: String,
+    /// Every device, in the order the page lists them.
     pub devices: Vec<LibraryEntry>,
 }
 
@@ -53,27 +85,28 @@ pub struct LibraryEntry {
 impl LibraryIndex {
     /// Reads an index, checking its format and that every path stays inside
     /// the library (no absolute paths, no `..`).
-    pub fn parse(bytes: &[u8]) -> Result<LibraryIndex, String> {
+    pub fn parse(bytes: &[u8]) -> Result<LibraryIndex, LibraryError> {
         // The input layer's rule: BOM stripped, UTF-16 named, duplicate
         // keys refused (an index may be given by a user: `--library`).
-        let index: LibraryIndex = crate::input::json::from_bytes(bytes).map_err(|e| {
-            format!(
-                "library index: {e}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}"
-            )
-        })?;
+        let index: LibraryIndex =
+            crate::input::json::from_bytes(bytes).map_err(|e| LibraryError::Json {
+                message: e.to_string(),
+            })?;
         if index.format != LIBRARY_FORMAT {
-            return Err(format!(
-                "library index: format is {:?}; expected {LIBRARY_FORMAT:?}",
-                index.format
-            ));
+            return Err(LibraryError::Format {
+                found: index.format,
+            });
         }
         for (i, device) in index.devices.iter().enumerate() {
             let paths = std::iter::once(&device.path)
                 .chain(&device.files)
                 .chain(std::iter::once(&device.thumbnail));
             for path in paths {
-                normalize_path(path).map_err(|e| {
-                    format!("library index: devices[{i}] ({}): {path:?}: {e}", device.id)
+                normalize_path(path).map_err(|reason| LibraryError::Path {
+                    index: i,
+                    id: device.id.clone(),
+                    path: path.clone(),
+                    reason: Box::new(reason),
                 })?;
             }
         }
@@ -195,7 +228,7 @@ pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
     let read = |path: &std::path::Path| {
         crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES).map_err(|e| e.to_string())
     };
-    let library = LibraryIndex::parse(&read(index)?)?;
+    let library = LibraryIndex::parse(&read(index)?).map_err(|e| e.to_string())?;
     let beside = index
         .parent()
         .unwrap_or(std::path::Path::new("."))
@@ -252,14 +285,16 @@ mod tests {
         let json = br#"{"format": "knoblab-library/1", "devices": [
           {"id": "x", "name": "X", "category": "Lamp", "path": "../etc", "thumbnail": "a.png",
            "tasks": 0, "files": []}]}"#;
-        let err = LibraryIndex::parse(json).unwrap_err();
+        let err = LibraryIndex::parse(json).unwrap_err().to_string();
         assert!(err.contains("devices[0] (x)"), "{err}");
         assert!(err.contains("leaves"), "{err}");
     }
 
     #[test]
     fn a_wrong_format_is_named() {
-        let err = LibraryIndex::parse(br#"{"format": "other/2", "devices": []}"#).unwrap_err();
+        let err = LibraryIndex::parse(br#"{"format": "other/2", "devices": []}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("knoblab-library/1"), "{err}");
     }
 }

@@ -46,11 +46,14 @@ pub const LIVE_FORMAT: &str = "knoblab-live/1";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LiveSpec {
+    /// Always [`LIVE_FORMAT`].
     pub format: String,
     /// Per view, its sheet of patches: a path in the bundle (or, in the
     /// single-file form, a `data:` URL).
     pub sheets: BTreeMap<String, String>,
+    /// Every patch, indexed by the states' `patches`.
     pub patches: Vec<Patch>,
+    /// What each state shows, by state name.
     pub states: BTreeMap<String, StateLook>,
 }
 
@@ -58,6 +61,7 @@ pub struct LiveSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Patch {
+    /// The view it is drawn on.
     pub view: String,
     /// `[x, y, w, h]` in pixels of the view's sheet.
     pub from: [u32; 4],
@@ -90,7 +94,9 @@ pub struct StateLook {
 /// A loaded live layer: the file and each view's sheet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Live {
+    /// The file as read.
     pub spec: LiveSpec,
+    /// Each view's sheet, decoded enough to know its size.
     pub sheets: BTreeMap<String, ViewImage>,
 }
 

@@ -19,7 +19,7 @@ use super::image::{decode_data_url, read_view_image};
 use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_DIAGNOSTICS};
 use super::live::{check_live, Live, LiveSpec, LIVE_FILE};
 use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewImage, ViewSpec};
-use super::source::{normalize_path, FileSource, ZipSource};
+use super::source::{normalize_path, FileSource, SourceError, ZipSource};
 use super::validate::{validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE};
 
 pub use super::hash::logic_hash;
@@ -130,7 +130,7 @@ pub fn check_bytes(name: &str, bytes: &[u8]) -> Checked {
     if bytes.starts_with(b"PK") {
         match ZipSource::open(bytes) {
             Ok(mut zip) => check_files(name, &mut zip),
-            Err(message) => Checked::failed(name, Diagnostic::error(Location::file(name), message)),
+            Err(e) => Checked::failed(name, Diagnostic::error(Location::file(name), e.to_string())),
         }
     } else {
         check_single_json(name, bytes)
@@ -242,7 +242,7 @@ impl Draft {
 
     /// Reads each view's image with `bytes_of`, keeping the sizes of those
     /// that are images and reporting the others at the view's `file` field.
-    fn read_images(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, String>) {
+    fn read_images(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, SourceError>) {
         let Some(views) = &self.views else { return };
         for (name, spec) in views {
             let at = Location::file(VIEWS_FILE).field(format!("{name}.file"));
@@ -251,7 +251,7 @@ impl Draft {
             } else {
                 format!("`{}`", spec.file)
             };
-            match bytes_of(&spec.file).and_then(read_view_image) {
+            match bytes_of(&spec.file).and_then(|b| Ok(read_view_image(b)?)) {
                 Ok(image) => {
                     self.images.insert(name.clone(), image);
                 }
@@ -264,16 +264,16 @@ impl Draft {
 
     /// Reads the live layer's sheets with `bytes_of`, reporting those that
     /// are not images at the sheet's field of `live.json`.
-    fn read_sheets(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, String>) {
+    fn read_sheets(&mut self, mut bytes_of: impl FnMut(&str) -> Result<Vec<u8>, SourceError>) {
         let Some(live) = &self.live else { return };
         for (view, file) in &live.sheets {
-            match bytes_of(file).and_then(read_view_image) {
+            match bytes_of(file).and_then(|b| Ok(read_view_image(b)?)) {
                 Ok(image) => {
                     self.sheets.insert(view.clone(), image);
                 }
-                Err(message) => self.diagnostics.push(Diagnostic::error(
+                Err(e) => self.diagnostics.push(Diagnostic::error(
                     Location::file(LIVE_FILE).field(format!("sheets.{view}")),
-                    message,
+                    e.to_string(),
                 )),
             }
         }
@@ -379,7 +379,7 @@ fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
                      {TASKS_FILE} and the view images"
                 ),
             )),
-            Err(message) => Err(Diagnostic::error(Location::file(file), message)),
+            Err(e) => Err(Diagnostic::error(Location::file(file), e.to_string())),
         }
     };
     let manifest = read(MANIFEST_FILE).and_then(|b| parse_json(MANIFEST_FILE, &b));
@@ -394,18 +394,15 @@ fn check_files(source: &str, files: &mut dyn FileSource) -> Checked {
     let live = match files.read(LIVE_FILE) {
         Ok(None) => Ok(None),
         Ok(Some(bytes)) => parse_json(LIVE_FILE, &bytes).map(Some),
-        Err(message) => Err(Diagnostic::error(Location::file(LIVE_FILE), message)),
+        Err(e) => Err(Diagnostic::error(Location::file(LIVE_FILE), e.to_string())),
     };
     draft.live = draft.take(live).flatten();
     let mut bundle_file = |file: &str| {
         if file.starts_with("data:") {
-            return decode_data_url(file);
+            return Ok(decode_data_url(file)?);
         }
         let path = normalize_path(file)?;
-        match files.read(&path)? {
-            Some(bytes) => Ok(bytes),
-            None => Err("no such file in the bundle".into()),
-        }
+        files.read(&path)?.ok_or(SourceError::Missing { path })
     };
     draft.read_images(&mut bundle_file);
     draft.read_sheets(&mut bundle_file);
@@ -469,11 +466,11 @@ fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
     draft.live = draft.take(live).flatten();
     let data_url = |file: &str| {
         if file.starts_with("data:") {
-            decode_data_url(file)
+            Ok(decode_data_url(file)?)
         } else {
-            Err("in the single-file form a view's file must be a data: URL \
-                 (`data:image/png;base64,...`)"
-                .into())
+            Err(SourceError::NotDataUrl {
+                file: file.to_string(),
+            })
         }
     };
     draft.read_images(data_url);

@@ -66,8 +66,10 @@ pub use derive::{
 };
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
+pub use image::ImageError;
 pub use library::{
-    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryIndex, LIBRARY_FORMAT,
+    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
+    LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};
@@ -75,6 +77,7 @@ pub use live::{Live, LiveSpec, Patch, StateLook, LIVE_FILE, LIVE_FORMAT};
 pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Checked};
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
+pub use source::SourceError;
 pub use validate::validate_bundle;
 
 pub use model::{

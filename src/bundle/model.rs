@@ -27,14 +27,21 @@ pub const ATOMIC_ACTIONS: [&str; 5] = ["press", "pull", "push", "rotate", "grasp
 /// `manifest.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// Always [`FORMAT`] (`knoblab-bundle/1`).
     pub format: String,
+    /// The bundle's id, unique in a library (`kettle-0001`).
     pub id: String,
+    /// The device category (`ElectricKettle`).
     pub category: String,
+    /// The device's name for people.
     pub name: String,
+    /// The view an episode starts in unless its task says otherwise.
     pub initial_view: String,
     #[serde(default)]
+    /// The licence of the bundle's pictures and data.
     pub license: String,
     #[serde(default)]
+    /// Where the device comes from (a dataset, a generator).
     pub source: String,
     /// Where a box's `x, y` sit: the top-left corner (default) or the centre.
     #[serde(default)]
@@ -50,24 +57,30 @@ pub struct Manifest {
 #[serde(rename_all = "snake_case")]
 pub enum BboxOrigin {
     #[default]
+    /// `x, y` is the box's top-left corner.
     TopLeft,
+    /// `x, y` is the box's centre.
     Center,
 }
 
 /// `ssm.json` (and, without boxes, actions and parameters, a UCSM).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StateMachine {
+    /// The device's name in the state machine.
     pub name: String,
     /// Kept as published (VGEBench files carry one); unused by the simulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The state an episode starts in unless its task says otherwise.
     pub initial_state: String,
+    /// Every state, by name.
     pub states: BTreeMap<String, State>,
 }
 
 /// One state: its description and what leaves it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct State {
+    /// What the device shows and does in this state, in words.
     pub description: String,
     /// A state may also be marked dangerous by this flag instead of its name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -84,8 +97,10 @@ pub struct State {
 /// One transition out of a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
+    /// The state it leads to.
     pub next_state: String,
     #[serde(default)]
+    /// What the device does, in words (the feedback an agent reads).
     pub transition_description: String,
     /// Where the component is, per view. Empty for `immediate`/`timed_wait`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -102,7 +117,9 @@ pub struct Transition {
 /// box in pixels of an image declared W×H.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ViewBox {
+    /// `[x, y, w, h, W, H]`.
     pub coordinate: [f64; 6],
+    /// The view the box is in.
     pub view: String,
 }
 
@@ -124,6 +141,7 @@ pub struct ViewSpec {
     /// A path inside the bundle (`views/front.png`) or, in the single-file
     /// form, a `data:` URL.
     pub file: String,
+    /// What the view is for.
     pub kind: ViewKind,
     /// For a dashboard: the view it magnifies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,12 +154,14 @@ pub struct ViewSpec {
 /// `tasks.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskFile {
+    /// The bundle's tasks, in file order.
     pub tasks: Vec<Task>,
 }
 
 /// One episode's definition: where it starts and its ordered goals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
+    /// The task's id, unique in its bundle.
     pub id: String,
     /// Default: the SSM's initial state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,13 +169,16 @@ pub struct Task {
     /// Default: the manifest's initial view.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_view: Option<String>,
+    /// The states to reach, in order.
     pub goals: Vec<Goal>,
 }
 
 /// A target state and what a user would say to ask for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Goal {
+    /// The state to reach.
     pub state: String,
+    /// The instruction an agent reads.
     pub instruction: String,
 }
 
@@ -164,26 +187,35 @@ pub struct Goal {
 /// send them to a model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewImage {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
     /// The media type of `bytes`, e.g. `image/png`.
     pub media_type: String,
+    /// The encoded file, as it came.
     pub bytes: Arc<[u8]>,
 }
 
 /// One view of a loaded bundle: its spec and its picture.
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
+    /// Its entry of `views.json`.
     pub spec: ViewSpec,
+    /// Its picture.
     pub image: ViewImage,
 }
 
 /// A loaded, validated device: immutable once built. Episodes borrow it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
+    /// `manifest.json`.
     pub manifest: Manifest,
+    /// `ssm.json`: the states and transitions.
     pub ssm: StateMachine,
+    /// The views, by name.
     pub views: BTreeMap<String, View>,
+    /// `tasks.json`'s tasks, in file order.
     pub tasks: Vec<Task>,
     /// The optional live layer (`live.json`): what each state shows.
     pub live: Option<super::live::Live>,

@@ -2,14 +2,75 @@
 //! under one top folder), or a single JSON file. Every read goes through the
 //! bounds of [`super::limits`].
 
+use thiserror::Error;
+
+use super::image::ImageError;
 use super::limits::{human_bytes, MAX_FILE_BYTES};
 use crate::input::zip::{BoundedZip, ZipLimits};
+use crate::input::InputError;
+
+/// Why a bundle's file could not be read. The caller names the file (a
+/// diagnostic's location), so the messages do not repeat it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SourceError {
+    /// A path written in the bundle is absolute or leaves the bundle.
+    #[error("the path {reason}")]
+    Path {
+        /// The path as written.
+        path: String,
+        /// What is wrong with it, and what would be valid.
+        reason: &'static str,
+    },
+    /// The bundle names a file that it does not hold.
+    #[error("no such file in the bundle")]
+    Missing {
+        /// The path inside the bundle.
+        path: String,
+    },
+    /// A file of a bundle folder is a FIFO, a device or the like.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[error("is {kind}; expected a regular file")]
+    NotRegular {
+        /// What the file is.
+        kind: &'static str,
+    },
+    /// One file is larger than [`MAX_FILE_BYTES`].
+    #[error("takes {found}; at most {cap} is accepted per file")]
+    FileTooLarge {
+        /// The file's size, for people.
+        found: String,
+        /// The cap, for people.
+        cap: String,
+    },
+    /// The files read so far take more than
+    /// [`MAX_BUNDLE_BYTES`](super::limits::MAX_BUNDLE_BYTES).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[error("the bundle's files take more than {cap} in all; at most that is accepted")]
+    BundleTooLarge {
+        /// The cap, for people.
+        cap: String,
+    },
+    /// In the single-file form, a view's file is not a `data:` URL.
+    #[error(
+        "in the single-file form a view's file must be a data: URL (`data:image/png;base64,...`)"
+    )]
+    NotDataUrl {
+        /// The file as written.
+        file: String,
+    },
+    /// The zip, or a file in it or on disk, could not be read.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A view image, or its `data:` URL, was refused.
+    #[error(transparent)]
+    Image(#[from] ImageError),
+}
 
 /// Something that hands out a bundle's files by their path inside it.
 pub(crate) trait FileSource {
-    /// The file's bytes, `Ok(None)` when there is no such file, or a message
-    /// saying why it could not be read.
-    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String>;
+    /// The file's bytes, `Ok(None)` when there is no such file, or why it
+    /// could not be read.
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, SourceError>;
 }
 
 /// Checks a path written in a bundle file (`views/front.png`) and returns it
@@ -17,11 +78,10 @@ pub(crate) trait FileSource {
 /// is absolute or climbs out of the bundle (`..`) is refused, so a bundle
 /// can never make us read a file outside it. The rule is the input layer's
 /// ([`crate::input::path::normalize`]).
-pub(crate) fn normalize_path(path: &str) -> Result<String, String> {
+pub(crate) fn normalize_path(path: &str) -> Result<String, SourceError> {
     crate::input::path::normalize(path).map_err(|e| match e {
-        // The caller shows the path already.
-        crate::input::InputError::Path { reason, .. } => format!("the path {reason}"),
-        other => other.to_string(),
+        InputError::Path { path, reason } => SourceError::Path { path, reason },
+        other => SourceError::Input(other),
     })
 }
 
@@ -36,8 +96,8 @@ pub(crate) struct ZipSource<'a> {
 impl<'a> ZipSource<'a> {
     /// Opens the zip and finds where `manifest.json` sits: at the root, or
     /// under one top folder.
-    pub(crate) fn open(bytes: &'a [u8]) -> Result<Self, String> {
-        let archive = BoundedZip::open(bytes, ZipLimits::BUNDLE).map_err(|e| e.to_string())?;
+    pub(crate) fn open(bytes: &'a [u8]) -> Result<Self, SourceError> {
+        let archive = BoundedZip::open(bytes, ZipLimits::BUNDLE)?;
         let names = archive.names();
         let prefix = if names.iter().any(|n| n == "manifest.json") {
             String::new()
@@ -57,9 +117,9 @@ impl<'a> ZipSource<'a> {
 }
 
 impl FileSource for ZipSource<'_> {
-    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, SourceError> {
         let name = format!("{}{path}", self.prefix);
-        self.archive.read_name(&name).map_err(|e| e.to_string())
+        Ok(self.archive.read_name(&name)?)
     }
 }
 
@@ -96,15 +156,14 @@ impl MapSource {
 }
 
 impl FileSource for MapSource {
-    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, SourceError> {
         let bytes = self.files.get(&format!("{}{path}", self.prefix)).cloned();
         if let Some(bytes) = &bytes {
             if bytes.len() > MAX_FILE_BYTES {
-                return Err(format!(
-                    "takes {}; at most {} is accepted per file",
-                    human_bytes(bytes.len() as u64),
-                    human_bytes(MAX_FILE_BYTES as u64)
-                ));
+                return Err(SourceError::FileTooLarge {
+                    found: human_bytes(bytes.len() as u64),
+                    cap: human_bytes(MAX_FILE_BYTES as u64),
+                });
             }
         }
         Ok(bytes)
@@ -130,7 +189,7 @@ impl DirSource {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl FileSource for DirSource {
-    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&mut self, path: &str) -> Result<Option<Vec<u8>>, SourceError> {
         let full = path
             .split('/')
             .fold(self.root.clone(), |p, part| p.join(part));
@@ -141,20 +200,15 @@ impl FileSource for DirSource {
         // and refused, never opened.
         let bytes =
             crate::input::fs::read_regular(&full, MAX_FILE_BYTES as u64).map_err(|e| match e {
-                crate::input::InputError::NotRegular { kind, .. } => {
-                    format!("is {kind}; expected a regular file")
-                }
-                crate::input::InputError::TooLarge { found, cap, .. } => {
-                    format!("takes {found}; at most {cap} is accepted per file")
-                }
-                other => other.to_string(),
+                InputError::NotRegular { kind, .. } => SourceError::NotRegular { kind },
+                InputError::TooLarge { found, cap, .. } => SourceError::FileTooLarge { found, cap },
+                other => SourceError::Input(other),
             })?;
         self.total = self.total.saturating_add(bytes.len());
         if self.total > super::limits::MAX_BUNDLE_BYTES {
-            return Err(format!(
-                "the bundle's files take more than {} in all; at most that is accepted",
-                human_bytes(super::limits::MAX_BUNDLE_BYTES as u64)
-            ));
+            return Err(SourceError::BundleTooLarge {
+                cap: human_bytes(super::limits::MAX_BUNDLE_BYTES as u64),
+            });
         }
         Ok(Some(bytes))
     }
@@ -175,13 +229,14 @@ mod tests {
             "views/front.png"
         );
         assert_eq!(
-            normalize_path("../secret.png").unwrap_err(),
+            normalize_path("../secret.png").unwrap_err().to_string(),
             "the path leaves its folder (`..`); expected a path inside it, such as \
              `views/front.png`"
         );
         assert!(normalize_path("views/../../x").is_err());
         assert!(normalize_path("/etc/passwd")
             .unwrap_err()
+            .to_string()
             .contains("absolute"));
         assert!(normalize_path("C:/x.png").is_err());
         assert!(normalize_path("").is_err());

@@ -16,6 +16,7 @@ use crate::input::text::escape_controls;
 /// A scored predictions file.
 #[derive(Debug, Clone)]
 pub struct EpicRun {
+    /// The official scorer's report of the file.
     pub report: Report,
     /// The predictions path, as the document names it.
     pub pred: String,

@@ -58,7 +58,9 @@ impl FinestateOptions {
 /// A scored results file (and its VDA delta, with `vda_pred`).
 #[derive(Debug, Clone)]
 pub struct FinestateRun {
+    /// The benchmark's report of the file, as the official code computes it.
     pub report: Report,
+    /// How the VDA run's numbers differ from the plain run's (with `vda_pred`).
     pub delta: Option<VdaDelta>,
     /// What a person should know but which does not stop scoring.
     pub warnings: Vec<String>,

@@ -15,19 +15,24 @@ use super::{read_bounded, DocumentError};
 /// One device of a library.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LibraryDevice {
+    /// The bundle's id (`kettle-0001`).
     pub id: String,
+    /// The device's name for people.
     pub name: String,
+    /// The device category (`ElectricKettle`).
     pub category: String,
     /// The bundle folder, relative to the index.
     pub path: String,
     /// Made by the generator when it is opened (no files of its own).
     pub generated: bool,
+    /// Every task of the bundle, in file order.
     pub tasks: Vec<LibraryTask>,
 }
 
 /// One task of a device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LibraryTask {
+    /// The task's id within its bundle.
     pub id: String,
     /// The goal states, in order.
     pub goals: Vec<String>,

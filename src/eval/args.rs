@@ -41,12 +41,15 @@ pub struct RunArgs {
     pub agent: String,
     /// The API flavour: `openai` or `anthropic`.
     pub api: String,
+    /// The API's base URL (`http://localhost:8000/v1`).
     pub base_url: Option<String>,
+    /// The model's name, as the API knows it.
     pub model: Option<String>,
     /// The environment variable holding the key (default by `api`).
     pub api_key_env: Option<String>,
     /// Episodes in flight at once.
     pub concurrency: usize,
+    /// λ, the budgets' multiplier.
     pub lambda: u32,
     /// Past turns shown to the model: a number, or `full`.
     pub history: Option<String>,
@@ -54,17 +57,25 @@ pub struct RunArgs {
     pub coords: String,
     /// `none`, `jpeg:Q`, `blur:SIGMA` or `patch:PERCENT` (or `patches:`).
     pub perturb: String,
+    /// Seeds the perturbation and the random agent.
     pub seed: u64,
+    /// The sampling temperature sent with each request.
     pub temperature: f64,
+    /// The most tokens a reply may take.
     pub max_tokens: u32,
     /// Seconds a request may take.
     pub timeout: f64,
+    /// How many times a failed request is tried again.
     pub retries: u32,
     /// Seconds before the first retry, doubling after.
     pub backoff: f64,
+    /// Dollars per million input tokens, for the cost estimate.
     pub price_in: Option<f64>,
+    /// Dollars per million output tokens.
     pub price_out: Option<f64>,
+    /// Stop starting episodes once the estimated cost reaches this many dollars.
     pub max_cost: Option<f64>,
+    /// How the views are drawn: the static pictures or live.
     pub render: RenderMode,
 }
 

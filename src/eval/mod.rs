@@ -37,8 +37,11 @@ pub use output::{read_finished, spec_path, Finished, Output};
 /// settings, the items planned), the bundles, and a replay's file.
 #[derive(Debug, Clone)]
 pub struct EvalPlan {
+    /// Who plays, with which settings, and the items planned.
     pub spec: RunSpec,
+    /// The bundles the items are played on.
     pub bundles: Vec<Arc<Bundle>>,
+    /// The recorded answers a replay plays back.
     pub recorded: Option<Arc<RecordedAnswers>>,
 }
 
@@ -47,7 +50,9 @@ pub struct EvalPlan {
 /// `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// This process's place among them, from 0.
     pub index: usize,
+    /// How many processes share the plan.
     pub count: usize,
 }
 
@@ -79,32 +84,51 @@ pub enum EvalEvent {
     /// The output file was read: `done` of `total` items have a record
     /// already; `notes` say what was dropped (a torn line, repeats).
     Resumed {
+        /// Items with a record already.
         done: usize,
+        /// Items in the plan.
         total: usize,
+        /// What reading the file dropped, each in a sentence.
         notes: Vec<String>,
     },
     /// An episode began.
-    Started { item: String },
+    Started {
+        /// The item (`bundle/task#repeat`).
+        item: String,
+    },
     /// A request failed and is tried again after a wait.
     Retrying {
+        /// The item (`bundle/task#repeat`).
         item: String,
+        /// Why the request failed.
         message: String,
+        /// How long before it is sent again.
         wait_ms: u64,
     },
     /// An episode ended and is in the file.
     Finished {
+        /// The item.
         item: String,
+        /// How it ended.
         status: EpisodeStatus,
+        /// Its steps.
         steps: usize,
         /// Items with a record now, of `total`.
         done: usize,
+        /// Items in the plan.
         total: usize,
         /// The run's tokens and estimated cost so far (file included).
         usage: Usage,
+        /// The estimated cost in dollars, when prices are given.
         cost: Option<f64>,
     },
     /// An item could not be played (its bundle or task is missing).
-    Problem { item: String, message: String },
+    Problem {
+        /// The item.
+        item: String,
+        /// What is missing.
+        message: String,
+    },
 }
 
 /// Why the runner stopped.
@@ -127,6 +151,7 @@ pub struct EvalOutcome {
     pub ran: usize,
     /// Items of the plan still without a record.
     pub left: usize,
+    /// Why it stopped.
     pub stop: Stop,
     /// Items that could not be played, with why.
     pub problems: Vec<String>,
@@ -168,14 +193,32 @@ impl EvalOutcome {
 /// What stops a run before it starts, or while it writes.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EvalError {
+    /// The output file (or the run description beside it) could not be
+    /// read or written.
     #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The run description beside the output file is not one this build
+    /// reads.
     #[error("{path}: {message}")]
-    Spec { path: String, message: String },
+    Spec {
+        /// The description's file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A line of the output file is not an episode record.
     #[error("{path}:{line}: not an episode record: {message}")]
     BadLine {
+        /// The output file.
         path: String,
+        /// The line, from 1.
         line: usize,
+        /// What the reader found.
         message: String,
     },
     #[error(
@@ -183,18 +226,37 @@ pub enum EvalError {
          use another --out, or the settings of that run",
         differences.join("; ")
     )]
+    /// The output file holds another run's episodes.
     Refused {
+        /// The output file.
         path: String,
+        /// What differs, each as `what: before → now`.
         differences: Vec<String>,
     },
+    /// An option is outside its values (the message says which are valid).
     #[error("{message}")]
-    Option { message: String },
+    Option {
+        /// What was given and what would be valid.
+        message: String,
+    },
+    /// No item to play.
     #[error("the plan is empty: no task of the devices chosen matches")]
     EmptyPlan,
+    /// A bundle, the library index or a replay file could not be loaded.
     #[error("{path}: {message}")]
-    Load { path: String, message: String },
+    Load {
+        /// The file or folder.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// A device asked for by id is not among the bundles.
     #[error("no device {id} among the bundles given")]
-    NoDevice { id: String },
+    NoDevice {
+        /// The id asked for.
+        id: String,
+    },
+    /// The device filter keeps nothing.
     #[error("no device matches the ids and categories asked for")]
     NoDevices,
 }
@@ -202,7 +264,9 @@ pub enum EvalError {
 /// Which devices to play: these ids and categories (empty: all).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeviceFilter {
+    /// Device ids to play.
     pub devices: Vec<String>,
+    /// Device categories to play (`ElectricKettle`).
     pub categories: Vec<String>,
 }
 

@@ -17,7 +17,9 @@ use super::InputError;
 /// own error (syntax or shape), kept whole for its line and column.
 #[derive(Debug)]
 pub enum JsonError {
+    /// The text broke an input rule (its encoding, a duplicate key).
     Input(InputError),
+    /// The JSON is malformed or of the wrong shape.
     Parse(serde_json::Error),
 }
 

@@ -36,52 +36,91 @@ use thiserror::Error;
 pub enum InputError {
     /// The path names something that is not a regular file.
     #[error("{path} is {kind}, not a regular file; give a file (a FIFO or a device could block or never end)")]
-    NotRegular { path: String, kind: &'static str },
+    NotRegular {
+        /// The path as given, control characters escaped.
+        path: String,
+        /// What it is instead (`a FIFO`, `a folder`, `a device`).
+        kind: &'static str,
+    },
     /// The file could not be opened or read.
     #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The path as given.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
     /// The input is larger than its cap.
     #[error("{what}: the file takes {found}; at most {cap} is read (a results or data file larger than that is refused before reading)")]
     TooLarge {
+        /// Which input (a file's name).
         what: String,
+        /// Its size, for people.
         found: String,
+        /// The cap, for people.
         cap: String,
     },
     /// The input has no content.
     #[error("{what} is empty; expected {expected}")]
-    Empty { what: String, expected: String },
+    Empty {
+        /// Which input.
+        what: String,
+        /// What it should have held.
+        expected: String,
+    },
     /// The text is in another encoding than UTF-8.
     #[error("the text is {encoding}; save it as UTF-8")]
-    Encoding { encoding: String },
+    Encoding {
+        /// The encoding its byte-order mark names (`UTF-16 LE`).
+        encoding: String,
+    },
     /// The bytes are not valid UTF-8.
     #[error("the text is not valid UTF-8 at line {line}, column {column} (byte {offset}: {bytes}); save it as UTF-8")]
     InvalidUtf8 {
+        /// The line of the first invalid byte, from 1.
         line: usize,
+        /// Its column in characters, from 1.
         column: usize,
+        /// Its offset in bytes from the start.
         offset: usize,
+        /// The offending bytes, in hex.
         bytes: String,
     },
     /// A JSON object has the same key twice.
     #[error("the key \"{key}\" appears twice in one object, at line {first_line}, column {first_column} and at line {line}, column {column}; a key may appear once (which one would count is not defined)")]
     DuplicateKey {
+        /// The key that appears twice.
         key: String,
+        /// Where it first appears: line, from 1.
         first_line: usize,
+        /// Where it first appears: column, from 1.
         first_column: usize,
+        /// Where it appears again: line, from 1.
         line: usize,
+        /// Where it appears again: column, from 1.
         column: usize,
     },
     /// A path written inside a file is absolute or leaves its root.
     #[error("the path `{path}` {reason}")]
-    Path { path: String, reason: &'static str },
+    Path {
+        /// The path as written.
+        path: String,
+        /// What is wrong with it, and what would be valid.
+        reason: &'static str,
+    },
     /// A zip archive could not be read or exceeds a bound.
     #[error("{0}")]
     Zip(String),
     /// A count exceeds its cap.
     #[error("{what}: {found} found; at most {cap} are accepted ({why})")]
     TooMany {
+        /// What is counted (`zip entries`, `samples`).
         what: String,
+        /// How many there are.
         found: u64,
+        /// How many are accepted.
         cap: u64,
+        /// Why the cap is where it is.
         why: &'static str,
     },
 }

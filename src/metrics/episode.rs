@@ -13,12 +13,15 @@ use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
 /// One episode's metrics (the definitions are on [`Metrics`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeMetrics {
+    /// The episode's task.
     pub task_id: String,
+    /// The bundle it was played on.
     pub bundle_id: String,
     /// The line of the trajectory file, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     #[serde(flatten)]
+    /// Its metrics.
     pub metrics: Metrics,
     /// The totals behind them, which a run sums.
     pub counts: Counts,

@@ -35,37 +35,64 @@ use crate::sim::Trajectory;
 pub enum TrajectoryFileError {
     /// The bytes are not UTF-8 text.
     #[error("{file}: {error}")]
-    Text { file: String, error: InputError },
+    Text {
+        /// The file's name.
+        file: String,
+        /// What the input layer found.
+        error: InputError,
+    },
     /// No episode in the file.
     #[error("{file} holds no episode to score{}; expected one trajectory per line (JSON Lines, as `knoblab run` and `knoblab eval` write)", api_note(*.api_errors))]
-    Empty { file: String, api_errors: usize },
+    Empty {
+        /// The file's name.
+        file: String,
+        /// Its lines that were `api_error` episodes, which are not scored.
+        api_errors: usize,
+    },
     /// A line is not a trajectory.
     #[error("{file}:{line}: not a trajectory line: {message}")]
     Line {
+        /// The file's name.
         file: String,
+        /// The line, from 1.
         line: usize,
+        /// What the reader found.
         message: String,
     },
     /// A line repeats an earlier one.
     #[error("{file}:{line}: a copy of line {first} (bundle {bundle}, task {task}); each episode may appear once in a run, or it would be counted twice")]
     Duplicate {
+        /// The file's name.
         file: String,
+        /// The copy's line, from 1.
         line: usize,
+        /// The line it copies.
         first: usize,
+        /// The episode's bundle id.
         bundle: String,
+        /// The episode's task id.
         task: String,
     },
     /// Two lines record the same batch item (the same repeat of a task).
     #[error("{file}:{line}: episode {item} was already recorded at line {first}; each batch item (bundle/task#repeat) may appear once in a run, or it would be counted twice")]
     SameItem {
+        /// The file's name.
         file: String,
+        /// The second record's line, from 1.
         line: usize,
+        /// The first record's line.
         first: usize,
+        /// The item, as `bundle/task#repeat`.
         item: String,
     },
     /// Too many episodes, or an episode with too many steps.
     #[error("{file}: {error}")]
-    TooMany { file: String, error: InputError },
+    TooMany {
+        /// The file's name.
+        file: String,
+        /// Which cap, and by how much.
+        error: InputError,
+    },
 }
 
 fn api_note(n: usize) -> String {

@@ -125,19 +125,29 @@ pub struct Metrics {
 /// The totals behind the metrics, summed over a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Steps taken.
     pub steps: u64,
+    /// Steps that were valid operations (EER's numerator).
     pub valid_steps: u64,
+    /// Goals of the tasks played.
     pub goals_total: u64,
+    /// Goals reached.
     pub goals_reached: u64,
     /// Goals reached in C_opt steps (PSR).
     pub goals_precise: u64,
+    /// Actions that carried a coordinate (EIR's and TIR's denominator).
     pub coord_actions: u64,
+    /// Of those, the ones inside some component's box (EIR's numerator).
     pub effective_actions: u64,
+    /// Of those, the ones on a target component (TIR's numerator).
     pub target_actions: u64,
+    /// View switches that changed the view (GVPE's numerator).
     pub view_switches: u64,
     /// Coordinate actions with a target box visible (Avg Dist's count).
     pub dist_actions: u64,
+    /// The distances of the `dist_actions` summed (Avg Dist's numerator).
     pub dist_sum: f64,
+    /// The same, each weighted by its attempt number (Avg W-Dist's numerator).
     pub w_dist_sum: f64,
     /// Shown once, as [`Metrics::errors`].
     #[serde(skip)]
@@ -241,7 +251,9 @@ fn ratio(num: f64, den: f64) -> Option<f64> {
 /// Which episode: named in every error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EpisodeRef {
+    /// The trajectory's bundle id.
     pub bundle_id: String,
+    /// Its task id.
     pub task_id: String,
     /// The line of the trajectory file (1-based), when known.
     pub line: Option<usize>,
@@ -261,11 +273,14 @@ impl fmt::Display for EpisodeRef {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
 pub struct RecordMismatch {
+    /// The episode.
     pub episode: EpisodeRef,
     /// The field, as named in the trajectory file (`goals_reached`,
     /// `steps[3].goals_reached`).
     pub field: String,
+    /// The value the record carries.
     pub recorded: String,
+    /// What its steps or its task give instead.
     pub recomputed: String,
 }
 
@@ -274,23 +289,38 @@ pub struct RecordMismatch {
 pub enum MetricsError {
     /// No bundle given has the trajectory's bundle id.
     #[error("episode ({episode}): no bundle with id {} was given (bundles: {known})", episode.bundle_id)]
-    UnknownBundle { episode: EpisodeRef, known: String },
+    UnknownBundle {
+        /// The episode.
+        episode: EpisodeRef,
+        /// The ids of the bundles given.
+        known: String,
+    },
     /// The bundle's logic is not the one the trajectory was recorded on.
     #[error("episode ({episode}): the trajectory was recorded on another version of the bundle (logic hash {found}, the bundle's is {expected}); it is not scored against a different device")]
     ChangedLogic {
+        /// The episode.
         episode: EpisodeRef,
+        /// The given bundle's logic hash.
         expected: String,
+        /// The hash the trajectory recorded.
         found: String,
     },
     /// The bundle has no task of the trajectory's id.
     #[error("episode ({episode}): the bundle has no task {}", episode.task_id)]
-    UnknownTask { episode: EpisodeRef },
+    UnknownTask {
+        /// The episode.
+        episode: EpisodeRef,
+    },
     /// The run pools episodes drawn in different render modes.
     #[error("episode ({other}) was played with {other_mode} pictures, but episode ({first}) with {first_mode} pictures; runs of different render modes are not pooled (score each mode's episodes separately)")]
     MixedRender {
+        /// The first episode of the run.
         first: Box<EpisodeRef>,
+        /// Its render mode.
         first_mode: crate::sim::RenderMode,
+        /// An episode of another mode.
         other: Box<EpisodeRef>,
+        /// That mode.
         other_mode: crate::sim::RenderMode,
     },
     /// A counter the record carries disagrees with its steps or its task,
@@ -300,8 +330,11 @@ pub enum MetricsError {
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {
+        /// The episode.
         episode: EpisodeRef,
+        /// The step, from 1 (0: the task itself, such as its goals).
         step: usize,
+        /// What the bundle lacks.
         what: String,
     },
 }

@@ -13,10 +13,14 @@ use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
 /// episode's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
+    /// How many episodes the run pools.
     pub episodes: usize,
     #[serde(flatten)]
+    /// The run's metrics.
     pub metrics: Metrics,
+    /// The totals behind them.
     pub counts: Counts,
+    /// Each episode's metrics, in file order.
     pub per_episode: Vec<EpisodeMetrics>,
 }
 

@@ -100,9 +100,13 @@ impl ErrorClass {
 /// NN and PN are failed ones (also error classes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum SwitchClass {
+    /// No target visible before, one after: a successful switch.
     NP,
+    /// A target visible before, none after: a failed switch.
     PN,
+    /// No target visible before or after: a failed switch.
     NN,
+    /// A target visible before and after: a successful switch.
     PP,
 }
 
@@ -158,9 +162,13 @@ pub struct StepFacts {
 
 /// The recorded step's position, resolved to indices.
 pub struct At {
+    /// The state the step started in.
     pub state_before: usize,
+    /// The state it ended in.
     pub state_after: usize,
+    /// The view it started in.
     pub view_before: usize,
+    /// The view it ended in.
     pub view_after: usize,
 }
 

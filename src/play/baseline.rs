@@ -21,6 +21,7 @@ pub const BASELINE_FORMAT: &str = "knoblab-baseline/1";
 /// A baseline run in progress or finished.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineRun {
+    /// Always [`BASELINE_FORMAT`]; a reader refuses another.
     pub format: String,
     /// Where the bundle comes from: a library id or a URL.
     pub bundle: String,
@@ -28,6 +29,7 @@ pub struct BaselineRun {
     pub bundle_id: String,
     /// The tasks, in the order they are played.
     pub tasks: Vec<String>,
+    /// The λ of every episode of the run.
     pub lambda: u32,
     /// The finished episodes, in task order.
     pub finished: Vec<Trajectory>,
@@ -39,14 +41,24 @@ pub struct BaselineRun {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BaselineError {
     #[error("the saved baseline run is not readable ({0}); expected a {BASELINE_FORMAT} document")]
+    /// The saved text is not a baseline run (the JSON reader's message).
     Unreadable(String),
     #[error("the saved baseline run has format {0:?}; expected {BASELINE_FORMAT:?}")]
+    /// The saved run is of another format or version (the one found).
     Format(String),
     #[error("a baseline run needs at least one task")]
+    /// A run was asked for with no task.
     NoTasks,
     #[error("the finished episode is of task {found:?}, but the run is at {expected:?}")]
-    WrongTask { expected: String, found: String },
+    /// A finished episode of another task than the one the run is at.
+    WrongTask {
+        /// The task the run is at.
+        expected: String,
+        /// The finished episode's task.
+        found: String,
+    },
     #[error("the episode of task {0:?} has not ended: it cannot be recorded yet")]
+    /// The episode of this task has not ended yet.
     NotEnded(String),
 }
 

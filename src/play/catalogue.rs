@@ -39,8 +39,11 @@ pub fn category_counts(devices: &[LibraryEntry]) -> Vec<(String, usize)> {
 /// a page (from 0).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
+    /// The category to show; empty shows every category.
     pub category: String,
+    /// Words each to be found, ignoring case, in a device's name, id or category; empty matches all.
     pub search: String,
+    /// The page asked for, from 0.
     pub page: usize,
 }
 

@@ -126,14 +126,18 @@ const DETENT_LABELS: [&str; 8] = [
 /// One parameter of a tool and its choices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParamSlot {
+    /// What the parameter sets (`how`, `direction`, `detents`).
     pub name: &'static str,
+    /// Its values, in the order the bar offers them.
     pub choices: Vec<ParamChoice>,
 }
 
 /// A parameter's value as written in the action, and its meaning in words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ParamChoice {
+    /// The value as the action text writes it.
     pub value: &'static str,
+    /// What it means, for the bar's menu.
     pub label: &'static str,
 }
 
@@ -143,6 +147,7 @@ pub enum DraftError {
     #[error(
         "choose a point on the picture first (click it, or move the marker with the arrow keys)"
     )]
+    /// The tool needs a point and none is chosen.
     NoPoint,
 }
 
@@ -150,15 +155,20 @@ pub enum DraftError {
 /// into each slot's choices) and the point.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Draft {
+    /// The tool chosen.
     pub tool: Tool,
+    /// For each of the tool's parameter slots, the index of the choice.
     pub choices: Vec<usize>,
+    /// The point on the picture, once chosen.
     pub point: Option<ScaledPoint>,
 }
 
 /// How far one arrow key moves the point on the 0–1000 scale, with Shift,
 /// and with Alt (to reach any point exactly).
 pub const NUDGE: u32 = 10;
+/// With Shift.
 pub const NUDGE_FAR: u32 = 50;
+/// With Alt.
 pub const NUDGE_FINE: u32 = 1;
 
 impl Default for Draft {

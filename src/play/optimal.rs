@@ -30,8 +30,11 @@ pub struct OptimalStep {
 /// The optimal path of a task and what it scores.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OptimalPath {
+    /// The path's steps: the view, the action and where it acts.
     pub steps: Vec<OptimalStep>,
+    /// The record of playing the path.
     pub trajectory: Trajectory,
+    /// What the path scores (the reference the player's metrics stand beside).
     pub metrics: EpisodeMetrics,
 }
 
@@ -39,8 +42,10 @@ pub struct OptimalPath {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OptimalError {
     #[error(transparent)]
+    /// Playing the path failed.
     Sim(#[from] SimError),
     #[error(transparent)]
+    /// Its metrics could not be computed.
     Metrics(#[from] MetricsError),
     /// The planner found no path (validation refuses such a task).
     #[error("task \"{0}\" has no optimal path")]

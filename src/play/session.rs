@@ -79,6 +79,11 @@ pub struct Session {
     observation: Observation,
     info: Info,
     last: Option<Step>,
+    /// The record as the reset left it (no steps): what [`Session::trajectory`]
+    /// would show if the episode had none, which cannot happen once a
+    /// session exists (its constructor resets the episode, and fails if no
+    /// record came of it).
+    started: Trajectory,
 }
 
 impl Session {
@@ -101,6 +106,7 @@ impl Session {
     ) -> Result<Session, SimError> {
         let mut episode = OwnedEpisode::new(bundle);
         let (observation, info) = episode.reset(task_id, settings.clone())?;
+        let started = episode.trajectory().cloned().ok_or(SimError::NotReset)?;
         let mut session = Session {
             episode,
             task_id: task_id.to_string(),
@@ -109,6 +115,7 @@ impl Session {
             observation,
             info,
             last: None,
+            started,
         };
         for action in actions {
             session.step(action)?;
@@ -147,14 +154,17 @@ impl Session {
         Session::start(self.bundle().clone(), &self.task_id, self.settings.clone())
     }
 
+    /// The bundle the session plays, shared.
     pub fn bundle(&self) -> &Arc<Bundle> {
         self.episode.bundle()
     }
 
+    /// The task being played.
     pub fn task_id(&self) -> &str {
         &self.task_id
     }
 
+    /// The settings the episode was reset with (λ, mode, render).
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -192,10 +202,7 @@ impl Session {
 
     /// The record so far.
     pub fn trajectory(&self) -> &Trajectory {
-        // Every constructor resets the episode before returning a session.
-        self.episode
-            .trajectory()
-            .expect("a session's episode is reset when the session starts")
+        self.episode.trajectory().unwrap_or(&self.started)
     }
 
     /// What the last step returned (none before the first).

@@ -37,8 +37,11 @@ use crate::sim::DEFAULT_LAMBDA;
 pub struct ShareLink {
     /// A library device id, or the URL of a bundle (zip or single JSON).
     pub bundle: String,
+    /// The task's id.
     pub task: String,
+    /// λ ([`DEFAULT_LAMBDA`] when the link gives none).
     pub lambda: u32,
+    /// The action texts played, in order.
     pub actions: Vec<String>,
 }
 
@@ -46,12 +49,16 @@ pub struct ShareLink {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ShareError {
     #[error("the link names no bundle: it needs bundle=<library id or URL>")]
+    /// No `bundle=` in the query.
     NoBundle,
     #[error("the link names no task: it needs task=<task id>")]
+    /// No `task=` in the query.
     NoTask,
     #[error("the link's lambda {0:?} is not a whole number from 1 to 1000")]
+    /// `lambda=` is not a whole number in range (the text found).
     BadLambda(String),
     #[error("the link's actions are not readable ({0}); they must be URL-safe base64 of the action texts, one per line")]
+    /// `actions=` is not base64 of UTF-8 text (the decoder's message).
     BadActions(String),
 }
 

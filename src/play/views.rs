@@ -12,7 +12,9 @@ use crate::sim::Device;
 /// One view tab.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ViewTab {
+    /// The view's name in the bundle.
     pub name: String,
+    /// Its kind: orthographic, axonometric (look only) or a dashboard.
     pub kind: ViewKind,
     /// Axonometric: physical actions are refused there.
     pub look_only: bool,
@@ -38,9 +40,13 @@ pub fn view_tabs(bundle: &Bundle, dashboard_unlocked: bool) -> Vec<ViewTab> {
 /// over a picture shown at any size.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FractionBox {
+    /// The left edge, as a fraction of the width.
     pub left: f64,
+    /// The top edge, as a fraction of the height.
     pub top: f64,
+    /// The width, as a fraction of the picture's.
     pub width: f64,
+    /// The height, as a fraction of the picture's.
     pub height: f64,
 }
 

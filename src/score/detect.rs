@@ -12,14 +12,52 @@
 //! let d = detect("run.jsonl", line).unwrap();
 //! assert_eq!(d.format, Format::EpicRaw);
 //! assert_eq!(d.label(), "EPIC-Bench raw outputs, 1 sample");
-//! assert!(detect("x.jsonl", b"hello").unwrap_err().contains("x.jsonl"));
+//! assert!(detect("x.jsonl", b"hello").unwrap_err().to_string().contains("x.jsonl"));
 //! ```
 
 use serde::Serialize;
 use serde_json::Value;
+use thiserror::Error;
 
 use super::limits::MAX_RESULTS_FILE_BYTES;
 use crate::bundle::limits::human_bytes;
+
+/// Why a dropped file is not one KnobLab can score. Each message names the
+/// file and says what was found and what would be valid.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DetectError {
+    /// The file is over [`MAX_RESULTS_FILE_BYTES`].
+    #[error(
+        "{path}: the file takes {}; at most {} is read (a results or data file larger than that is \
+         refused before reading); split it",
+        human_bytes(*size),
+        human_bytes(MAX_RESULTS_FILE_BYTES)
+    )]
+    TooLarge {
+        /// The file's name.
+        path: String,
+        /// Its size in bytes.
+        size: u64,
+    },
+    /// The file holds nothing (or only white space).
+    #[error("{path}: the file is empty")]
+    Empty {
+        /// The file's name.
+        path: String,
+    },
+    /// The file is of no format KnobLab knows.
+    #[error(
+        "{path}: not a results file KnobLab knows ({found}); expected EPIC-Bench raw outputs, \
+         std_format or *_full.json; FineState-Bench *_results.json, result_<i>.json or JSON Lines; \
+         SWITCH predictions or video judgements; or KnobLab trajectories (JSON Lines)"
+    )]
+    Unknown {
+        /// The file's name.
+        path: String,
+        /// What it holds instead, in a few words.
+        found: String,
+    },
+}
 
 /// How many non-empty lines of a JSON Lines file decide its format.
 const PROBE_LINES: usize = 20;
@@ -28,8 +66,11 @@ const PROBE_LINES: usize = 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Benchmark {
+    /// EPIC-Bench (grounding boxes and points).
     Epic,
+    /// FineState-Bench (locating and interacting with fine-grained states).
     FineState,
+    /// SWITCH (questions and control of device states).
     Switch,
     /// KnobLab trajectories (VGEBench metrics).
     Trajectories,
@@ -168,6 +209,7 @@ impl Format {
 /// The answer of [`detect`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Detected {
+    /// What the file was found to be.
     pub format: Format,
     /// Samples, instances, items or episodes (lines or array entries).
     pub items: usize,
@@ -280,22 +322,23 @@ fn excerpt(text: &str) -> String {
     }
 }
 
-fn unknown(path: &str, found: &str) -> String {
-    format!(
-        "{path}: not a results file KnobLab knows ({found}); expected EPIC-Bench raw outputs, \
-         std_format or *_full.json; FineState-Bench *_results.json, result_<i>.json or JSON Lines; \
-         SWITCH predictions or video judgements; or KnobLab trajectories (JSON Lines)"
-    )
+fn unknown(path: &str, found: &str) -> DetectError {
+    DetectError::Unknown {
+        path: path.to_string(),
+        found: found.to_string(),
+    }
 }
 
 /// Detects what a dropped file is, from its name and bytes.
 ///
 /// Errors name the file and list the formats that would be valid.
-pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
+pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, DetectError> {
     check_size(path, bytes.len() as u64)?;
     // Whatever the name promises, an empty file holds nothing to score.
     if bytes.is_empty() {
-        return Err(format!("{path}: the file is empty"));
+        return Err(DetectError::Empty {
+            path: path.to_string(),
+        });
     }
     if let Some(format) = by_name(path, bytes) {
         let items = match format {
@@ -311,7 +354,9 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
     let text = crate::input::text::decode(bytes).map_err(|e| unknown(path, &e.to_string()))?;
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
-        return Err(format!("{path}: the file is empty"));
+        return Err(DetectError::Empty {
+            path: path.to_string(),
+        });
     }
     // One JSON document (an object or an array)?
     if let Ok(doc) = serde_json::from_str::<Value>(text) {
@@ -322,7 +367,7 @@ pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, String> {
 
 /// Refuses a file over [`MAX_RESULTS_FILE_BYTES`] by its size alone, before it
 /// is read (the page passes `File.size`, the CLI the file's metadata).
-pub fn check_size(path: &str, size: u64) -> Result<(), String> {
+pub fn check_size(path: &str, size: u64) -> Result<(), DetectError> {
     if size > MAX_RESULTS_FILE_BYTES {
         Err(too_large(path, size))
     } else {
@@ -330,17 +375,15 @@ pub fn check_size(path: &str, size: u64) -> Result<(), String> {
     }
 }
 
-/// The message for a file over [`MAX_RESULTS_FILE_BYTES`].
-pub fn too_large(path: &str, size: u64) -> String {
-    format!(
-        "{path}: the file takes {}; at most {} is read (a results or data file larger than that is \
-         refused before reading); split it",
-        human_bytes(size),
-        human_bytes(MAX_RESULTS_FILE_BYTES)
-    )
+/// The error for a file over [`MAX_RESULTS_FILE_BYTES`].
+pub fn too_large(path: &str, size: u64) -> DetectError {
+    DetectError::TooLarge {
+        path: path.to_string(),
+        size,
+    }
 }
 
-fn detect_document(path: &str, doc: &Value) -> Result<Detected, String> {
+fn detect_document(path: &str, doc: &Value) -> Result<Detected, DetectError> {
     let found = |format, items| {
         Ok(Detected {
             format,
@@ -398,7 +441,7 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-fn detect_lines(path: &str, text: &str) -> Result<Detected, String> {
+fn detect_lines(path: &str, text: &str) -> Result<Detected, DetectError> {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -527,7 +570,7 @@ mod tests {
     fn an_empty_file_is_empty_whatever_its_name() {
         for name in ["view.png", "data.zip", "vqa.json", "run.jsonl"] {
             assert_eq!(
-                detect(name, b"").unwrap_err(),
+                detect(name, b"").unwrap_err().to_string(),
                 format!("{name}: the file is empty")
             );
         }
@@ -536,7 +579,9 @@ mod tests {
     #[test]
     fn a_file_over_the_limit_is_refused_by_size_before_parsing() {
         assert!(check_size("big.jsonl", MAX_RESULTS_FILE_BYTES).is_ok());
-        let message = check_size("big.jsonl", 1024 * 1024 * 1024).unwrap_err();
+        let message = check_size("big.jsonl", 1024 * 1024 * 1024)
+            .unwrap_err()
+            .to_string();
         assert!(
             message.starts_with("big.jsonl: the file takes 1024 MiB; at most 256 MiB is read"),
             "{message}"

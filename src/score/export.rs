@@ -191,8 +191,11 @@ fn latex_plain_rows(rows: &[&LeaderRow]) -> String {
 /// What a report's tables can be exported as (`knoblab score … --export`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
+    /// Comma-separated values, one table after another.
     Csv,
+    /// Markdown pipe tables.
     Markdown,
+    /// LaTeX `tabular` environments, as a paper prints them.
     Latex,
 }
 
@@ -382,9 +385,13 @@ pub fn switch_submission(row: &super::switch::report::Submission) -> String {
 /// The kinds of export the leaderboard offers, in the order of its buttons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// The rows as comma-separated values.
     Csv,
+    /// The rows as a JSON array.
     Json,
+    /// The rows as a Markdown pipe table.
     Markdown,
+    /// The rows as a LaTeX `tabular`.
     Latex,
 }
 

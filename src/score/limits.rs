@@ -11,8 +11,8 @@ pub use crate::input::limits::{
 /// Reads a regular file of at most [`MAX_RESULTS_FILE_BYTES`] from disk
 /// (the CLI, native only): a FIFO, a device or a folder is refused by its
 /// kind, a larger file by its size before it is read, and a file that grows
-/// while read is read no further than the bound. The message names the file.
+/// while read is read no further than the bound. The error names the file.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES).map_err(|e| e.to_string())
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, crate::input::InputError> {
+    crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES)
 }

@@ -31,12 +31,19 @@ with x and y integers from 0 to 1000";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
+    /// `Press(coord, params)`.
     Press,
+    /// `Pull(coord, params)`.
     Pull,
+    /// `Push(coord, params)`.
     Push,
+    /// `Rotate(coord, params)`.
     Rotate,
+    /// `Grasp(coord, params)`.
     Grasp,
+    /// `Timed_wait()`: let time pass.
     TimedWait,
+    /// `Switch_view`, by a view's name or by a point.
     SwitchView,
 }
 
@@ -125,10 +132,13 @@ impl ActionKind {
 /// view's name is the single parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Action {
+    /// What the action does.
     pub kind: ActionKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Where it acts, on the 0–1000 scale of the current view.
     pub coord: Option<ScaledPoint>,
     #[serde(default)]
+    /// Its parameters, as written.
     pub params: Vec<String>,
 }
 
@@ -217,22 +227,44 @@ pub enum ParseError {
     Empty,
     /// Not of the form `Verb(arguments)`.
     #[error("could not read an action in \"{found}\"")]
-    NotAnAction { found: String },
+    NotAnAction {
+        /// The text read.
+        found: String,
+    },
     /// A verb that is not one of the seven actions.
     #[error("\"{verb}\" is not an action; the actions are Press, Pull, Push, Rotate, Grasp, Timed_wait and Switch_view")]
-    UnknownVerb { verb: String },
+    UnknownVerb {
+        /// The verb written.
+        verb: String,
+    },
     /// A physical action without `coord=[x, y]`.
     #[error("{verb} needs a coordinate, coord=[x, y]")]
-    MissingCoord { verb: String },
+    MissingCoord {
+        /// The verb written.
+        verb: String,
+    },
     /// A coordinate that is not two numbers.
     #[error("the coordinate \"{found}\" is not two numbers [x, y]")]
-    BadCoord { found: String },
+    BadCoord {
+        /// The coordinate as written.
+        found: String,
+    },
     /// A coordinate off the 0–1000 scale.
     #[error("the coordinate [{x}, {y}] is outside 0–1000")]
-    CoordOutOfRange { x: String, y: String },
+    CoordOutOfRange {
+        /// The x written.
+        x: String,
+        /// The y written.
+        y: String,
+    },
     /// Arguments that are neither `coord=` nor `params=`.
     #[error("could not read the arguments \"{found}\" of {verb}")]
-    BadArguments { verb: String, found: String },
+    BadArguments {
+        /// The verb.
+        verb: String,
+        /// The arguments as written.
+        found: String,
+    },
     /// `Timed_wait` with a coordinate or parameters.
     #[error("Timed_wait takes no coordinate and no parameters")]
     WaitTakesNoArguments,
@@ -242,9 +274,13 @@ pub enum ParseError {
     SwitchNeedsOneTarget,
 }
 
-fn marker_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").expect("a constant regex"))
+/// The `Action:` marker. `None` only if the constant pattern did not
+/// compile, which `the_marker_pattern_compiles` rules out; a reply is then
+/// read as having no marker.
+fn marker_re() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").ok())
+        .as_ref()
 }
 
 /// The action text of a reply: what follows its last `Action:` marker (on
@@ -252,7 +288,7 @@ fn marker_re() -> &'static Regex {
 /// line; with surrounding backticks, asterisks, quotes and a trailing
 /// period removed.
 pub fn action_text(reply: &str) -> &str {
-    let tail = match marker_re().find_iter(reply).last() {
+    let tail = match marker_re().and_then(|re| re.find_iter(reply).last()) {
         Some(m) => &reply[m.end()..],
         None => reply,
     };
@@ -283,7 +319,7 @@ pub fn action_text(reply: &str) -> &str {
 /// assert_eq!(reasoning_text("look\nTimed_wait()"), "look");
 /// ```
 pub fn reasoning_text(reply: &str) -> &str {
-    match marker_re().find_iter(reply).last() {
+    match marker_re().and_then(|re| re.find_iter(reply).last()) {
         Some(m) => &reply[..m.start()],
         None => reply
             .trim_end()
@@ -470,6 +506,11 @@ fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_marker_pattern_compiles() {
+        assert!(marker_re().is_some());
+    }
 
     #[test]
     fn the_last_action_line_of_a_reply_is_read() {

@@ -10,7 +10,9 @@ use crate::geom::{PixelBox, PixelPoint};
 /// One box of one component in one view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentBox {
+    /// The component's name.
     pub component: String,
+    /// Its box, in pixels of the view's image.
     pub bbox: PixelBox,
 }
 

@@ -28,21 +28,30 @@ const VIEW_ORDER: [&str; 9] = [
 /// One state, with its transitions sorted out.
 #[derive(Debug, Clone)]
 pub struct StateInfo<'b> {
+    /// The state's name.
     pub name: &'b str,
+    /// Its entry in the SSM (`None` for a state only named as a next state).
     pub state: Option<&'b State>,
+    /// Whether it is dangerous (named `Error`, or flagged).
     pub error: bool,
     /// (component index, its transitions in file order).
     pub physical: Vec<(usize, &'b [Transition])>,
+    /// The transition `Timed_wait()` fires, if any.
     pub timed_wait: Option<&'b Transition>,
+    /// The transition that fires as soon as the state is entered, if any.
     pub immediate: Option<&'b Transition>,
 }
 
 /// One view, with its component boxes in pixels of its image.
 #[derive(Debug, Clone)]
 pub struct ViewInfo<'b> {
+    /// The view's name.
     pub name: &'b str,
+    /// What it is for.
     pub kind: ViewKind,
+    /// Its image's width in pixels.
     pub width: u32,
+    /// Its image's height in pixels.
     pub height: u32,
     /// (component index, box), smallest-box matching runs over these.
     pub boxes: Vec<(usize, PixelBox)>,
@@ -56,7 +65,9 @@ pub struct ViewInfo<'b> {
 /// The dashboard: a close-up of a region of its parent view.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Dashboard {
+    /// The dashboard's view index.
     pub view: usize,
+    /// The index of the view it magnifies.
     pub parent: usize,
     /// The region, in pixels of the parent's image.
     pub region: PixelBox,
@@ -67,9 +78,13 @@ pub struct Dashboard {
 /// A bundle compiled for stepping. Borrows the bundle.
 #[derive(Debug, Clone)]
 pub struct Device<'b> {
+    /// The bundle it was compiled from.
     pub bundle: &'b Bundle,
+    /// Every state, by index.
     pub states: Vec<StateInfo<'b>>,
+    /// Every view, by index, in listing order.
     pub views: Vec<ViewInfo<'b>>,
+    /// Every component name, by index.
     pub components: Vec<&'b str>,
     /// **Decision (spec silent):** a bundle has at most one dashboard (the
     /// view set of section 1 names one, `dashboard`); if several views are
@@ -389,7 +404,10 @@ fn click_point(
 /// lives with the device, which the planner searches over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Node {
+    /// The state's index.
     pub state: usize,
+    /// The view's index.
     pub view: usize,
+    /// Whether the dashboard is unlocked.
     pub unlocked: bool,
 }

@@ -20,6 +20,7 @@ use super::planner::is_safe;
 /// Transition distances from every state of a device to one goal state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoalDistance {
+    /// The goal state's index.
     pub goal: usize,
     /// Per state index: the fewest transitions to reach the goal, `None`
     /// when it cannot be reached.

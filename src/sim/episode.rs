@@ -26,32 +26,61 @@ pub enum SimError {
     NotReset,
     /// `step` after the episode ended.
     #[error("the episode is over ({why}): reset it before stepping again")]
-    Finished { why: &'static str },
+    Finished {
+        /// Why it ended (every goal reached, a budget spent).
+        why: &'static str,
+    },
     /// No task of that id in the bundle.
     #[error("no task \"{task}\" in the bundle (tasks: {known})")]
-    UnknownTask { task: String, known: String },
+    UnknownTask {
+        /// The id asked for.
+        task: String,
+        /// The bundle's task ids.
+        known: String,
+    },
     /// The task starts in a state the SSM does not have.
     #[error("task \"{task}\" starts in state \"{state}\", which the device does not have")]
-    UnknownState { task: String, state: String },
+    UnknownState {
+        /// The task.
+        task: String,
+        /// The state it names.
+        state: String,
+    },
     /// The task starts in a view the bundle does not have.
     #[error("task \"{task}\" starts in view \"{view}\", which the bundle does not have")]
-    UnknownView { task: String, view: String },
+    UnknownView {
+        /// The task.
+        task: String,
+        /// The view it names.
+        view: String,
+    },
     /// A goal names a state the SSM does not have.
     #[error("goal {goal} of task \"{task}\" is state \"{state}\", which the device does not have")]
     UnknownGoalState {
+        /// The task.
         task: String,
+        /// The goal's position in the task, from 0.
         goal: usize,
+        /// The state it names.
         state: String,
     },
     /// The task has no goals.
     #[error("task \"{task}\" has no goals")]
-    NoGoals { task: String },
+    NoGoals {
+        /// The task.
+        task: String,
+    },
     /// The live picture could not be made (a damaged live layer).
     #[error("the picture could not be drawn: {0}")]
     Render(String),
     /// A goal cannot be reached along the ideal path.
     #[error("task \"{task}\": {source}")]
-    Unreachable { task: String, source: PlanError },
+    Unreachable {
+        /// The task.
+        task: String,
+        /// Which goal, and from where.
+        source: PlanError,
+    },
 }
 
 /// The mutable part of an episode after a reset.

@@ -54,7 +54,9 @@ use super::matching::{params_for, select_transition, transition_kind};
 /// The cost of a path, compared transitions first, then switches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Cost {
+    /// Transitions fired (what the planner minimises first).
     pub transitions: u32,
+    /// View switches and unlocks.
     pub switches: u32,
 }
 
@@ -86,21 +88,37 @@ const SWITCH: Cost = Cost {
 pub enum Move {
     /// A physical action on a component, firing one of its transitions.
     Fire {
+        /// The component's index.
         component: usize,
+        /// The action.
         kind: ActionKind,
+        /// Where to act on the current view.
         point: ScaledPoint,
+        /// The parameters the transition asks for.
         params: Vec<String>,
     },
     /// `Timed_wait()` firing the state's `timed_wait` transition.
     Wait,
     /// `Switch_view(params=[view])`.
-    Switch { view: usize },
+    Switch {
+        /// The view's index.
+        view: usize,
+    },
     /// `Switch_view(coord=…)` into the locked dashboard's region.
-    Unlock { point: ScaledPoint },
+    Unlock {
+        /// Where the switch points, on the current view's 0–1000 scale.
+        point: ScaledPoint,
+    },
     /// A press on the locked dashboard's region: aborted, unlocks it.
-    PassiveUnlock { point: ScaledPoint },
+    PassiveUnlock {
+        /// Where the press lands, on the current view's 0–1000 scale.
+        point: ScaledPoint,
+    },
     /// A switch to the view already shown: changes nothing.
-    Stay { view: usize },
+    Stay {
+        /// The view's index.
+        view: usize,
+    },
 }
 
 impl Move {
@@ -127,7 +145,9 @@ impl Move {
 /// An optimal path to one goal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
+    /// What the path costs.
     pub cost: Cost,
+    /// Its steps, in order.
     pub moves: Vec<Move>,
     /// Where the path ends.
     pub end: Node,
@@ -148,9 +168,13 @@ pub enum PlanError {
     /// No sequence of actions reaches this goal from where it begins.
     #[error("goal {goal} (state {state}) cannot be reached from state {from} in view {view}")]
     Unreachable {
+        /// The goal's position in the task, from 0.
         goal: usize,
+        /// The goal state.
         state: String,
+        /// The state the goal begins in.
         from: String,
+        /// The view it begins in.
         view: String,
     },
 }

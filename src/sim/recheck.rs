@@ -16,10 +16,20 @@ use super::trajectory::Trajectory;
 pub enum RecheckError {
     /// The trajectory was recorded on another device.
     #[error("the trajectory is of bundle {found}, not {expected}")]
-    OtherBundle { expected: String, found: String },
+    OtherBundle {
+        /// The given bundle's id.
+        expected: String,
+        /// The trajectory's bundle id.
+        found: String,
+    },
     /// The device's logic changed since the trajectory was recorded.
     #[error("the bundle's logic changed since the trajectory was recorded (hash {found}, now {expected})")]
-    ChangedLogic { expected: String, found: String },
+    ChangedLogic {
+        /// The given bundle's logic hash.
+        expected: String,
+        /// The hash the trajectory recorded.
+        found: String,
+    },
     /// Resetting or stepping failed.
     #[error(transparent)]
     Sim(#[from] SimError),

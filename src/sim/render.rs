@@ -82,12 +82,29 @@ impl std::fmt::Display for RenderMode {
 /// Why a picture could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum RenderError {
+    /// A render mode other than `static` or `live`.
     #[error("render mode \"{found}\" is unknown; expected static or live")]
-    UnknownMode { found: String },
+    UnknownMode {
+        /// The mode given.
+        found: String,
+    },
+    /// A view the bundle does not have.
     #[error("the bundle has no view \"{view}\" (views: {known})")]
-    UnknownView { view: String, known: String },
+    UnknownView {
+        /// The view asked for.
+        view: String,
+        /// The bundle's views.
+        known: String,
+    },
+    /// A view's picture or a sheet of patches could not be decoded.
     #[error("{what} could not be decoded: {message}")]
-    Decode { what: String, message: String },
+    Decode {
+        /// Which picture.
+        what: String,
+        /// The decoder's message.
+        message: String,
+    },
+    /// The drawn picture could not be encoded (the encoder's message).
     #[error("the live picture could not be encoded: {0}")]
     Encode(String),
 }
@@ -102,6 +119,7 @@ pub struct Renderer<'b> {
 }
 
 impl<'b> Renderer<'b> {
+    /// A renderer of the bundle's views; it decodes each picture when first drawn.
     pub fn new(bundle: &'b Bundle) -> Renderer<'b> {
         Renderer {
             bundle,

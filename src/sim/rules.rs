@@ -14,7 +14,9 @@ use super::outcome::{feedback, Outcome};
 /// What one action did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Effect {
+    /// What kind of result it was.
     pub outcome: Outcome,
+    /// What the agent is told.
     pub feedback: String,
     /// Where the episode is after the step.
     pub to: Node,

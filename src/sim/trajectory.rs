@@ -87,15 +87,21 @@ pub struct StepRecord {
     pub action: String,
     /// What the parser read, or null when it could not.
     pub parsed: Option<Action>,
+    /// What kind of result the step was.
     pub outcome: Outcome,
+    /// The state before the action.
     pub state_before: String,
+    /// The state after it (and after any immediate chain).
     pub state_after: String,
     /// The states entered during the step before `state_after` (the target
     /// of the fired transition when an immediate chain followed, and the
     /// chain's intermediate states).
     pub passed: Vec<String>,
+    /// The view before the action.
     pub view_before: String,
+    /// The view after it.
     pub view_after: String,
+    /// What the agent was told.
     pub feedback: String,
     /// The goal current when the action was taken (0-based).
     pub goal_index: usize,
@@ -120,12 +126,19 @@ pub struct StepRecord {
 /// One episode: one line of a trajectory file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
+    /// The bundle's id.
     pub bundle_id: String,
+    /// The bundle's logic hash when recorded (a recheck or the metrics refuse another).
     pub logic_hash: String,
+    /// The task played.
     pub task_id: String,
+    /// The run's settings (agent, λ, model, seed, …).
     pub settings: Settings,
+    /// Every step, in order.
     pub steps: Vec<StepRecord>,
+    /// Goals reached.
     pub goals_reached: usize,
+    /// The task's goals.
     pub goals_total: usize,
     /// Every goal was reached.
     pub terminated: bool,

@@ -63,7 +63,11 @@ pub fn App() -> impl IntoView {
 /// The header: the name, and the navigation, which folds into a menu button
 /// on narrow screens.
 #[component]
-pub fn Header(#[prop(into)] page: Signal<Page>) -> impl IntoView {
+pub fn Header(
+    /// The page shown, whose link is marked current.
+    #[prop(into)]
+    page: Signal<Page>,
+) -> impl IntoView {
     let (menu_open, set_menu_open) = signal(false);
     view! {
         <header class="site-header">

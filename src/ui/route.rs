@@ -10,13 +10,19 @@ pub type LocationSignal = ReadSignal<Location>;
 /// A page of the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Page {
+    /// The device library (`#/library`).
     Library,
+    /// The player (`#/play`).
     Play,
+    /// Running a model or another agent (`#/agent`).
     Agent,
+    /// Offline scoring (`#/score`).
     Score,
+    /// About KnobLab (`#/about`).
     About,
     /// Provokes a panic, so tests can see the error banner.
     PanicTest,
+    /// A route that names no page.
     NotFound,
     /// The player alone, for an iframe (`#/embed?bundle=…&task=…`).
     Embed,
@@ -50,9 +56,11 @@ impl Page {
 /// Where the page is: which page, and the query after `?` as key-value pairs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The page.
     pub page: Page,
     /// The path as written, for the "not found" message.
     pub path: String,
+    /// The query's key-value pairs, decoded, in order.
     pub query: Vec<(String, String)>,
 }
 

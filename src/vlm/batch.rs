@@ -16,7 +16,9 @@ use super::settings::AgentSettings;
 /// One episode of a batch: a task of a bundle, and which repeat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchItem {
+    /// The bundle's id.
     pub bundle_id: String,
+    /// The task's id.
     pub task_id: String,
     /// 0 for the first run of this task.
     pub repeat: u32,
@@ -135,10 +137,15 @@ pub fn remaining(items: &[BatchItem], done: &[EpisodeRecord]) -> Vec<BatchItem> 
 /// How far a batch is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Progress {
+    /// Items with a record.
     pub done: usize,
+    /// Items in the batch.
     pub total: usize,
+    /// Of those done, the ones that ended as `api_error`.
     pub api_errors: usize,
+    /// Tokens used so far.
     pub usage: Usage,
+    /// The estimated cost so far in dollars, when prices are given.
     pub cost: Option<f64>,
     /// Estimated time left, once an episode has finished since the runner started.
     pub eta_ms: Option<u64>,
@@ -212,7 +219,9 @@ pub enum Source {
     /// A model's answers read back from a recorded trajectory file
     /// ([`super::RecordedAnswers`]); `replay` in files and on the CLI.
     Replay,
+    /// The oracle (an optimal path; no model).
     Oracle,
+    /// The random agent, seeded by the settings.
     Random,
 }
 
@@ -252,8 +261,11 @@ pub struct RunSpec {
     /// before the field existed).
     #[serde(default = "run_spec_v1")]
     pub version: u32,
+    /// Who plays.
     pub source: Source,
+    /// With which settings (never the key).
     pub settings: AgentSettings,
+    /// The episodes planned, in order.
     pub items: Vec<BatchItem>,
     /// The logic hash of each bundle played, by bundle id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -433,9 +445,19 @@ fn summary(items: &[BatchItem]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunSpecError {
     #[error("not a run description: {message}")]
-    Unreadable { message: String },
+    /// The text is not a run description.
+    Unreadable {
+        /// What the JSON reader found.
+        message: String,
+    },
     #[error("run description version {found}; this build reads up to {known}")]
-    Version { found: u32, known: u32 },
+    /// A newer version than this build reads.
+    Version {
+        /// The version written.
+        found: u32,
+        /// The newest this build reads.
+        known: u32,
+    },
 }
 
 #[cfg(test)]

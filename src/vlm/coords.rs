@@ -64,14 +64,18 @@ impl CoordConvention {
     }
 }
 
-fn coord_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
+/// A `coord=[x, y]` (or `(x, y)`) argument. `None` only if the constant
+/// pattern did not compile, which `the_coord_pattern_compiles` rules out;
+/// the text is then passed on as found.
+fn coord_re() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
             r"(?i)(coord\s*=\s*)[\[(]\s*(-?[0-9]*\.?[0-9]+)\s*,\s*(-?[0-9]*\.?[0-9]+)\s*[\])]",
         )
-        .expect("a constant regex")
+        .ok()
     })
+    .as_ref()
 }
 
 /// The action text of a reply (what follows its last `Action:`, as the
@@ -99,7 +103,7 @@ pub fn normalize_action(
     if convention == CoordConvention::Scale1000 {
         return text.to_string();
     }
-    let Some(caps) = coord_re().captures(text) else {
+    let Some(caps) = coord_re().and_then(|re| re.captures(text)) else {
         return text.to_string();
     };
     let (Some(whole), Some(prefix), Some(x), Some(y)) =
@@ -123,6 +127,11 @@ pub fn normalize_action(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_coord_pattern_compiles() {
+        assert!(coord_re().is_some());
+    }
 
     #[test]
     fn scale_1000_passes_the_action_through() {

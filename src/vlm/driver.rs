@@ -52,6 +52,7 @@ use super::settings::{AgentSettings, Prices};
 pub struct ApiKey(String);
 
 impl ApiKey {
+    /// Wraps a key (kept out of `Debug` output).
     pub fn new(key: impl Into<String>) -> ApiKey {
         ApiKey(key.into())
     }
@@ -84,11 +85,15 @@ pub struct DriverConfig {
     /// The trajectory's settings (an empty `agent` is filled with the
     /// agent's name).
     pub settings: Settings,
+    /// Where requests go, and the model.
     pub endpoint: Endpoint,
+    /// Which failures are retried, and how often.
     pub retry: RetryPolicy,
+    /// How long a request may take.
     pub timeout_ms: u64,
     /// Prices for the record's cost; none for agents that send nothing.
     pub prices: Option<Prices>,
+    /// The key requests carry (empty for a server that needs none).
     pub key: ApiKey,
     /// Keep a [`Event::Step`] for every step (with the picture shown), as
     /// the page shows them; a runner that shows no steps saves the copies.
@@ -165,11 +170,16 @@ pub enum Need {
     /// Send this request (the key is in its header) and feed back what
     /// came, or a [`Failure::Timeout`] after `timeout_ms`.
     Send {
+        /// The request.
         request: HttpRequest,
+        /// How long to wait for it.
         timeout_ms: u64,
     },
     /// Wait this long before polling again (a retry's backoff).
-    Wait { ms: u64 },
+    Wait {
+        /// How long, in milliseconds.
+        ms: u64,
+    },
     /// Nothing: the episode is over, and this is its record.
     Done(Box<EpisodeRecord>),
 }
@@ -179,9 +189,11 @@ pub enum Need {
 pub enum Answer {
     /// The server answered, with any status.
     Response {
+        /// The HTTP status.
         status: u16,
         /// The `Retry-After` header as sent, if any.
         retry_after: Option<String>,
+        /// The body, as text.
         body: String,
     },
     /// No answer: a timeout, a network or transport failure.
@@ -193,6 +205,7 @@ pub enum Answer {
 pub struct StepReport {
     /// 1-based.
     pub number: usize,
+    /// The view the step was taken in.
     pub view: String,
     /// The picture as shown to the agent (perturbed, if it was).
     pub image: Option<EncodedImage>,
@@ -208,12 +221,20 @@ pub struct StepReport {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// The episode began.
-    Started { instruction: Option<String> },
+    Started {
+        /// The first goal's instruction.
+        instruction: Option<String>,
+    },
     /// A step was played (kept only when [`DriverConfig::watch`]), or a
     /// request failed for good (always kept).
     Step(Box<StepReport>),
     /// A request failed and is tried again after a wait.
-    Retrying { message: String, wait_ms: u64 },
+    Retrying {
+        /// Why the request failed.
+        message: String,
+        /// How long before it is sent again, in milliseconds.
+        wait_ms: u64,
+    },
 }
 
 #[derive(Debug)]

@@ -27,10 +27,15 @@ use super::settings::AgentSettings;
 /// What the picture sent at a turn was (its bytes are not kept in records).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImageSent {
+    /// The view it was a picture of.
     pub view: String,
+    /// Its media type as sent (`image/png`, `image/jpeg`).
     pub media_type: String,
+    /// Its width in pixels.
     pub width: u32,
+    /// Its height in pixels.
     pub height: u32,
+    /// Its size as sent, in bytes.
     pub bytes: usize,
 }
 
@@ -56,14 +61,17 @@ pub struct Turn {
     pub attempts: u32,
     /// From the first request to the reply, retries and waits included.
     pub elapsed_ms: u64,
+    /// The tokens the reply reported.
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The picture sent with the turn, if any.
     pub image: Option<ImageSent>,
 }
 
 /// A request ready to send, with what the page shows of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
+    /// The request (the key in its header).
     pub request: HttpRequest,
     /// The picture as sent (after any perturbation).
     pub image: EncodedImage,
@@ -93,6 +101,7 @@ pub struct ModelAgent {
 }
 
 impl ModelAgent {
+    /// A model agent with these settings; its system prompt follows their coordinate convention.
     pub fn new(settings: AgentSettings) -> ModelAgent {
         let system = prompt::system_prompt(settings.coords);
         ModelAgent {

@@ -24,11 +24,20 @@ pub const PATCHES: u32 = 8;
 #[serde(rename_all = "snake_case")]
 pub enum Perturbation {
     /// Re-encoded as JPEG at this quality (50 or 20 offered).
-    Jpeg { quality: u8 },
+    Jpeg {
+        /// The JPEG quality, 1–100.
+        quality: u8,
+    },
     /// Gaussian blur with this σ in pixels (1, 3 or 5 offered).
-    Blur { sigma: u8 },
+    Blur {
+        /// σ in pixels, 1–20.
+        sigma: u8,
+    },
     /// [`PATCHES`] black squares covering this percentage (10, 25 or 40).
-    Patches { percent: u8 },
+    Patches {
+        /// The share of the picture covered, in percent, 1–90.
+        percent: u8,
+    },
 }
 
 impl Perturbation {
@@ -73,7 +82,9 @@ impl fmt::Display for Perturbation {
 /// An encoded picture ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedImage {
+    /// Its media type (`image/png`, `image/jpeg`).
     pub media_type: String,
+    /// The encoded bytes.
     pub bytes: Vec<u8>,
 }
 

@@ -168,7 +168,9 @@ pub fn turn_text(observation: &Observation, convention: CoordConvention) -> Stri
 /// One past turn: what was said and what the model answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
+    /// The turn's text sent to the model (its picture is not kept).
     pub user: String,
+    /// The model's reply.
     pub assistant: String,
 }
 

@@ -55,7 +55,9 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// The user (the episode's side: instructions, feedback, pictures).
     User,
+    /// The model.
     Assistant,
 }
 
@@ -63,12 +65,16 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
+    /// Text.
     Text {
+        /// The text.
         text: String,
     },
     /// An image as base64 (no `data:` prefix) with its media type.
     Image {
+        /// `image/png` or `image/jpeg`.
         media_type: String,
+        /// The bytes, base64-encoded.
         base64: String,
     },
 }
@@ -76,7 +82,9 @@ pub enum Part {
 /// One message of the conversation after the system prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who says it.
     pub role: Role,
+    /// What it says, in order.
     pub parts: Vec<Part>,
 }
 
@@ -84,20 +92,26 @@ pub struct Message {
 /// stored here, so this value can go into files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Endpoint {
+    /// Which API's request and reply shapes.
     pub flavor: Flavor,
     /// The API base, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
+    /// The model's name, as the API knows it.
     pub model: String,
+    /// The sampling temperature.
     pub temperature: f64,
+    /// The most tokens a reply may take.
     pub max_tokens: u32,
 }
 
 /// An HTTP request ready to send: always `POST` with a JSON body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HttpRequest {
+    /// The full URL (base and path).
     pub url: String,
     /// Header names in lower case, in the order sent.
     pub headers: Vec<(String, String)>,
+    /// The JSON body.
     pub body: String,
 }
 

@@ -31,16 +31,20 @@ pub enum EpisodeStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeRecord {
     #[serde(flatten)]
+    /// The episode's record, its fields at the line's top level.
     pub trajectory: Trajectory,
     /// The batch item's key ([`super::batch::BatchItem::key`]).
     pub item: String,
+    /// How the episode ended.
     pub status: EpisodeStatus,
     /// The turns of a model agent (empty for the oracle and random agents).
     #[serde(default)]
     pub turns: Vec<Turn>,
     #[serde(default)]
+    /// The tokens its requests used.
     pub usage: Usage,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Their estimated cost in dollars, when prices are given.
     pub cost: Option<f64>,
 }
 
@@ -91,7 +95,9 @@ pub struct BatchReport {
     pub api_errors: usize,
     /// The metrics of the scored episodes; none when there are none.
     pub metrics: Option<RunMetrics>,
+    /// The tokens of every episode.
     pub usage: Usage,
+    /// Their estimated cost in dollars, when prices are given.
     pub cost: Option<f64>,
 }
 

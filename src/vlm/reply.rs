@@ -10,7 +10,9 @@ use super::provider::Flavor;
 /// Tokens a request used, as the server counted them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Tokens of the prompt (pictures included).
     pub input_tokens: u64,
+    /// Tokens of the reply.
     pub output_tokens: u64,
 }
 
@@ -32,6 +34,7 @@ pub struct Reply {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
     #[serde(default)]
+    /// The tokens the server counted.
     pub usage: Usage,
 }
 
@@ -39,9 +42,17 @@ pub struct Reply {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplyError {
     /// An HTTP error status, with the message from the error body if any.
-    Status { status: u16, message: String },
+    Status {
+        /// The status.
+        status: u16,
+        /// The message of the error body, if it held one.
+        message: String,
+    },
     /// A 2xx whose body is not the flavour's reply shape.
-    Malformed { message: String },
+    Malformed {
+        /// What was wrong with the body.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for ReplyError {

@@ -122,19 +122,29 @@ fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
 pub enum Failure {
     /// The server answered with an error status, or a body that is no reply.
     Reply {
+        /// What the reply was.
         error: ReplyError,
         /// The `Retry-After` header, in milliseconds from now.
         retry_after_ms: Option<u64>,
     },
     /// No answer within the timeout.
-    Timeout { after_ms: u64 },
+    Timeout {
+        /// The timeout that ran out, in milliseconds.
+        after_ms: u64,
+    },
     /// The browser got no response at all: the server is down, the URL is
     /// wrong, or the server refused this page's origin (CORS). Browsers do
     /// not say which.
-    Network { message: String },
+    Network {
+        /// The browser's message.
+        message: String,
+    },
     /// A native client got no usable answer: the connection failed or was
     /// cut (a reply ended mid-body), with the client's own words.
-    Transport { message: String },
+    Transport {
+        /// The client's message.
+        message: String,
+    },
 }
 
 impl Failure {

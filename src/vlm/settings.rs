@@ -18,7 +18,9 @@ use super::retry::RetryPolicy;
 /// Prices per million tokens, for a cost estimate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Prices {
+    /// Dollars per million input tokens.
     pub input_per_million: f64,
+    /// Dollars per million output tokens.
     pub output_per_million: f64,
 }
 
@@ -49,19 +51,25 @@ impl Prices {
 /// request and to nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentSettings {
+    /// Where requests go, and the model.
     pub endpoint: Endpoint,
     /// A request still unanswered after this long is abandoned.
     pub timeout_ms: u64,
     /// Episodes run at the same time in a batch.
     pub concurrency: u32,
+    /// Which failures are retried, and how often.
     pub retry: RetryPolicy,
+    /// The coordinates the model is asked to answer in.
     pub coords: CoordConvention,
+    /// How many past turns each request shows.
     pub history: HistoryWindow,
     /// Budget multiplier λ.
     pub lambda: u32,
+    /// What is done to each picture before it is sent, if anything.
     pub perturbation: Option<Perturbation>,
     /// Seeds the perturbation's patches.
     pub seed: u64,
+    /// Prices for the cost estimate.
     pub prices: Prices,
     /// How the device's views are drawn: static (the paper's) or live.
     #[serde(default)]

@@ -17,7 +17,9 @@ pub enum BoxError {
     /// between instances of 'str' and 'float'".
     #[error("'<=' not supported between instances of '{left}' and '{right}'")]
     Compare {
+        /// Python's type name of the left operand.
         left: &'static str,
+        /// Python's type name of the right operand.
         right: &'static str,
     },
     /// A truthy box that is not a sequence (a number or `true`).

@@ -37,7 +37,12 @@ pub enum Convention {
     /// Thousandths of the image, 0–1000.
     Permille,
     /// Pixels of a `width` × `height` screenshot.
-    Pixels { width: f64, height: f64 },
+    Pixels {
+        /// The screenshot's width in pixels.
+        width: f64,
+        /// Its height in pixels.
+        height: f64,
+    },
 }
 
 impl std::str::FromStr for Convention {
@@ -234,24 +239,31 @@ pub enum CorrectedOutcome {
     NotSent,
     /// Asked, but no reply is recorded (cannot be scored).
     NoReply,
+    /// Scored by the corrected rules.
     Scored {
+        /// The point in 0–1 (none when no point was clearly given on the image).
         point: Option<[f64; 2]>,
+        /// Which form of reply the point was read from (`labelled`, …).
         form: &'static str,
         /// Correct localisation / interaction.
         hit: bool,
         /// Exact state (implies `hit`).
         exact_state: bool,
+        /// What the corrected reading did differently from the official one.
         notes: Vec<String>,
     },
 }
 
 impl CorrectedOutcome {
+    /// Whether it counts in the denominators (it was scored).
     pub fn counted(&self) -> bool {
         matches!(self, Self::Scored { .. })
     }
+    /// Whether it was a correct localisation or interaction.
     pub fn hit(&self) -> bool {
         matches!(self, Self::Scored { hit: true, .. })
     }
+    /// Whether it also reached the exact state.
     pub fn exact_state(&self) -> bool {
         matches!(
             self,

@@ -15,12 +15,16 @@ use super::files::FileSet;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Platform {
+    /// Desktop applications (`desktop_en`).
     Desktop,
+    /// Web pages (`web_en`).
     Web,
+    /// Mobile apps (`mobile_en`).
     Mobile,
 }
 
 impl Platform {
+    /// Every platform, in the order the reports list them.
     pub const ALL: [Platform; 3] = [Platform::Desktop, Platform::Web, Platform::Mobile];
 
     /// `desktop_en`, `web_en` or `mobile_en`.
@@ -32,6 +36,7 @@ impl Platform {
         }
     }
 
+    /// The platform's name in reports (`desktop`).
     pub fn name(self) -> &'static str {
         match self {
             Self::Desktop => "desktop",
@@ -55,9 +60,13 @@ impl Platform {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
+    /// Setting a value in a range (sliders, spinners).
     NumericRange,
+    /// Turning an option on or off, or choosing one.
     ToggleOption,
+    /// Entering or picking specific data.
     SpecificData,
+    /// Changing the view (zoom, scroll, layout).
     ViewManipulation,
 }
 
@@ -80,6 +89,7 @@ impl Family {
         }
     }
 
+    /// The family's name in reports (`numeric_range`).
     pub fn name(self) -> &'static str {
         match self {
             Self::NumericRange => "numeric_range",
@@ -112,6 +122,7 @@ pub enum ImagePolicy {
 /// One instance that yields an official result object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Instance {
+    /// The platform it belongs to.
     pub platform: Platform,
     /// The official index (`result_<index>.json`), spec §2.6.
     pub index: usize,
@@ -121,6 +132,7 @@ pub struct Instance {
     pub image_path: String,
     /// File stem of `image_path`: the key for per-instance results.
     pub key: String,
+    /// Its interaction family, from its category folder (when known).
     pub family: Option<Family>,
     /// Lower-cased component type (`unknown` when absent).
     pub component_type: String,
@@ -144,7 +156,10 @@ pub struct Instance {
 pub enum SkipReason {
     /// A line that is not JSON: it uses up no index.
     #[error("line is not valid JSON ({error}); the official loader skips it")]
-    InvalidJson { error: String },
+    InvalidJson {
+        /// The JSON reader's message.
+        error: String,
+    },
     /// Web/mobile: a JSON line that is not an object.
     #[error("record is not a JSON object; the official loader raises TypeError here and the whole official run stops")]
     NotAnObject,
@@ -156,32 +171,51 @@ pub enum SkipReason {
     ImageNotString,
     /// No candidate path exists.
     #[error("image not found (tried {})", tried.join(", "))]
-    ImageNotFound { tried: Vec<String> },
+    ImageNotFound {
+        /// The paths tried.
+        tried: Vec<String>,
+    },
     /// `component` or `component.instructions` or `processing_details` is
     /// not an object, or `component.type` is not a string (desktop).
     #[error("field `{field}` has the wrong shape; the official code raises and writes no result")]
-    BadField { field: String },
+    BadField {
+        /// The field.
+        field: String,
+    },
     /// Desktop: an earlier record of the same file raised, and the official
     /// loader drops the rest of the file.
     #[error("dropped with the rest of its file: {cause}")]
-    RestOfFileDropped { cause: String },
+    RestOfFileDropped {
+        /// What the earlier record raised.
+        cause: String,
+    },
     /// Desktop: a whole file could not be read.
     #[error("file could not be read: {cause}")]
-    FileUnreadable { cause: String },
+    FileUnreadable {
+        /// Why.
+        cause: String,
+    },
     /// Desktop: a category lacks its image folder or its `json` folder.
     #[error("category folder `{missing}` is missing, so the official loader skips the category")]
-    CategorySkipped { missing: String },
+    CategorySkipped {
+        /// The folder that is missing.
+        missing: String,
+    },
 }
 
 /// A record (or file) that produced no official result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Skipped {
+    /// The platform.
     pub platform: Platform,
+    /// The file (and line) of the record.
     pub source: String,
     /// The official index it used up, if any.
     pub index: Option<usize>,
+    /// Its image field, when it had one.
     pub image: Option<String>,
     #[serde(flatten)]
+    /// Why it produced no result.
     pub reason: SkipReason,
     /// The reason in words.
     pub message: String,
@@ -210,7 +244,9 @@ impl Skipped {
 /// The loaded ground truth.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Dataset {
+    /// The instances that yield official results, in official order.
     pub instances: Vec<Instance>,
+    /// The records that yield none, with why.
     pub skipped: Vec<Skipped>,
 }
 
@@ -222,6 +258,7 @@ impl Dataset {
             .filter(move |i| i.platform == platform)
     }
 
+    /// Adds another load's instances and skipped records after these.
     pub fn extend(&mut self, other: Dataset) {
         self.instances.extend(other.instances);
         self.skipped.extend(other.skipped);

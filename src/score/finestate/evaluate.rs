@@ -27,7 +27,9 @@ pub enum Reply {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryKind {
+    /// The LOCATE query: point at the component.
     Locate,
+    /// The INTERACT query: point where acting reaches the target state.
     Interact,
 }
 
@@ -36,6 +38,7 @@ pub enum QueryKind {
 pub struct OfficialOptions {
     /// The configured model key; the parser's unit rules test it by substring.
     pub model: Option<String>,
+    /// Which build of the official reply parser (`py` or `pyc`).
     pub parser: ParserBuild,
     /// A detector was configured, so the ground-truth box hint is appended to
     /// both prompts (spec §9.1).
@@ -75,26 +78,34 @@ pub enum QueryOutcome {
     Raised(Raise),
     /// Scored: `hit` is `accuracy` (LOCATE) or `target_accuracy` (INTERACT).
     Scored {
+        /// The point read from the reply, if any.
         point: Option<[f64; 2]>,
+        /// Which of the parser's rules read it.
         rule: ParseRule,
+        /// 1 when the point is in the query's box, else 0.
         hit: u8,
+        /// 1 when the point is state-aware by spec §6.2, else 0.
         state_awareness: u8,
     },
 }
 
 impl QueryOutcome {
+    /// Whether the query counts in the denominators (it was scored).
     pub fn counted(&self) -> bool {
         matches!(self, Self::Scored { .. })
     }
 
+    /// Whether it was scored a hit.
     pub fn hit(&self) -> bool {
         matches!(self, Self::Scored { hit, .. } if *hit > 0)
     }
 
+    /// Whether it was scored state-aware.
     pub fn state(&self) -> bool {
         matches!(self, Self::Scored { state_awareness, .. } if *state_awareness > 0)
     }
 
+    /// The point read from the reply, when scored.
     pub fn point(&self) -> Option<[f64; 2]> {
         match self {
             Self::Scored { point, .. } => *point,

@@ -54,6 +54,7 @@ pub struct MemFiles {
 #[derive(Debug, Error)]
 pub enum ZipError {
     #[error("not a readable zip archive: {0}")]
+    /// The bytes are not a zip (the reader's message).
     Archive(String),
     /// An entry that could not be read, or is past the bounds of
     /// [`crate::score::limits`]; the message names it.
@@ -62,6 +63,7 @@ pub enum ZipError {
 }
 
 impl MemFiles {
+    /// No files.
     pub fn new() -> Self {
         Self::default()
     }
@@ -85,6 +87,7 @@ impl MemFiles {
         self.files.len()
     }
 
+    /// Whether it holds no file.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
@@ -192,6 +195,7 @@ pub struct DiskFiles {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl DiskFiles {
+    /// The files under `root`; paths are resolved inside it.
     pub fn new(root: impl Into<std::path::PathBuf>) -> Self {
         Self { root: root.into() }
     }

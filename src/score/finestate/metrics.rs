@@ -13,9 +13,13 @@ pub struct Tally {
     pub valid_locate_cases: usize,
     /// INTERACT queries that were sent and did not raise.
     pub valid_interact_cases: usize,
+    /// LOCATE replies whose point hit the target.
     pub locate_success: usize,
+    /// INTERACT replies whose point hit the interaction box.
     pub interaction_success: usize,
+    /// LOCATE replies on the current state's box (`B_now`, else the target box).
     pub state_awareness_locate: usize,
+    /// INTERACT replies counted as state-aware by the official rule (spec §6.2).
     pub state_awareness_interaction: usize,
 }
 
@@ -30,6 +34,7 @@ pub fn rate(numerator: usize, denominator: usize) -> f64 {
 }
 
 impl Tally {
+    /// Adds another tally's counts to this one.
     pub fn add(&mut self, other: &Tally) {
         self.total_cases += other.total_cases;
         self.valid_locate_cases += other.valid_locate_cases;
@@ -83,6 +88,7 @@ pub struct Rates {
 }
 
 impl Rates {
+    /// The four rates in the official order (locate, interaction, and their state awareness).
     pub fn as_array(&self) -> [f64; 4] {
         [
             self.locate_success_rate,
@@ -92,6 +98,7 @@ impl Rates {
         ]
     }
 
+    /// The rates from an array in [`Rates::as_array`]'s order.
     pub fn from_array(a: [f64; 4]) -> Self {
         Self {
             locate_success_rate: a[0],
@@ -126,12 +133,19 @@ impl Rates {
 /// Exactly the keys of the official metrics file, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OfficialMetrics {
+    /// Instances scored.
     pub total_cases: usize,
+    /// LOCATE queries that were sent and did not raise.
     pub valid_locate_cases: usize,
+    /// INTERACT queries that were sent and did not raise.
     pub valid_interact_cases: usize,
+    /// Locate successes / valid LOCATE cases.
     pub locate_success_rate: f64,
+    /// Interaction successes / valid INTERACT cases.
     pub interaction_success_rate: f64,
+    /// `state_awareness_locate` / valid LOCATE cases.
     pub state_awareness_rate_locate: f64,
+    /// `state_awareness_interaction` / valid INTERACT cases.
     pub state_awareness_rate_interaction: f64,
 }
 

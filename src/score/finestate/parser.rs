@@ -49,7 +49,10 @@ impl std::str::FromStr for ParserBuild {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ParseRule {
     /// Coordinate pattern `index` of the build matched and was accepted.
-    Pattern { index: usize },
+    Pattern {
+        /// Its position in the build's list, from 0.
+        index: usize,
+    },
     /// The text fallback for `OS-Atlas-Pro-7B` / `Qwen2.5-VL-3B-UI-R1` names
     /// (spec §5.5).
     TextFallback,
@@ -64,9 +67,13 @@ pub enum ParseRule {
 pub struct ParsedReply {
     /// The normalised (x, y), or `None` on failure.
     pub coordinates: Option<[f64; 2]>,
+    /// The reply's description field, as the official parser returns it.
     pub description: String,
+    /// Its reasoning field, likewise.
     pub reasoning: String,
+    /// Whether the parser reports success.
     pub success: bool,
+    /// The parser's error message, when it reports one.
     pub error: Option<String>,
     /// Not an official field: which rule produced the point.
     pub rule: ParseRule,

@@ -16,11 +16,13 @@ use super::python::py_strip;
 /// One instance's replies.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prediction {
+    /// The platform (mobile, web, desktop), when the file says.
     pub platform: Option<Platform>,
     /// The annotation's image field, the official `image_path`, or a stem.
     pub image: String,
     /// `None`: no reply for this query (not sent, or it raised).
     pub locate: Option<Reply>,
+    /// The INTERACT reply (`None` as for `locate`).
     pub interact: Option<Reply>,
     /// Where it came from (`file:line` or file name).
     pub source: String,
@@ -35,23 +37,31 @@ pub struct Prediction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PredictionFormat {
+    /// An official `<model>_results.json` (a list of result objects).
     OfficialResults,
+    /// Official `result_<i>.json` files, one instance each.
     ResultFiles,
+    /// JSON Lines of `{platform, image, locate, interact}` or `{…, p0, p1}`.
     JsonLines,
 }
 
 /// A line or entry that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PredictionProblem {
+    /// Where it is (`file:line` or the file name).
     pub source: String,
+    /// Why it could not be used.
     pub message: String,
 }
 
 /// All predictions of one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PredictionSet {
+    /// What kind of file it was.
     pub format: PredictionFormat,
+    /// Every instance's replies, in file order.
     pub predictions: Vec<Prediction>,
+    /// The lines or entries that could not be used.
     pub problems: Vec<PredictionProblem>,
 }
 
@@ -93,26 +103,46 @@ impl PredictionSet {
 /// Why a predictions file could not be read at all.
 #[derive(Debug, Error)]
 pub enum PredictionError {
+    /// The file is not UTF-8 text.
     #[error("`{name}` is not UTF-8 text: {reason}")]
-    NotText { name: String, reason: String },
+    NotText {
+        /// The file's name.
+        name: String,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// The file holds nothing.
     #[error(
         "`{name}` holds no predictions: expected a results list, a result object or JSON Lines"
     )]
-    Empty { name: String },
+    Empty {
+        /// The file's name.
+        name: String,
+    },
+    /// One JSON object of no known shape.
     #[error(
         "`{name}` is one JSON object with keys {keys}, not a FineState results file: \
          expected `<model>_results.json` (a list of result objects), a `result_<i>.json` \
          object (with `interaction_prediction`), or JSON Lines of \
          {{platform, image, locate, interact}} or {{platform, image, p0, p1}}"
     )]
-    WrongShape { name: String, keys: String },
+    WrongShape {
+        /// The file's name.
+        name: String,
+        /// The object's first keys.
+        keys: String,
+    },
     #[error(
         "no line of `{name}` could be read ({count} problems); the first: {first}. \
          Expected JSON Lines of {{platform, image, locate, interact}} or {{platform, image, p0, p1}}"
     )]
+    /// JSON Lines of which no line could be read.
     NothingReadable {
+        /// The file's name.
         name: String,
+        /// How many lines failed.
         count: usize,
+        /// The first failure.
         first: String,
     },
 }

@@ -66,7 +66,9 @@ pub struct HintText {
 /// Which query a prompt is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {
+    /// The LOCATE prompt.
     Locate,
+    /// The INTERACT prompt.
     Interact,
 }
 

@@ -19,6 +19,7 @@ use super::python::stem;
 /// Everything that changes the numbers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScoreOptions {
+    /// The settings of the official mode.
     pub official: OfficialOptions,
     /// The coordinate convention of the corrected parser.
     pub convention: Convention,
@@ -27,8 +28,11 @@ pub struct ScoreOptions {
 /// Both modes' results for one query.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryResult {
+    /// The model's reply, when one is recorded.
     pub reply: Option<Reply>,
+    /// What the official code scores it.
     pub official: QueryOutcome,
+    /// What the corrected rules score it.
     pub corrected: CorrectedOutcome,
     /// Why the two modes disagree on this query, in words (empty if they
     /// agree on counting and on both flags).
@@ -38,8 +42,11 @@ pub struct QueryResult {
 /// One scored instance.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InstanceResult {
+    /// The ground truth.
     pub instance: Instance,
+    /// The LOCATE query.
     pub locate: QueryResult,
+    /// The INTERACT query.
     pub interact: QueryResult,
     /// The official result object's `error` (see [`evaluation_error`]).
     pub evaluation_error: Option<String>,
@@ -48,44 +55,65 @@ pub struct InstanceResult {
 /// An instance that is not in the scores, with the reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SkipEntry {
+    /// The platform.
     pub platform: Platform,
+    /// The file (and line) it comes from.
     pub source: String,
+    /// The official index it used up, if any.
     pub index: Option<usize>,
+    /// Its image, when known.
     pub image: Option<String>,
+    /// The reason's code (`image_not_found`).
     pub code: String,
+    /// The reason in words.
     pub message: String,
 }
 
 /// One platform's counts in both modes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PlatformScores {
+    /// The platform.
     pub platform: Platform,
+    /// Its counts in the official mode.
     pub official: Tally,
+    /// Its counts in the corrected mode.
     pub corrected: Tally,
 }
 
 /// A breakdown row: one platform × one group (family or component type).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupScores {
+    /// The platform.
     pub platform: Platform,
+    /// The family or component type.
     pub group: String,
+    /// Its counts in the official mode.
     pub official: Tally,
+    /// Its counts in the corrected mode.
     pub corrected: Tally,
 }
 
 /// The whole report of one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// What the numbers were computed with.
     pub options: ScoreOptions,
     /// Platforms with at least one scored instance, in desktop, web, mobile
     /// order.
     pub platforms: Vec<PlatformScores>,
+    /// The mean of the platforms' official rates.
     pub mean_official: Rates,
+    /// The mean of the platforms' corrected rates.
     pub mean_corrected: Rates,
+    /// Per platform and interaction family.
     pub by_family: Vec<GroupScores>,
+    /// Per platform and component type.
     pub by_component_type: Vec<GroupScores>,
+    /// Every scored instance.
     pub per_instance: Vec<InstanceResult>,
+    /// The ground truth's instances that are not scored, with why.
     pub skipped: Vec<SkipEntry>,
+    /// The predictions that could not be used.
     pub prediction_problems: Vec<PredictionProblem>,
 }
 
@@ -480,11 +508,15 @@ impl Report {
 /// delta is not computed by the code").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VdaDelta {
+    /// Per platform in both runs: the official and the corrected deltas.
     pub platforms: Vec<(Platform, Rates, Rates)>,
+    /// The delta of the official platform means.
     pub mean_official: Rates,
+    /// The delta of the corrected platform means.
     pub mean_corrected: Rates,
 }
 
+/// The VDA ablation's deltas: `hinted` minus `baseline`.
 pub fn vda_delta(baseline: &Report, hinted: &Report) -> VdaDelta {
     let mut platforms = Vec::new();
     for h in &hinted.platforms {

@@ -27,7 +27,7 @@ pub fn classify(files: &[InputFile], overrides: &BTreeMap<String, Format>) -> Ve
                     (Some(*o), format!("{label} (chosen)"), Vec::new())
                 }
                 (None, Ok(d)) => (Some(d.format), d.label(), d.warnings),
-                (None, Err(e)) => (None, e, Vec::new()),
+                (None, Err(e)) => (None, e.to_string(), Vec::new()),
             };
             FileEntry {
                 path: f.path.clone(),

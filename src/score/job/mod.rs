@@ -25,19 +25,23 @@ use super::view::{LeaderRow, ReportView};
 mod benchmarks;
 mod files;
 mod ground;
+mod workers;
 
 use benchmarks::{epic_options, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
 use ground::Ground;
+pub use workers::{needs_bundles, worker_count, WorkerError, MAX_WORKERS};
 
 /// A dropped file: its path as dropped (with folders, if a folder was
 /// dropped) and its bytes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InputFile {
+    /// The path as dropped (`run/results.jsonl`).
     pub path: String,
     #[serde(with = "serde_bytes_as_vec")]
+    /// The file's bytes.
     pub bytes: Vec<u8>,
 }
 
@@ -93,21 +97,27 @@ pub struct Download {
     pub label: String,
     /// The downloaded file's name.
     pub name: String,
+    /// Its media type (`text/csv`).
     pub mime: String,
+    /// Its content.
     pub text: String,
 }
 
 /// A bundle for trajectory metrics, as files in memory.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BundleFiles {
+    /// The bundle's name, as the page's library lists it.
     pub name: String,
+    /// Its files, by their paths inside the bundle.
     pub files: Vec<InputFile>,
 }
 
 /// Everything one job needs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Job {
+    /// The dropped files, bundle files excepted.
     pub files: Vec<InputFile>,
+    /// The user's choices.
     pub options: JobOptions,
     /// Bundles for trajectories (the page's library).
     pub bundles: Vec<BundleFiles>,
@@ -116,43 +126,57 @@ pub struct Job {
 /// How far a job is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
+    /// Steps finished.
     pub done: usize,
+    /// Steps in all.
     pub total: usize,
+    /// What is being done now (`scoring run.jsonl`).
     pub stage: String,
 }
 
 /// What a dropped file was taken to be.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileEntry {
+    /// The file's path as dropped.
     pub path: String,
     /// The format's key, when known.
     pub format: Option<Format>,
     /// "EPIC-Bench raw outputs, 184 samples", or why it is not recognised.
     pub label: String,
+    /// What detection found wrong without refusing the file (a cut-off line).
     pub warnings: Vec<String>,
+    /// Whether it is scored (a results file) rather than ground truth.
     pub results: bool,
 }
 
 /// A results file that could not be scored, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
+    /// The results file's path.
     pub file: String,
+    /// Why it was not scored.
     pub message: String,
 }
 
 /// The leaderboard of one benchmark: a row per scored file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Leaderboard {
+    /// The benchmark's name.
     pub benchmark: String,
+    /// A row per scored file, in the order scored.
     pub rows: Vec<LeaderRow>,
 }
 
 /// The outcome of a job.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// Every dropped file and what it was taken for.
     pub files: Vec<FileEntry>,
+    /// A report per scored results file.
     pub reports: Vec<ReportView>,
+    /// The results files that could not be scored.
     pub failures: Vec<Failure>,
+    /// A leaderboard per benchmark with scored files.
     pub leaderboards: Vec<Leaderboard>,
     /// Downloads offered beside the reports (SWITCH's submission row and
     /// leaderboard-layout tables).
@@ -172,6 +196,7 @@ pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
 /// worker that merges ([`epic_shard`], [`run_sharded`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpicShardText {
+    /// The results file's path.
     pub file: String,
     /// [`epic::wire::shard_to_json`] of the file's shard.
     pub shard: String,
@@ -240,7 +265,7 @@ pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[Str
         if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
             outcome.failures.push(Failure {
                 file: f.path.clone(),
-                message: too_large(&f.path, f.bytes.len() as u64),
+                message: too_large(&f.path, f.bytes.len() as u64).to_string(),
             });
         }
     }

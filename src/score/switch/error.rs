@@ -14,55 +14,93 @@ pub enum InputError {
     /// The file (or one JSON Lines line) is not valid JSON.
     #[error("{file}:{line}:{column}: not valid JSON ({message})")]
     Json {
+        /// The file.
         file: String,
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1.
         column: usize,
+        /// The JSON reader's message.
         message: String,
     },
     /// A `.zip` could not be read.
     #[error("{file}: not a readable zip archive ({message})")]
-    Zip { file: String, message: String },
+    Zip {
+        /// The file.
+        file: String,
+        /// The zip reader's message.
+        message: String,
+    },
     /// A file could not be read from disk (native only).
     #[error("{file}: cannot read ({message})")]
-    Io { file: String, message: String },
+    Io {
+        /// The file.
+        file: String,
+        /// The operating system's message.
+        message: String,
+    },
     /// The top level of a file is not what the format allows.
     #[error("{file}: {message}")]
-    Shape { file: String, message: String },
+    Shape {
+        /// The file.
+        file: String,
+        /// What the top level is, and what would be valid.
+        message: String,
+    },
     /// One field of one record has the wrong shape or is missing.
     #[error("{file}: {record}: field `{field}`: expected {expected}, found {found}")]
     Field {
+        /// The file.
         file: String,
+        /// The record (`line 3`, `item q7`).
         record: String,
+        /// The field.
         field: String,
+        /// What would be valid.
         expected: String,
+        /// What it holds.
         found: String,
     },
     /// Two ground-truth items share a key.
     #[error("item {key} appears twice: in {first} and in {second}")]
     DuplicateItem {
+        /// The item's key.
         key: String,
+        /// Where it first appears.
         first: String,
+        /// Where it appears again.
         second: String,
     },
     /// Two predictions name the same item.
     #[error("{file}: lines {first} and {second} both predict item {key}; keep one")]
     DuplicatePrediction {
+        /// The predictions file.
         file: String,
+        /// The item's key.
         key: String,
+        /// The first line that predicts it.
         first: usize,
+        /// The second.
         second: usize,
     },
     /// Rows of a release file lack fields KnobLab needs.
     #[error("{file}: {records}: fields found: {found}; missing: {missing}")]
     MissingFields {
+        /// The release file.
         file: String,
+        /// Which rows.
         records: String,
+        /// The fields they have.
         found: String,
+        /// The fields they lack.
         missing: String,
     },
     /// No ground-truth file was found among the inputs.
     #[error("{source_name}: no vqa.json, openqa.json or data.jsonl found; expected <root>/<task_family>/<form>/vqa.json (or openqa.json), the public release's <set>/data.jsonl files (mcq_hf_1500/data.jsonl, <task_family>/data.jsonl), a zip of either tree, or one such file")]
-    NoGroundTruth { source_name: String },
+    NoGroundTruth {
+        /// The input named (a folder, a zip, a file).
+        source_name: String,
+    },
 }
 
 /// Every problem found in the inputs, in the order found.

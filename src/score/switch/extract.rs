@@ -68,17 +68,28 @@ pub enum ParseFailure {
     /// No rule found a letter or an option's text.
     NoAnswer,
     /// Several letters where one is asked (single choice).
-    MultipleLetters { letters: String, rule: Rule },
+    MultipleLetters {
+        /// The letters found.
+        letters: String,
+        /// The rule that found them.
+        rule: Rule,
+    },
     /// Letters that are not labels of this item.
     OutOfRange {
+        /// The letters found.
         letters: String,
+        /// The item's labels.
         valid: String,
+        /// The rule that found them.
         rule: Rule,
     },
     /// The reply matches the text of more than one option.
     AmbiguousOptionText,
     /// A provided `answer` that is not a letter, a list of letters or text.
-    InvalidAnswer { found: String },
+    InvalidAnswer {
+        /// The `answer` as given.
+        found: String,
+    },
 }
 
 impl ParseFailure {
@@ -104,6 +115,7 @@ impl ParseFailure {
 pub struct Extraction {
     /// The chosen letters (one for single choice).
     pub letters: BTreeSet<char>,
+    /// The rule that found them.
     pub rule: Rule,
     /// The piece of the reply the rule matched.
     pub matched: String,

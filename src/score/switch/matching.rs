@@ -16,7 +16,9 @@ use super::predictions::{Prediction, PredictionContent, PredictionKey};
 /// A prediction that names no item of the ground truth.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Unmatched {
+    /// The prediction's line, from 1.
     pub line: usize,
+    /// The item it names.
     pub key: String,
 }
 
@@ -122,9 +124,11 @@ pub(crate) fn judged_text(p: &Prediction) -> String {
 /// [`super::predictions::SavedJudge`]), and [`build_report`] scores them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PendingJudge {
+    /// The item's key.
     pub item: String,
     /// The prediction's line.
     pub line: usize,
+    /// What the judge is asked.
     pub case: JudgeCase,
 }
 

@@ -47,7 +47,9 @@ pub fn partial_score(picked: &BTreeSet<char>, gold: &BTreeSet<char>) -> f64 {
 /// Correct answers out of items, for one cell of a table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
+    /// Items answered right.
     pub correct: usize,
+    /// Items in the cell.
     pub n: usize,
 }
 
@@ -70,7 +72,9 @@ impl Tally {
 /// A mean over items, for the partial score and F1 cells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Mean {
+    /// The items' scores, summed.
     pub sum: f64,
+    /// Items in the cell.
     pub n: usize,
 }
 

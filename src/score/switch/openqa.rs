@@ -39,7 +39,9 @@ pub fn normalize_answer(text: &str) -> String {
 /// Exact match and token F1 of one prediction, each in [0, 1].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct OpenScore {
+    /// Exact match, in [0, 1].
     pub em: f64,
+    /// Token F1.
     pub f1: f64,
 }
 
@@ -222,8 +224,11 @@ fn field_name(name: &str) -> String {
 /// One field of a structured answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FieldScore {
+    /// The field's name.
     pub field: String,
+    /// Exact match of the field, in [0, 1].
     pub em: f64,
+    /// Token F1 of the field.
     pub f1: f64,
 }
 
@@ -304,8 +309,11 @@ pub fn open_structured(
 /// What a prediction said, read for an OpenQA item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpenOutcome {
+    /// Exact match, in [0, 1].
     pub em: f64,
+    /// Token F1, in [0, 1].
     pub f1: f64,
+    /// How the answer was read from the reply.
     pub rule: OpenRule,
     /// The text (or object) that was scored.
     pub scored: Value,

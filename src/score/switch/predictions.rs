@@ -23,9 +23,13 @@ pub enum PredictionKey {
     /// > keyed by (task_family, form, id). `kind` is set when the line says
     /// > which file (`"kind": "mcq"|"openqa"`, or `"file": "vqa.json"`).
     Position {
+        /// The item's task family.
         task_family: String,
+        /// The item's form (`img2txt`, …).
         form: String,
+        /// The item's id within its file.
         id: String,
+        /// Which file of the form (MCQ or OpenQA), when the line says.
         kind: Option<super::dataset::ItemKind>,
     },
 }
@@ -68,8 +72,11 @@ pub enum PredictionContent {
 /// uses, so a saved file scores exactly as it did live.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavedJudge {
+    /// The judge model, when saved.
     pub model: Option<String>,
+    /// The judge prompt's version, when saved.
     pub prompt_version: Option<String>,
+    /// The judge's replies, in order.
     pub attempts: Vec<String>,
 }
 
@@ -78,10 +85,13 @@ pub struct SavedJudge {
 pub struct Prediction {
     /// The 1-based line (JSON Lines) or 1-based array position.
     pub line: usize,
+    /// Which item it predicts.
     pub key: PredictionKey,
+    /// What it says.
     pub content: PredictionContent,
     /// The raw response when both `response` and `answer` are given.
     pub response: Option<String>,
+    /// A judge's saved replies, for OpenQA items judged before.
     pub judge: Option<SavedJudge>,
     /// The model, when the line names it (`model_name` or `model`).
     pub model: Option<String>,

@@ -33,13 +33,19 @@ pub const DIMENSIONS: [&str; 4] = [
 /// One judged video.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VideoJudgement {
+    /// The judgement's line, from 1.
     pub line: usize,
+    /// The video model judged.
     pub model: String,
+    /// The input form the video was generated from.
     pub input_form: String,
     /// Scores of [`DIMENSIONS`], in order.
     pub dimensions: [f64; 4],
+    /// The judge's overall score.
     pub overall_score: f64,
+    /// The judge's confidence, when given.
     pub confidence: Option<f64>,
+    /// The major errors the judge named.
     pub major_errors: Vec<String>,
     /// A human rating of the same video (1–5), when given (`human_score`).
     pub human: Option<f64>,
@@ -48,14 +54,23 @@ pub struct VideoJudgement {
 /// One row of the table: a model on an input form.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VideoRow {
+    /// The video model.
     pub model: String,
+    /// The input form.
     pub input_form: String,
+    /// Videos judged.
     pub n: usize,
+    /// Mean scene fidelity.
     pub scene_fidelity: f64,
+    /// Mean control correctness.
     pub control_correctness: f64,
+    /// Mean procedure correctness.
     pub procedure_correctness: f64,
+    /// Mean execution observability.
     pub execution_observability: f64,
+    /// Mean overall score.
     pub overall_score: f64,
+    /// Mean confidence, over the videos that give one.
     pub confidence: Option<f64>,
     /// Videos with at least one major error.
     pub with_major_errors: usize,
@@ -69,6 +84,7 @@ pub struct VideoRow {
 /// paper's Average row per input form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct VideoReport {
+    /// One row per (model, input form), sorted.
     pub rows: Vec<VideoRow>,
     /// One row per input form, `model` = "Average": the mean of that
     /// form's model rows (each model counts once, as a table's average row
@@ -83,9 +99,13 @@ pub struct VideoReport {
 /// A human rating of one generated video.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HumanJudgement {
+    /// The rating's line, from 1.
     pub line: usize,
+    /// The video model.
     pub model: String,
+    /// The input form.
     pub input_form: String,
+    /// The rating, 1–5.
     pub score: f64,
 }
 

@@ -29,8 +29,11 @@ pub struct ReportView {
     pub detected: String,
     /// Lines above the tables: ground-truth coverage, what the modes mean.
     pub notes: Vec<String>,
+    /// The tables, in the paper's order.
     pub tables: Vec<TableView>,
+    /// The charts under the tables.
     pub charts: Vec<ChartView>,
+    /// Every item, for the drill-down.
     pub items: ItemsView,
     /// The file's row in the leaderboard.
     pub row: LeaderRow,
@@ -41,9 +44,13 @@ pub struct ReportView {
 pub struct TableView {
     /// A stable id (`epic-table2`), for tests and anchors.
     pub id: String,
+    /// The table's caption (`Table 2: …`).
     pub title: String,
+    /// A line under the caption, where one is needed.
     pub note: Option<String>,
+    /// The column names.
     pub header: Vec<String>,
+    /// The rows, each a cell per column.
     pub rows: Vec<Vec<CellView>>,
     /// Rows that are headings, not data: the paper's column groups over
     /// the header, or a group of model rows. In such a row each non-empty
@@ -99,7 +106,9 @@ fn out_is_leading(out: &[(&str, usize)]) -> bool {
 /// the CLI's JSON document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellView {
+    /// What the cell shows.
     pub text: String,
+    /// The number behind it, for an aggregate.
     pub value: Option<f64>,
     /// A JSON pointer into the CLI's `--json` document.
     pub pointer: Option<String>,
@@ -140,16 +149,20 @@ impl CellView {
 /// A bar chart: bars of values in 0–1, in one or more series.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChartView {
+    /// The chart's caption.
     pub title: String,
     /// The series names ("official", "corrected"); one colour each.
     pub series: Vec<String>,
+    /// The labelled groups of bars, left to right.
     pub groups: Vec<BarGroup>,
 }
 
 /// The bars of one label, one per series (`None` where it has no value).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BarGroup {
+    /// The label under the group.
     pub label: String,
+    /// A value per series, in the order of the chart's series.
     pub values: Vec<Option<f64>>,
 }
 
@@ -158,6 +171,7 @@ pub struct BarGroup {
 pub struct ItemsView {
     /// The task (or platform, or skill) names in the filter menu.
     pub tasks: Vec<String>,
+    /// The items, in the results file's order.
     pub rows: Vec<ItemView>,
 }
 
@@ -168,6 +182,7 @@ pub struct ItemsView {
 pub struct ItemFilter {
     /// The task to keep; empty keeps every task.
     pub task: String,
+    /// Keep only the items that are invalid.
     pub invalid_only: bool,
     /// The lowest score kept, in percent (0–100), inclusive.
     pub min_percent: f64,
@@ -217,10 +232,13 @@ impl ItemsView {
 /// One item: enough for the table row and its drill-down.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemView {
+    /// The item's id in its benchmark.
     pub id: String,
+    /// Its task (or platform, or skill), as the filter menu names it.
     pub task: String,
     /// In 0–1; `None` when the item has no single score.
     pub score: Option<f64>,
+    /// Whether the item counts as invalid (`summary` says why).
     pub invalid: bool,
     /// One line: why it is invalid, or what was found.
     pub summary: String,
@@ -235,8 +253,11 @@ pub struct ItemView {
 pub struct Overlay {
     /// The image's path as the results file names it.
     pub image: Option<String>,
+    /// The image's width in pixels, when known.
     pub width: Option<f64>,
+    /// The image's height in pixels, when known.
     pub height: Option<f64>,
+    /// What to draw, in order (later on top).
     pub shapes: Vec<Shape>,
 }
 
@@ -246,19 +267,28 @@ pub struct Overlay {
 pub enum Shape {
     /// `[x0, y0, x1, y1]`; `gt` tells ground truth from prediction.
     Box {
+        /// The corners, in pixels.
         rect: [f64; 4],
+        /// Ground truth (`true`) or the prediction.
         gt: bool,
     },
+    /// A point, with a short label (`p0`, `p1`).
     Point {
+        /// `[x, y]` in pixels.
         at: [f64; 2],
+        /// Ground truth (`true`) or the prediction.
         gt: bool,
+        /// The label drawn beside it.
         label: String,
     },
+    /// A predicted path (EPIC-Bench's path tasks), its points in order.
     Path {
+        /// Its points, `[x, y]` in pixels.
         points: Vec<[f64; 2]>,
     },
     /// A ground-truth mask as its vertical runs `[x, y0, y1)`.
     Mask {
+        /// The runs, `[x, y0, y1)` in pixels.
         runs: Vec<[u32; 3]>,
     },
 }
@@ -267,11 +297,15 @@ pub enum Shape {
 /// except the columns listed in `plain`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaderRow {
+    /// The benchmark's name.
     pub benchmark: String,
+    /// The results file it scores.
     pub file: String,
     /// The model, where the file names one.
     pub model: Option<String>,
+    /// The column names.
     pub columns: Vec<String>,
+    /// A value per column (`None`: not defined for this file).
     pub values: Vec<Option<f64>>,
     /// Columns that are plain numbers (VSPS, distances), not fractions.
     pub plain: Vec<usize>,
@@ -286,7 +320,9 @@ pub struct LeaderRow {
 /// groups (lower first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowGroup {
+    /// Where the group comes among the groups (lower first).
     pub order: u8,
+    /// The group's heading.
     pub label: String,
 }
 
@@ -295,6 +331,7 @@ pub struct RowGroup {
 pub struct GroupedRows<'a> {
     /// `None` when no row of the board has a group (one plain list).
     pub label: Option<&'a str>,
+    /// The rows under it.
     pub rows: Vec<&'a LeaderRow>,
 }
 

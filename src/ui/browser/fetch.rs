@@ -55,7 +55,7 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 /// ([`LibraryIndex::with_generated`]).
 pub async fn fetch_library() -> Result<LibraryIndex, String> {
     let bytes = fetch_bytes(LIBRARY_URL).await?;
-    let hand = LibraryIndex::parse(&bytes)?;
+    let hand = LibraryIndex::parse(&bytes).map_err(|e| e.to_string())?;
     let generated = GeneratedIndex::parse(&fetch_bytes(GENERATED_URL).await?)
         .map_err(|e| format!("{GENERATED_URL}: {e}"))?;
     Ok(hand.with_generated(&generated))

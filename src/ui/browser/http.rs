@@ -17,8 +17,11 @@ use super::js_message;
 
 /// What came back from a POST: status, `Retry-After` (as sent) and body.
 pub struct HttpResponse {
+    /// The HTTP status.
     pub status: u16,
+    /// The `Retry-After` header as sent, if any.
     pub retry_after: Option<String>,
+    /// The body, as text.
     pub body: String,
 }
 

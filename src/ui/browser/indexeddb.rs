@@ -27,8 +27,11 @@ pub use crate::vlm::batch::Source;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BatchState {
+    /// Under way, or stopped by a reload: it can be resumed.
     Running,
+    /// Every item has a record.
     Done,
+    /// Stopped by the user.
     Cancelled,
 }
 
@@ -36,12 +39,15 @@ pub enum BatchState {
 /// The run's finished episodes are in the `episodes` store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchMeta {
+    /// The batch's id in the store.
     pub id: String,
+    /// When it was started, in milliseconds since the epoch.
     pub created_ms: u64,
     /// The run: who plays, its settings, the items planned (the core's
     /// versioned description, as `knoblab eval` keeps it too).
     #[serde(flatten)]
     pub run: RunSpec,
+    /// Whether it is still to be finished.
     pub state: BatchState,
     /// Whether a key was typed for it (the key itself is never stored), so
     /// that resuming asks for one again.
@@ -91,6 +97,7 @@ pub struct Store {
 }
 
 impl Store {
+    /// Opens the page's database, creating its stores on first use.
     pub async fn open() -> Result<Store, String> {
         let factory = web_sys::window()
             .ok_or("no window")?

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+/// The About page: what KnobLab is and what each of its pages does.
 #[component]
 pub fn AboutPage() -> impl IntoView {
     view! {

@@ -3,7 +3,11 @@
 //! pages that show it). Pages that are not built yet say so plainly.
 
 pub mod about;
+#[allow(missing_docs)]
+// temporary (issue #21): another branch is editing this page; its docs follow
 pub mod agent;
+#[allow(missing_docs)]
+// temporary (issue #21): another branch is editing this page; its docs follow
 pub mod library;
 pub mod not_found;
 pub mod panic_test;
@@ -14,7 +18,12 @@ use leptos::prelude::*;
 
 /// The honest placeholder of a page that is not built yet: what it will do.
 #[component]
-pub fn NotBuiltYet(title: &'static str, plans: &'static str) -> impl IntoView {
+pub fn NotBuiltYet(
+    /// The page's title.
+    title: &'static str,
+    /// What it will do, in a sentence or two.
+    plans: &'static str,
+) -> impl IntoView {
     view! {
         <section class="page" data-testid="not-built">
             <h1>{title}</h1>

@@ -2,8 +2,12 @@
 
 use leptos::prelude::*;
 
+/// The page for a route that names no page.
 #[component]
-pub fn NotFoundPage(path: String) -> impl IntoView {
+pub fn NotFoundPage(
+    /// The route asked for.
+    path: String,
+) -> impl IntoView {
     view! {
         <section class="page" data-testid="not-found">
             <h1>"No such page"</h1>

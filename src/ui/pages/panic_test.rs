@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+/// Panics when drawn (see the module's docs).
 #[component]
 pub fn PanicTestPage() -> impl IntoView {
     provoke_panic();

@@ -202,7 +202,10 @@ pub fn BaselinePanel() -> impl IntoView {
 /// The finished run: each episode's main metrics and the run's, and the
 /// export of every trajectory.
 #[component]
-pub fn RunTable(run: BaselineRun) -> impl IntoView {
+pub fn RunTable(
+    /// The finished run.
+    run: BaselineRun,
+) -> impl IntoView {
     let player = use_player();
     let scored = player.device.with_untracked(|d| {
         let d = d

@@ -65,6 +65,7 @@ fn on_message(player: Player, ev: &MessageEvent) {
     }
 }
 
+/// The Embed page: the player alone, for an iframe, telling the host page what happens.
 #[component]
 pub fn EmbedPage() -> impl IntoView {
     let player = use_player();

@@ -141,7 +141,10 @@ pub fn EndPanel() -> impl IntoView {
 
 /// The optimal path, one step at a time on the picture of its view.
 #[component]
-pub fn OptimalPathViewer(path: OptimalPath) -> impl IntoView {
+pub fn OptimalPathViewer(
+    /// The task's optimal path.
+    path: OptimalPath,
+) -> impl IntoView {
     let player = use_player();
     let steps = StoredValue::new(path.steps);
     let count = steps.with_value(Vec::len);

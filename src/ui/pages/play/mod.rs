@@ -49,6 +49,7 @@ fn now_ms() -> f64 {
 /// A loaded device.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The bundle, shared with every session on it.
     pub bundle: Arc<Bundle>,
     /// What a share link names: a library id or a URL (none for a file).
     pub source: Option<String>,
@@ -65,7 +66,9 @@ pub enum LoadProblem {
     Message(String),
     /// It arrived, and validation refused it: every problem found.
     Problems {
+        /// Where it came from.
         source: String,
+        /// Every problem found.
         diagnostics: Vec<Diagnostic>,
     },
 }
@@ -117,19 +120,26 @@ impl Loaded {
 /// The player's state. Copy: every field is a signal.
 #[derive(Debug, Clone, Copy)]
 pub struct Player {
+    /// The device open, if any.
     pub device: RwSignal<Option<Loaded>>,
+    /// The episode under way, if any.
     pub session: RwSignal<Option<Session>>,
+    /// Play, practice or baseline.
     pub mode: RwSignal<Mode>,
+    /// λ of new episodes.
     pub lambda: RwSignal<u32>,
     /// How views are drawn in new episodes: static (the paper's) or live.
     pub render: RwSignal<RenderMode>,
+    /// The action being put together in the action bar.
     pub draft: RwSignal<Draft>,
     /// What the page is doing to open a device, while it does
     /// ("Loading …", "Drawing the device …").
     pub loading: RwSignal<Option<String>>,
+    /// Why the last device asked for could not be opened.
     pub problem: RwSignal<Option<LoadProblem>>,
     /// A message about the last thing asked (a bad link, a refused step).
     pub notice: RwSignal<Option<String>>,
+    /// The human-baseline run under way, in baseline mode.
     pub baseline: RwSignal<Option<BaselineRun>>,
     /// Shown inside another page: steps are reported to it.
     pub embedded: RwSignal<bool>,

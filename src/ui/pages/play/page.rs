@@ -17,10 +17,15 @@ use crate::ui::route::{Location, LocationSignal};
 /// What a play or embed URL asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayRequest {
+    /// `bundle=`: a library id or a URL.
     pub bundle: Option<String>,
+    /// `task=`: the task's id.
     pub task: Option<String>,
+    /// `lambda=`, when given.
     pub lambda: Option<u32>,
+    /// `actions=`: the actions to play first (a share link).
     pub actions: Option<Vec<String>>,
+    /// `mode=`: play (default), practice or baseline.
     pub mode: Mode,
     /// How views are drawn (`render=live`; default static, the paper's).
     pub render: Option<RenderMode>,
@@ -126,7 +131,10 @@ pub fn LoadStatus() -> impl IntoView {
 /// A refused bundle's problems as a readable list, scrolled into view (on
 /// a phone the opener may sit below the cards).
 #[component]
-pub fn ProblemList(problem: LoadProblem) -> impl IntoView {
+pub fn ProblemList(
+    /// The bundle and its problems.
+    problem: LoadProblem,
+) -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
         if let Some(element) = node.get() {
@@ -227,6 +235,7 @@ fn PlayHead() -> impl IntoView {
     }
 }
 
+/// The Play page (see the module's docs for its query).
 #[component]
 pub fn PlayPage() -> impl IntoView {
     let player = use_player();

@@ -44,13 +44,27 @@ fn box_style(b: &FractionBox) -> String {
 /// a click chose.
 #[component]
 pub fn Picture(
-    #[prop(into)] src: Signal<String>,
-    #[prop(into)] alt: Signal<String>,
-    #[prop(into)] point: Signal<Option<ScaledPoint>>,
-    #[prop(into)] locked_region: Signal<Option<FractionBox>>,
-    #[prop(into)] boxes: Signal<Vec<(String, FractionBox)>>,
-    #[prop(optional)] on_pick: Option<Callback<ScaledPoint>>,
-    #[prop(into)] testid: String,
+    /// The picture's URL.
+    #[prop(into)]
+    src: Signal<String>,
+    /// Its text alternative.
+    #[prop(into)]
+    alt: Signal<String>,
+    /// The chosen point, marked on the picture.
+    #[prop(into)]
+    point: Signal<Option<ScaledPoint>>,
+    /// The locked dashboard's region, shaded.
+    #[prop(into)]
+    locked_region: Signal<Option<FractionBox>>,
+    /// Components' boxes to outline (practice mode), with their names.
+    #[prop(into)]
+    boxes: Signal<Vec<(String, FractionBox)>>,
+    /// Receives the point a click chose.
+    #[prop(optional)]
+    on_pick: Option<Callback<ScaledPoint>>,
+    /// The picture's `data-testid`.
+    #[prop(into)]
+    testid: String,
 ) -> impl IntoView {
     let (hover, set_hover) = signal(None::<ScaledPoint>);
     let pickable = on_pick.is_some();

@@ -96,7 +96,10 @@ fn input_files(input: &web_sys::HtmlInputElement) -> Vec<(JobFile, f64)> {
 
 /// The drop zone, with a file dialog for files and one for a folder.
 #[component]
-pub fn DropZone(on_files: Callback<Vec<(JobFile, f64)>>) -> impl IntoView {
+pub fn DropZone(
+    /// Receives the files dropped or chosen, each with its size in bytes.
+    on_files: Callback<Vec<(JobFile, f64)>>,
+) -> impl IntoView {
     let over = RwSignal::new(false);
     let on_input = move |e: leptos::ev::Event| {
         if let Some(input) = e
@@ -145,9 +148,12 @@ pub fn DropZone(on_files: Callback<Vec<(JobFile, f64)>>) -> impl IntoView {
 /// A set of shipped sample files.
 #[derive(Debug, Clone, Deserialize)]
 pub struct SampleSet {
+    /// The set's id (`epic-custom`).
     pub id: String,
+    /// Its name on the button.
     pub name: String,
     #[serde(default)]
+    /// The options it is scored with.
     pub options: JobOptions,
     /// Paths relative to `data/samples/`.
     pub files: Vec<String>,

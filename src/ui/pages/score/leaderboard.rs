@@ -9,8 +9,12 @@ use crate::score::job::Leaderboard;
 use crate::score::view::{grouped, LeaderRow};
 use crate::ui::browser::files;
 
+/// One benchmark's leaderboard: a row per scored file, sortable by column, with its exports.
 #[component]
-pub fn LeaderboardView(board: Leaderboard) -> impl IntoView {
+pub fn LeaderboardView(
+    /// The leaderboard.
+    board: Leaderboard,
+) -> impl IntoView {
     let Leaderboard { benchmark, rows } = board;
     let columns = rows.first().map(|r| r.columns.clone()).unwrap_or_default();
     let width = (columns.len() + 1).to_string();

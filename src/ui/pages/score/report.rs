@@ -17,8 +17,11 @@ const SHOWN_ITEMS: usize = 200;
 /// One scored file.
 #[component]
 pub fn Report(
+    /// The report.
     view: ReportView,
-    #[prop(into)] image_url: Callback<String, Option<String>>,
+    /// The URL of an item's image, by its path, when the page has it.
+    #[prop(into)]
+    image_url: Callback<String, Option<String>>,
     /// Files the core made for this report (SWITCH's submission row).
     #[prop(optional)]
     downloads: Vec<Download>,
@@ -61,7 +64,10 @@ pub fn Report(
 /// Column groups ([`TableView::column_group_rows`]) go above the column
 /// names, as the paper prints them; a row group's heading stays in the body.
 #[component]
-pub fn Table(table: TableView) -> impl IntoView {
+pub fn Table(
+    /// The table.
+    table: TableView,
+) -> impl IntoView {
     let above = table.column_group_rows();
     let heading = |i: usize| {
         let cells = table
@@ -116,7 +122,10 @@ const COLOURS: [&str; 3] = ["#1f3b57", "#e5533d", "#1d7a4f"];
 
 /// A bar chart of values in 0–1: a group per label, a bar per series.
 #[component]
-pub fn BarChart(chart: ChartView) -> impl IntoView {
+pub fn BarChart(
+    /// The chart.
+    chart: ChartView,
+) -> impl IntoView {
     let ChartView {
         title,
         series,
@@ -194,7 +203,12 @@ fn label_text(v: &Option<f64>) -> &'static str {
 
 /// The per-item table with its filters, and the drill-down of the chosen item.
 #[component]
-pub fn Items(items: ItemsView, image_url: Callback<String, Option<String>>) -> impl IntoView {
+pub fn Items(
+    /// The items and the filter menu's tasks.
+    items: ItemsView,
+    /// The URL of an item's image, by its path, when the page has it.
+    image_url: Callback<String, Option<String>>,
+) -> impl IntoView {
     let tasks = items.tasks.clone();
     let total = items.rows.len();
     let items = StoredValue::new(items);

@@ -100,16 +100,13 @@ pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
 }
 
 /// The job of the files (paths and bytes in the same order) and options
-/// (JSON of [`JobOptions`]); [`Job::from_files`] sets the library
-/// bundles' files apart.
+/// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]).
 fn job_of(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
     options: &str,
-) -> Result<Job, String> {
-    let options: JobOptions =
-        serde_json::from_str(options).map_err(|e| format!("job options: {e}"))?;
-    Ok(Job::from_files(input_files(paths, buffers), options))
+) -> Result<Job, job::WorkerError> {
+    Job::from_worker(input_files(paths, buffers), options)
 }
 
 /// The dropped files from their paths and bytes (in the same order).
@@ -140,7 +137,7 @@ pub fn knoblab_score_job(
 ) -> String {
     let job = match job_of(paths, buffers, options) {
         Ok(j) => j,
-        Err(e) => return serde_json::json!({ "error": e }).to_string(),
+        Err(e) => return serde_json::json!({ "error": e.to_string() }).to_string(),
     };
     let outcome = job::run_sharded(
         &job,
@@ -173,20 +170,15 @@ pub fn knoblab_score_shard(
     serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
 
-/// Whether any of the files is scored against bundles (trajectories), by
-/// detection or by the user's choice in `options`.
+/// Whether any of the files is scored against bundles (trajectories):
+/// [`job::needs_bundles`].
 #[wasm_bindgen]
 pub fn knoblab_needs_bundles(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
     options: &str,
 ) -> bool {
-    let overrides = serde_json::from_str::<JobOptions>(options)
-        .map(|o| o.overrides)
-        .unwrap_or_default();
-    job::classify(&input_files(paths, buffers), &overrides)
-        .iter()
-        .any(|e| e.format == Some(crate::score::detect::Format::Trajectories))
+    job::needs_bundles(&input_files(paths, buffers), options)
 }
 
 /// A file for a job: dropped (`File`) or shipped (a URL).
@@ -228,20 +220,10 @@ fn module_urls() -> Result<(String, String), String> {
     Ok((js, wasm))
 }
 
-/// How many workers score a job: as many as the machine has cores
-/// (`navigator.hardwareConcurrency`), at least two, at most [`MAX_WORKERS`].
+/// How many workers score a job on this machine ([`job::worker_count`]).
 fn worker_count() -> usize {
-    let cores = window().navigator().hardware_concurrency();
-    if cores.is_finite() {
-        (cores as usize).clamp(2, MAX_WORKERS)
-    } else {
-        2
-    }
+    job::worker_count(window().navigator().hardware_concurrency())
 }
-
-/// Each worker reads every dropped file; past this many the copies cost
-/// more than the shards save.
-const MAX_WORKERS: usize = 16;
 
 /// A running job: the merging worker and its helpers. Dropping the handle
 /// does not stop them, [`ScoreWorker::cancel`] does.
