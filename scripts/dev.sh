@@ -98,7 +98,7 @@ lint() {
   step "clippy, native"
   cargo clippy --all-targets -- -D warnings
   step "clippy, wasm32"
-  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web --test web_generated -- -D warnings
 }
 
 native() {

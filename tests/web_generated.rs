@@ -4,6 +4,7 @@
 //! Run with `WASM_BINDGEN_TEST_TIMEOUT=900` (`scripts/dev.sh wasm-test`
 //! sets it): a debug build draws a device in tens of seconds.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test: a panic here is a failed test
 
 use wasm_bindgen_test::*;
 
