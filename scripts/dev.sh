@@ -96,7 +96,7 @@ lint() {
   step "cargo fmt --check"
   cargo fmt --all --check
   step "clippy, native"
-  cargo clippy --all-targets -- -D warnings
+  cargo clippy --workspace --all-targets -- -D warnings
   step "clippy, wasm32"
   cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web --test web_generated -- -D warnings
 }
@@ -227,7 +227,7 @@ fuzz() {
 case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
-  build) setup_build && build ;;
+  build) setup_build; build ;;
   lint) lint ;;
   native) native ;;
   python) python_test ;;
@@ -235,6 +235,9 @@ case "${1:-}" in
   e2e) e2e ;;
   library) library ;;
   fuzz) fuzz ;;
-  test) setup && lint && native && python_test && wasm_test && e2e && fuzz ;;
+  # One statement each, not an && chain: inside a function called from a
+  # chain, bash ignores errexit, so a failed step would be masked by the
+  # next command of the same function.
+  test) setup; lint; native; python_test; wasm_test; e2e; fuzz ;;
   *) echo "usage: $0 setup|serve|build|test|lint|native|python|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
 esac

@@ -130,7 +130,8 @@ fn shipped_index() -> PyResult<LibraryIndex> {
     static INDEX: OnceLock<Result<LibraryIndex, String>> = OnceLock::new();
     INDEX
         .get_or_init(|| {
-            let hand = LibraryIndex::parse(&read_embedded("library.json")?)?;
+            let hand =
+                LibraryIndex::parse(&read_embedded("library.json")?).map_err(|e| e.to_string())?;
             let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)?;
             Ok(hand.with_generated(&generated))
         })
