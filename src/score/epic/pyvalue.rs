@@ -60,7 +60,7 @@ impl PyValue {
         }
     }
 
-    /// True when the value is present and not JSON `null`.
+    /// True when the value is JSON `null` (Python's `None`).
     pub fn is_none(&self) -> bool {
         matches!(self, PyValue::None)
     }
