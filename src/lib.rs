@@ -70,7 +70,6 @@ pub mod vlm;
 #[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
 pub mod cli;
 #[cfg(feature = "generate")]
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;

@@ -23,6 +23,7 @@ pub struct CategoryFile {
     /// part shows one by naming it in its `sign`.
     #[serde(default)]
     pub signs: BTreeMap<String, SignRule>,
+    /// The category's devices, each drawn and built as one bundle.
     pub devices: Vec<DeviceDesc>,
 }
 
@@ -83,14 +84,19 @@ pub enum Operation {
     /// Turned between numbered positions: `positions` gives a state's
     /// position, `default` that of every other state.
     Rotate {
+        /// Each state's position, by state name.
         positions: BTreeMap<String, i32>,
+        /// The position of every state `positions` does not name.
         #[serde(default)]
         default: i32,
     },
     /// Slid, swung or pulled between numbered positions along `axis`.
     Slide {
+        /// Which way the part moves toward a higher position.
         axis: Axis,
+        /// Each state's position, by state name.
         positions: BTreeMap<String, i32>,
+        /// The position of every state `positions` does not name.
         #[serde(default)]
         default: i32,
     },
@@ -98,7 +104,9 @@ pub enum Operation {
     Grasp,
     /// Always the same action and parameters.
     Fixed {
+        /// The atomic action, as written (`press`, `pull`, …).
         action: String,
+        /// Its parameters, as written (none by default).
         #[serde(default)]
         parameter: Vec<String>,
     },
@@ -131,6 +139,7 @@ pub struct DeviceDesc {
     pub id: String,
     /// The display name.
     pub name: String,
+    /// Its shape, size and colours.
     pub body: Body,
     /// Components and decorations, drawn in this order on their faces.
     pub parts: Vec<Part>,
@@ -146,12 +155,15 @@ pub struct DeviceDesc {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
+    /// Width, height and depth, in body units.
     pub size: [f64; 3],
+    /// How round the corners are: 0 sharp, 1 fully round.
     #[serde(default)]
     pub round: f64,
     /// `box`, or `cylinder` (round seen from above: a vertical axis).
     #[serde(default)]
     pub shape: Shape,
+    /// The main colour, `#rrggbb`.
     pub color: String,
     /// A second colour for a base band, bezel or trim.
     #[serde(default)]
@@ -165,8 +177,10 @@ pub struct Body {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
+    /// Rectangular seen from above.
     #[default]
     Box,
+    /// Round seen from above: a vertical axis.
     Cylinder,
 }
 
@@ -176,15 +190,22 @@ pub enum Shape {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Face {
+    /// The face toward the user, seen in the view an episode starts in.
     Front,
+    /// The face opposite the front.
     Back,
+    /// The side face seen in the left view.
     Left,
+    /// The side face seen in the right view.
     Right,
+    /// The upper face, seen from above.
     Top,
+    /// The underside, seen from below.
     Bottom,
 }
 
 impl Face {
+    /// The six faces, front first.
     pub const ALL: [Face; 6] = [
         Face::Front,
         Face::Back,
@@ -212,11 +233,16 @@ impl Face {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Part {
+    /// The template component this part is; none for a decoration.
     #[serde(default)]
     pub component: Option<String>,
+    /// The face it is placed on.
     pub face: Face,
+    /// Its centre in the face's coordinates, in body units.
     pub at: [f64; 2],
+    /// Its width and height, in body units.
     pub size: [f64; 2],
+    /// What it is drawn as.
     pub look: Look,
     /// A short printed label, under the part (or inside a display).
     #[serde(default)]

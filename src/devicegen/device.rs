@@ -30,7 +30,9 @@ const MAX_PANEL_SHARE: f64 = 0.6;
 /// A device's drawing, before any pixel is made: each view's scene and
 /// parsed tree, and the boxes measured on them.
 pub struct Drawing {
+    /// Each view's scene: the faces shown, where, and how lit.
     pub scenes: Vec<Scene>,
+    /// Each scene's SVG, parsed, in the same order.
     pub trees: Vec<Tree>,
     /// Per component, its box in every view it is seen in.
     pub boxes: BTreeMap<String, Vec<ViewBox>>,
@@ -127,8 +129,11 @@ fn panel_region(desc: &DeviceDesc, front: &Scene) -> Result<[f64; 4], String> {
 
 /// The generated bundle of one device: its files, by path in its folder.
 pub struct Generated {
+    /// The bundle's manifest.
     pub manifest: Manifest,
+    /// Each file's bytes, by path in the device's folder.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// How many tasks it has.
     pub tasks: usize,
 }
 

@@ -95,7 +95,9 @@ pub struct PartSvg {
     /// What lies under the part and is not the part: the empty seat or
     /// opening a part was taken out of (live pictures only).
     pub under: String,
+    /// The part itself, as SVG (wrapped in `<g id=…>` when it is a component).
     pub part: String,
+    /// What is printed around it (its label, scale marks), as SVG.
     pub print: String,
 }
 
@@ -111,7 +113,10 @@ pub enum Variant {
     Thumb(u32, u32),
     /// A door, lid or drawer open (`lift`: hinged at its top edge, else at
     /// its left edge); any other part pulled out of its seat.
-    Open { lift: bool },
+    Open {
+        /// Hinged at its top edge (a lid), not at its left edge.
+        lift: bool,
+    },
     /// A plug in the port.
     Plugged,
     /// A display showing this text.

@@ -25,6 +25,7 @@ use super::vary::{draw_variant, variant_id, Space, Variant, ATTEMPTS};
 
 /// What generated devices are made from.
 pub struct Inputs {
+    /// The design space the variants are drawn from.
     pub space: Space,
     /// Each category's description file and template, by category name.
     pub categories: Vec<(CategoryFile, StateMachine)>,

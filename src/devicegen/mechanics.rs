@@ -34,8 +34,11 @@ use super::desc::{Axis, Operation};
 /// [`crate::bundle::ComponentParts`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Operated {
+    /// The action of its transitions unless overridden (`press`, `rotate`, …).
     pub atomic_action: String,
+    /// The parameters that go with `atomic_action`.
     pub parameter: Vec<String>,
+    /// One per template transition whose action or parameters differ.
     pub overrides: Vec<TransitionOverride>,
 }
 

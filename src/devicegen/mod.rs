@@ -66,10 +66,13 @@ pub use device::{draw, generate, Generated};
 
 /// Where things are, relative to the repository root.
 pub const GEN_DIR: &str = "data/gen";
+/// The category templates (`<category>.json`), relative to the repository root.
 pub const UCSM_DIR: &str = "data/ucsm";
 /// The folder of bundles inside the output folder.
 pub const DEVICES_DIR: &str = "devices";
+/// The library index, in the output folder.
 pub const INDEX_FILE: &str = "library.json";
+/// A contact sheet of every device, in the output folder.
 pub const SHEET_FILE: &str = "library-sheet.png";
 /// Six devices in three states each, drawn live (see [`sheet::live_sheet`]).
 pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
@@ -113,10 +116,13 @@ pub fn read_descriptions(
 /// What a build wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
+    /// Devices written.
     pub devices: usize,
+    /// Their tasks, all together.
     pub tasks: usize,
     /// Bytes of every bundle file together.
     pub bytes: u64,
+    /// Category files read.
     pub categories: usize,
 }
 

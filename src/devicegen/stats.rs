@@ -11,9 +11,13 @@ use super::generated::GeneratedIndex;
 
 /// The paper's Table 2 totals.
 pub const PAPER_DEVICES: usize = 968;
+/// Categories in the paper's Table 2.
 pub const PAPER_CATEGORIES: usize = 26;
+/// Episodes in the paper's Table 2, single- and multi-turn.
 pub const PAPER_EPISODES: usize = 14_953;
+/// Single-turn episodes in the paper's Table 2.
 pub const PAPER_SINGLE: usize = 4_948;
+/// Multi-turn episodes in the paper's Table 2.
 pub const PAPER_MULTI: usize = 10_005;
 /// The paper's Table 8, in percent of all transitions.
 pub const PAPER_ACTIONS: [(&str, f64); 6] = [
@@ -30,29 +34,42 @@ pub const ACTION_TOLERANCE: f64 = 5.0;
 /// One device as the figures count it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceFigures {
+    /// Its category's name.
     pub category: String,
+    /// Its single-turn tasks (one goal).
     pub single: usize,
+    /// Its multi-turn tasks (two goals or more).
     pub multi: usize,
+    /// Per atomic action, how many of its template's transitions take it.
     pub actions: BTreeMap<String, usize>,
 }
 
 /// The library's figures, with the paper's beside them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Stats {
+    /// Devices in all, hand-described and generated.
     pub devices: usize,
+    /// Devices described by hand.
     pub hand_described: usize,
+    /// Devices generated from the design space.
     pub generated: usize,
+    /// Categories with at least one device.
     pub categories: usize,
+    /// Tasks of all devices, single- and multi-turn.
     pub episodes: usize,
+    /// Single-turn tasks of all devices.
     pub single: usize,
+    /// Multi-turn tasks of all devices.
     pub multi: usize,
     /// Devices per category: (ours, the paper's).
     pub per_category: BTreeMap<String, (usize, usize)>,
+    /// Transitions of all devices' templates: what the action shares divide.
     pub transitions: usize,
     /// Per action: (our share in percent, the paper's).
     pub actions: Vec<(String, f64, f64)>,
     /// The generated library's version and content hash.
     pub version: String,
+    /// The generated library's content hash.
     pub hash: String,
 }
 

@@ -55,6 +55,7 @@ impl Rgb {
         }
     }
 
+    /// As `#rrggbb`.
     pub fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
     }
@@ -66,10 +67,12 @@ impl Rgb {
 pub struct Affine(pub [f64; 6]);
 
 impl Affine {
+    /// A move by `x` right and `y` down.
     pub fn translate(x: f64, y: f64) -> Affine {
         Affine([1.0, 0.0, 0.0, 1.0, x, y])
     }
 
+    /// A uniform scale by `s` about the origin.
     pub fn scale(s: f64) -> Affine {
         Affine([s, 0.0, 0.0, s, 0.0, 0.0])
     }
@@ -88,6 +91,7 @@ impl Affine {
         ])
     }
 
+    /// Where it takes the point (`x`, `y`).
     pub fn apply(self, x: f64, y: f64) -> (f64, f64) {
         let [a, b, c, d, e, f] = self.0;
         (a * x + c * y + e, b * x + d * y + f)

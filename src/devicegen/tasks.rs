@@ -33,10 +33,13 @@ pub fn tasks(ssm: &StateMachine, view: &str) -> Result<Vec<Task>, String> {
 /// How many tasks of each kind to find, and how few are accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
+    /// Single-turn tasks to find, at most.
     pub single: usize,
+    /// Multi-turn tasks to find, at most.
     pub multi: usize,
     /// Fewer single-turn tasks than this, or multi-turn, is refused.
     pub min_single: usize,
+    /// Fewer multi-turn tasks than this is refused.
     pub min_multi: usize,
 }
 

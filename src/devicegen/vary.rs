@@ -59,18 +59,22 @@ pub const ATTEMPTS: u32 = 12;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Space {
+    /// Must be [`SPACE_FORMAT`].
     pub format: String,
     /// The generated library's version (recorded in its manifest).
     pub version: String,
     /// Single- and multi-turn tasks each generated device gets.
     pub single_turn: usize,
+    /// Multi-turn tasks each generated device gets.
     pub multi_turn: usize,
     /// Devices per category, the hand-described ones included (the
     /// paper's Table 7).
     pub counts: BTreeMap<String, usize>,
+    /// How much the body's width, height and depth may be scaled.
     pub proportions: Proportions,
     /// The range a box body's corner rounding is drawn from.
     pub round: [f64; 2],
+    /// Body materials a variant takes its name's word and colours from.
     pub materials: Vec<Material>,
     /// Colours a device's controls may take.
     pub accents: Vec<String>,
@@ -78,6 +82,7 @@ pub struct Space {
     pub labels: BTreeMap<String, Vec<String>>,
     /// An icon for a control whose name contains the key.
     pub icons: BTreeMap<String, String>,
+    /// The chance of each change a variant may get.
     pub chances: Chances,
     /// Parts pulled in the archetype that a model may push instead
     /// ([`Chances::door_as_latch`]): a door pulled out along `out` opened
@@ -103,8 +108,11 @@ pub struct Space {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Proportions {
+    /// The range the width is scaled by: [least, most].
     pub width: [f64; 2],
+    /// The range the height is scaled by: [least, most].
     pub height: [f64; 2],
+    /// The range the depth is scaled by: [least, most].
     pub depth: [f64; 2],
 }
 
@@ -112,8 +120,11 @@ pub struct Proportions {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Material {
+    /// Its word in the device's name.
     pub name: String,
+    /// The body colour, `#rrggbb`.
     pub color: String,
+    /// The trim colour, for a body that has a trim.
     pub trim: String,
 }
 
@@ -144,18 +155,27 @@ pub struct Chances {
     /// Each control of [`Space::timer_controls`] left out (instead of
     /// [`Chances::prune`]).
     pub prune_timer: f64,
+    /// A button, round button or rocker given another of these looks.
     pub restyle_press: f64,
+    /// A knob made a dial, or a dial a knob.
     pub restyle_rotate: f64,
+    /// A slide switch made a lever, or a lever a slide switch.
     pub restyle_slide: f64,
     /// Each face's parts mirrored.
     pub mirror_face: f64,
     /// Each group of same-sized controls shuffled.
     pub shuffle_group: f64,
+    /// The buttons, rockers, knobs and dials given one of [`Space::accents`].
     pub recolour_controls: f64,
+    /// A box body's corner rounding drawn again from [`Space::round`].
     pub reround: f64,
+    /// A label with other words in [`Space::labels`] given one of them.
     pub relabel: f64,
+    /// A label put in title case.
     pub title_case: f64,
+    /// A control with both an icon and a label loses its icon.
     pub drop_icon: f64,
+    /// A button without an icon given one from [`Space::icons`].
     pub add_icon: f64,
     /// A button with an icon loses its label.
     pub icon_only: f64,
@@ -186,8 +206,11 @@ impl Space {
 /// device's wording of the requests.
 #[derive(Debug, Clone)]
 pub struct Variant {
+    /// The category file, with this device's operations.
     pub category: CategoryFile,
+    /// The varied device's description.
     pub desc: DeviceDesc,
+    /// The category template, with this device's wording of the requests.
     pub ucsm: StateMachine,
     /// Which hand-described device it was varied from.
     pub archetype: String,

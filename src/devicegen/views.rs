@@ -31,7 +31,9 @@ const BACKGROUND: &str = "#f3f2ee";
 /// One picture to draw: which faces, where, and how lit.
 #[derive(Debug, Clone)]
 pub struct Scene {
+    /// The view's name (`front`, `front_top`, `dashboard`, …).
     pub name: String,
+    /// Orthographic, axonometric or dashboard.
     pub kind: ViewKind,
     /// Each face shown, its map from face to world coordinates, and its
     /// lighting (see [`body_face`]).

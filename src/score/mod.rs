@@ -13,7 +13,6 @@
 //!   from exhausting memory.
 
 pub mod detect;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod epic;
 pub mod export;
 pub mod finestate;

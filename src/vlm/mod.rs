@@ -41,8 +41,6 @@ pub mod record;
 pub mod recorded;
 pub mod reply;
 pub mod retry;
-#[allow(missing_docs)]
-// temporary (issue #21): another branch is writing this module; its docs follow
 pub mod selection;
 pub mod settings;
 

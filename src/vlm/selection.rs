@@ -33,6 +33,7 @@ use super::batch::{plan, BatchItem, TaskFilter};
 /// One task as the chooser needs it: its id and whether it is multi-turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskInfo {
+    /// The task's id in its device's `tasks.json`.
     pub id: String,
     /// How many goals it has: one for a single-turn task, more for a
     /// multi-turn one (the rule the generated manifest counts by).
@@ -79,8 +80,11 @@ impl TaskInfo {
 /// One device as the chooser lists and counts it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatalogDevice {
+    /// The device's id (`lamp-0001`).
     pub id: String,
+    /// Its display name.
     pub name: String,
+    /// Its category.
     pub category: String,
     /// Made on demand from the generated manifest (no files of its own).
     pub generated: bool,
@@ -117,9 +121,15 @@ pub enum Scope {
     #[default]
     All,
     /// The devices of one category.
-    Category { category: String },
+    Category {
+        /// The category's name.
+        category: String,
+    },
     /// Devices picked one by one, in the order picked.
-    Devices { ids: Vec<String> },
+    Devices {
+        /// Their ids, in the order picked.
+        ids: Vec<String>,
+    },
 }
 
 /// Which tasks of each device a batch runs.
@@ -134,7 +144,10 @@ pub enum TaskChoice {
     /// The multi-turn tasks (two goals or more).
     Multi,
     /// The tasks with these ids (on the devices that have them).
-    Ids { ids: Vec<String> },
+    Ids {
+        /// The task ids.
+        ids: Vec<String>,
+    },
 }
 
 impl TaskChoice {
@@ -177,7 +190,9 @@ impl TaskChoice {
 /// What was chosen to run: devices, tasks and repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Selection {
+    /// Which devices.
     pub scope: Scope,
+    /// Which of their tasks.
     pub tasks: TaskChoice,
     /// How many times each task runs (1 to [`super::batch::MAX_REPEATS`]).
     pub repeats: u32,
@@ -213,8 +228,11 @@ pub struct Count {
 /// The devices of a category and their episodes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CategoryCount {
+    /// The category's name.
     pub category: String,
+    /// How many devices it has.
     pub devices: usize,
+    /// Their tasks together, each counted once.
     pub episodes: usize,
 }
 
@@ -502,16 +520,32 @@ pub fn grouped(n: usize) -> String {
 pub enum SelectionError {
     /// A picked device id is not in the library.
     #[error("the device {id} is not in this library ({devices} devices)")]
-    UnknownDevice { id: String, devices: usize },
+    UnknownDevice {
+        /// The id picked.
+        id: String,
+        /// How many devices the library has.
+        devices: usize,
+    },
     /// Devices whose task lists must be read before the batch is planned.
     #[error("the tasks of {} device(s) are not read yet: {}", ids.len(), ids.join(", "))]
-    TasksUnread { ids: Vec<String> },
+    TasksUnread {
+        /// The devices' ids.
+        ids: Vec<String>,
+    },
     /// Nothing to run.
     #[error("nothing to run: {chosen}; choose other devices or tasks")]
-    Empty { chosen: String },
+    Empty {
+        /// The selection's summary ([`Catalog::summary`]).
+        chosen: String,
+    },
     /// A device's tasks file that cannot be read.
     #[error("the tasks of {device}: {message}")]
-    TaskFile { device: String, message: String },
+    TaskFile {
+        /// The device's id.
+        device: String,
+        /// Why the file cannot be read.
+        message: String,
+    },
 }
 
 #[cfg(test)]

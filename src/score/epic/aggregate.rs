@@ -10,7 +10,9 @@ use super::taxonomy::{CATEGORIES, GROUPS, LEAVES};
 /// One summary bucket.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Bucket {
+    /// The number of samples in the bucket.
     pub total_processed: usize,
+    /// How many of them had no valid response ("No Valid Response").
     pub num_invalid_response: usize,
     /// The sample mean; 0.0 for an empty bucket.
     pub mean_score: f64,
@@ -36,14 +38,18 @@ fn bucket<'a>(samples: impl Iterator<Item = &'a SampleResult>) -> Bucket {
 /// only keys with samples appear.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
+    /// All samples.
     pub overall: Bucket,
+    /// `(category, bucket)` per task category with samples.
     pub by_category: Vec<(&'static str, Bucket)>,
+    /// `(type key, bucket)` per task type with samples.
     pub by_type: Vec<(&'static str, Bucket)>,
     /// `(abbreviation, key, bucket)`.
     pub by_group: Vec<(&'static str, &'static str, Bucket)>,
 }
 
 impl Summary {
+    /// Aggregates the samples into the official summary.
     pub fn new(samples: &[SampleResult]) -> Summary {
         let overall = bucket(samples.iter());
         let by_category = CATEGORIES
@@ -136,6 +142,7 @@ impl Summary {
 pub struct CountRow {
     /// The GT target count; the last row gathers `≥ 5`.
     pub gt_count: i64,
+    /// The number of samples with this GT count.
     pub samples: usize,
     /// The share of samples whose predicted count equals the GT count.
     pub exact_accuracy: f64,

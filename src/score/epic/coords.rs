@@ -7,8 +7,11 @@ use thiserror::Error;
 /// A resolved coordinate system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CoordMode {
+    /// Pixel coordinates of the image.
     Absolute,
+    /// Fractions of the width and height, 0 to 1.
     Normalized01,
+    /// Thousandths of the width and height, 0 to 1000.
     Normalized01000,
 }
 
@@ -26,7 +29,9 @@ impl CoordMode {
 /// A requested mode: a fixed one, or auto-detection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModeRequest {
+    /// Detect the mode from each sample's values.
     Auto,
+    /// Use this mode for every sample.
     Fixed(CoordMode),
 }
 

@@ -5,14 +5,19 @@ use serde_json::{json, Map, Value};
 use super::prediction::{parse_binary, parse_count, sentinel};
 use super::pyvalue::{PyError, PyValue};
 
+/// The count score's error when the predicted or the GT count is missing.
 pub const ERR_COUNT_MISSING: &str = "Missing pred_count or gt_count";
+/// The placement score's error when the predicted or the GT answer is missing.
 pub const ERR_BINARY_MISSING: &str = "Missing pred_binary or gt_binary";
 
 /// A component result: score, error, details.
 #[derive(Debug, Clone)]
 pub struct Component {
+    /// The score, 0.0 to 1.0.
     pub score: f64,
+    /// The official error message, if the component could not be scored.
     pub error: Option<&'static str>,
+    /// The official per-component details (GT and predicted values, mode).
     pub details: Map<String, Value>,
 }
 

@@ -22,7 +22,9 @@ pub enum Dialect {
 /// The key lists that steer candidate selection for one task.
 #[derive(Debug, Clone, Copy)]
 pub struct KeySpec {
+    /// Keys a candidate should contain all of (a fenced block with all of them wins).
     pub must_have: &'static [&'static str],
+    /// Keys a candidate may contain instead; one of them is enough.
     pub any_of: &'static [&'static str],
     /// The key whose list value gets tuples turned into lists
     /// (`bounding_boxes`, or `points` for paths).
@@ -32,17 +34,26 @@ pub struct KeySpec {
 /// Why a reply gave no object; all of them become "No Valid Response".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
+    /// The reply is empty after trimming.
     Empty,
+    /// A `<think>` block is never closed.
     UnclosedThink,
+    /// None of the expected keys occurs in the reply.
     NoKey,
+    /// No `{` precedes the first expected key.
     NoOpeningBrace,
+    /// The braces from that `{` never balance.
     UnbalancedBraces,
+    /// The candidate has neither all the must-have keys nor any of the others.
     KeysMissing,
+    /// The candidate does not parse as JSON.
     BadJson,
+    /// The candidate parses, but not to an object.
     NotAnObject,
 }
 
 impl Failure {
+    /// A short English explanation of the failure, for reports.
     pub fn describe(self) -> &'static str {
         match self {
             Failure::Empty => "empty reply",

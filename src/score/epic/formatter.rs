@@ -21,6 +21,7 @@ pub struct FormatOptions {
     pub format_type: Option<String>,
     /// `--coordinate-system`, written into every record (default `auto`).
     pub coordinate_system: String,
+    /// Which parser reads the replies: the official one or the corrected one.
     pub dialect: Dialect,
 }
 
@@ -48,6 +49,7 @@ pub struct Formatted {
 /// What formatting a whole file gave.
 #[derive(Debug, Clone, Default)]
 pub struct FormatOutput {
+    /// The formatted records, in file order.
     pub records: Vec<Formatted>,
     /// Lines skipped because they are not JSON objects ("lines that are not
     /// valid JSON are skipped with a warning"), 1-based.

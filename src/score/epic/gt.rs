@@ -29,6 +29,7 @@ pub struct MapSource {
 }
 
 impl MapSource {
+    /// An empty source.
     pub fn new() -> Self {
         Self::default()
     }
@@ -40,10 +41,12 @@ impl MapSource {
         self.files.insert(key, bytes);
     }
 
+    /// The number of files held.
     pub fn len(&self) -> usize {
         self.files.len()
     }
 
+    /// Whether no file is held.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
@@ -69,6 +72,7 @@ impl GroundTruthSource for MapSource {
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
 pub struct DirSource {
+    /// The folder the record paths are resolved under (the one holding `EPIC_Bench/`).
     pub root: std::path::PathBuf,
     files: std::cell::RefCell<crate::input::fs::OnceReader>,
     refused: std::cell::RefCell<Vec<String>>,
@@ -158,6 +162,7 @@ pub fn candidate_keys(gt_path: &str) -> Vec<String> {
 /// A parsed GT JSON file.
 #[derive(Debug, Clone)]
 pub struct GtFile {
+    /// The file's top-level JSON value.
     pub root: PyValue,
 }
 
@@ -180,6 +185,7 @@ pub struct GtCache<'a> {
 }
 
 impl<'a> GtCache<'a> {
+    /// An empty cache reading from `source`.
     pub fn new(source: &'a dyn GroundTruthSource) -> Self {
         GtCache {
             source,

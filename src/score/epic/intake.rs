@@ -19,6 +19,7 @@ use super::pyvalue::PyValue;
 pub struct SkippedLine {
     /// 1-based line of the file (for an array, the item's 1-based index).
     pub line: usize,
+    /// Why it was skipped ("not a JSON object", or the JSON parse error).
     pub reason: String,
 }
 
@@ -27,6 +28,7 @@ pub struct SkippedLine {
 /// the official code does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DuplicateLine {
+    /// 1-based line of the repeat (for an array, the item's 1-based index).
     pub line: usize,
     /// The line that first gave the sample.
     pub first: usize,
@@ -37,7 +39,9 @@ pub struct DuplicateLine {
 pub struct Intake {
     /// Whether `line` means an item of a JSON array rather than a line.
     pub array: bool,
+    /// The lines skipped, in file order.
     pub skipped: Vec<SkippedLine>,
+    /// The records that repeat an earlier sample, in file order.
     pub duplicates: Vec<DuplicateLine>,
 }
 

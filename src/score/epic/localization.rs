@@ -13,15 +13,22 @@ use super::rle::{decode_union, DecodedUnion};
 use std::rc::Rc;
 
 pub use super::prediction::ERR_NVR;
+/// The official error when the GT mask is missing or does not decode.
 pub const ERR_GT_DECODE: &str = "Failed to decode GT mask or GT mask is missing";
+/// The official error when a mask-mode prediction does not decode.
 pub const ERR_PRED_DECODE: &str = "Failed to decode predicted mask response";
+/// The official error when the predicted mask's size differs from the GT's.
 pub const ERR_SHAPE: &str = "Pred mask shape does not match GT mask shape";
 
 /// What the localization scorer needs for one sample.
 pub struct LocInput<'a> {
+    /// The predicted field (boxes, or a mask in mask mode); `None` if absent.
     pub pred: Option<&'a PyValue>,
+    /// The record's GT mask field (COCO RLE); `None` if absent.
     pub gt_field: Option<&'a PyValue>,
+    /// The record's format type: `mask` scores a predicted mask, anything else boxes.
     pub format_type: &'a str,
+    /// The coordinate system the boxes are read in.
     pub mode: ModeRequest,
     /// The requested mode as written, for the details.
     pub mode_name: &'a str,
@@ -45,7 +52,9 @@ pub fn decode_fresh(v: &PyValue) -> Rc<DecodedUnion> {
 /// The localization result.
 #[derive(Debug, Clone)]
 pub struct LocOutcome {
+    /// The IoU score, 0.0 to 1.0.
     pub score: f64,
+    /// The official error message, if the sample could not be scored.
     pub error: Option<&'static str>,
     /// The resolved coordinate system, `None` when never resolved.
     pub resolved: Option<CoordMode>,

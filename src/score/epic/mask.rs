@@ -6,8 +6,11 @@
 /// A vertical run of set pixels: column `x`, rows `y0..y1` (half-open).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Run {
+    /// The column, 0-based.
     pub x: u32,
+    /// The first row of the run.
     pub y0: u32,
+    /// The row just past the run's last.
     pub y1: u32,
 }
 
@@ -117,10 +120,12 @@ impl Mask {
         self.x0..self.x0 + (self.col_start.len() as u32).saturating_sub(1)
     }
 
+    /// The number of rows (H).
     pub fn height(&self) -> u32 {
         self.height
     }
 
+    /// The number of columns (W).
     pub fn width(&self) -> u32 {
         self.width
     }
@@ -130,6 +135,7 @@ impl Mask {
         self.area
     }
 
+    /// The runs, sorted by column then row.
     pub fn runs(&self) -> &[Run] {
         &self.runs
     }

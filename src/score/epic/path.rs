@@ -11,8 +11,10 @@ use super::pyvalue::{float_to_json, PyValue};
 use super::rle::DecodedUnion;
 use std::rc::Rc;
 
+/// The official error when the walkable-area mask is missing or does not decode.
 pub const ERR_WALKABLE: &str =
     "Failed to decode feasible area mask (masklet_path) or mask is missing";
+/// The official error when no point could be read from the prediction.
 pub const ERR_NO_POINTS: &str = "No path points parsed";
 /// Not an official error: a path longer than
 /// [`crate::input::limits::MAX_PATH_POINTS`] is not scored (the official
@@ -29,22 +31,32 @@ const N_SEG: usize = 50;
 /// "Third person ("Exo") **only** when `task_type == "FeasiblePath_Exo"`."
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Perspective {
+    /// Ego: the path starts at the bottom centre and ends in the target area.
     First,
+    /// Exo: the target area holds two regions, the start and the goal.
     Third,
 }
 
 /// What the path scorer needs for one sample.
 pub struct PathInput<'a> {
+    /// The predicted `points` field; `None` if absent.
     pub pred: Option<&'a PyValue>,
+    /// The GT walkable area, `masklet_path` (COCO RLE).
     pub walkable: Option<&'a PyValue>,
+    /// The GT target area, `masklet_target_area` (the goal, or start and goal).
     pub target: Option<&'a PyValue>,
+    /// First or third person, from the task type.
     pub perspective: Perspective,
+    /// The coordinate system the points are read in.
     pub mode: ModeRequest,
+    /// The requested mode as written, for the details.
     pub mode_name: &'a str,
+    /// Corrected mode: list-wrapped sentinels count as sentinels.
     pub honour_wrapped: bool,
     /// Decode `walkable` and `target` (the scorer's
     /// [`super::gt::GtCache::mask`], or [`super::localization::decode_fresh`]).
     pub decode_walkable: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
+    /// Decodes `target`, like `decode_walkable`.
     pub decode_target: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
     /// Whether [`PathOutcome::details`] is filled in (each point's scores
     /// are most of a sample's memory); the score is the same either way.
@@ -54,8 +66,11 @@ pub struct PathInput<'a> {
 /// The path result.
 #[derive(Debug, Clone)]
 pub struct PathOutcome {
+    /// The path score, 0.0 to 1.0.
     pub score: f64,
+    /// The official error message, if the sample could not be scored.
     pub error: Option<&'static str>,
+    /// The resolved coordinate system, `None` when never resolved.
     pub resolved: Option<CoordMode>,
     /// Mirrors the official `metric_details.path`.
     pub details: Map<String, Value>,

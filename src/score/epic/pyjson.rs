@@ -13,7 +13,9 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("invalid JSON at byte {offset}: {reason}")]
 pub struct JsonError {
+    /// Byte offset in the text where parsing failed.
     pub offset: usize,
+    /// What was wrong there.
     pub reason: &'static str,
 }
 

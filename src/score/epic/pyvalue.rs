@@ -12,14 +12,20 @@ use std::fmt::Write as _;
 /// types, dicts keep insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PyValue {
+    /// JSON `null`, Python's `None`.
     None,
+    /// `true` or `false`.
     Bool(bool),
     /// An int. Python ints are unbounded; ints beyond `i128` are read as
     /// floats (a documented deviation that no real file reaches).
     Int(i128),
+    /// A float, including `NaN` and the infinities.
     Float(f64),
+    /// A string.
     Str(String),
+    /// A list (JSON array).
     List(Vec<PyValue>),
+    /// A dict (JSON object), keys in insertion order.
     Dict(Vec<(String, PyValue)>),
 }
 
@@ -54,11 +60,12 @@ impl PyValue {
         }
     }
 
-    /// True when the value is present and not JSON `null`.
+    /// True when the value is JSON `null` (Python's `None`).
     pub fn is_none(&self) -> bool {
         matches!(self, PyValue::None)
     }
 
+    /// The items of a list; `None` for other types.
     pub fn as_list(&self) -> Option<&[PyValue]> {
         match self {
             PyValue::List(v) => Some(v),
@@ -66,6 +73,7 @@ impl PyValue {
         }
     }
 
+    /// The text of a string; `None` for other types.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             PyValue::Str(s) => Some(s),

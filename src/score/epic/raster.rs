@@ -13,9 +13,13 @@ use super::mask::Mask;
 /// A box in whole pixels, half-open: columns `x1..x2`, rows `y1..y2`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PixelBox {
+    /// The first column.
     pub x1: u32,
+    /// The first row.
     pub y1: u32,
+    /// The column just past the last.
     pub x2: u32,
+    /// The row just past the last.
     pub y2: u32,
 }
 
@@ -29,6 +33,7 @@ pub struct BoxUnion {
 }
 
 impl BoxUnion {
+    /// The union of `boxes`; boxes with no area are left out.
     pub fn new(boxes: &[PixelBox]) -> BoxUnion {
         let live: Vec<PixelBox> = boxes
             .iter()

@@ -34,10 +34,18 @@ pub enum EpicError {
     Empty,
     /// No line is a JSON object the scorer knows.
     #[error("not an EPIC-Bench predictions file: expected raw JSONL with \"response\", std_format JSONL with \"formatted_response_*\" fields, or an official *_full.json; found {found}")]
-    Unrecognised { found: String },
+    Unrecognised {
+        /// The file's first 80 characters, or why the JSON did not parse.
+        found: String,
+    },
     /// Shards that do not hold every sample exactly once.
     #[error("the scoring shards hold {scored} samples, not each of the file's {expected} once; score it again")]
-    ShardsIncomplete { scored: usize, expected: usize },
+    ShardsIncomplete {
+        /// The number of samples the shards hold.
+        scored: usize,
+        /// The number of samples in the file.
+        expected: usize,
+    },
 }
 
 /// Options of a run.
@@ -83,29 +91,39 @@ impl RunOptions {
 /// One scoring pass (official or corrected).
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// The per-sample results, in record order.
     pub samples: Vec<SampleResult>,
+    /// The official summary of those results.
     pub summary: Summary,
 }
 
 /// A difference between a re-score and the numbers in an official file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
+    /// The sample's index in the file; `None` for a file-wide difference.
     pub index: Option<usize>,
+    /// What differs, in words: the JSON path and both values (or the counts).
     pub what: String,
 }
 
 /// The report of one predictions file.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// What kind of file was scored.
     pub kind: InputKind,
+    /// The coordinate mode forced on every sample (`--coord-mode` or the family's), if any.
     pub coord_override: Option<String>,
+    /// The official pass, quirks included.
     pub official: Run,
+    /// The corrected pass.
     pub corrected: Run,
     /// The formatter's output, for raw input.
     pub formatted: Option<FormatOutput>,
     /// Samples with a GT path, and how many found their file.
     pub gt_expected: usize,
+    /// How many of those samples found their GT file.
     pub gt_found: usize,
+    /// The GT paths that were not found, without consecutive repeats.
     pub gt_missing: Vec<String>,
     /// For an official score file: where the re-score differs from it.
     pub comparison: Option<Vec<Mismatch>>,
@@ -313,7 +331,9 @@ impl Inputs {
 /// Which samples a shard scores: sample `i` belongs to shard `i % of`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's number, `0..of`.
     pub index: usize,
+    /// The number of shards.
     pub of: usize,
 }
 
@@ -330,7 +350,9 @@ impl Shard {
 /// merged by [`merge_shards`] into the report the whole run gives.
 #[derive(Debug, Clone)]
 pub struct ShardResult {
+    /// This shard's samples in the official pass, in record order.
     pub official: Vec<SampleResult>,
+    /// The same samples in the corrected pass.
     pub corrected: Vec<SampleResult>,
 }
 

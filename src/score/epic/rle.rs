@@ -34,22 +34,39 @@ pub enum RleError {
     BadSize,
     /// `size` asks for more pixels than [`MAX_PIXELS`].
     #[error("RLE size {height}×{width} exceeds the limit of {MAX_PIXELS} pixels")]
-    TooLarge { height: u64, width: u64 },
+    TooLarge {
+        /// The declared height in pixels.
+        height: u64,
+        /// The declared width in pixels.
+        width: u64,
+    },
     /// `counts` is neither a string nor a list of non-negative integers.
     #[error("RLE \"counts\" must be a string or a list of non-negative integers")]
     BadCounts,
     /// A compressed value is longer than any real count.
     #[error("RLE counts string has a value longer than {MAX_GROUPS} characters at character {at}")]
-    ValueTooLong { at: usize },
+    ValueTooLong {
+        /// 0-based byte offset in the counts string where the value starts.
+        at: usize,
+    },
     /// A decoded run length is negative.
     #[error("RLE run {index} has negative length {value}")]
-    NegativeRun { index: usize, value: i64 },
+    NegativeRun {
+        /// 0-based index of the run in the counts.
+        index: usize,
+        /// The decoded length.
+        value: i64,
+    },
     /// The runs cover more pixels than the declared size.
     #[error("RLE runs cover {covered} pixels but the size {height}×{width} has only {total}")]
     PastDeclaredSize {
+        /// The pixels the runs add up to.
         covered: u64,
+        /// The declared height in pixels.
         height: u64,
+        /// The declared width in pixels.
         width: u64,
+        /// The declared pixel count, height × width.
         total: u64,
     },
 }

@@ -35,7 +35,11 @@ pub struct ScoreOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Quirk {
     /// A list-wrapped "No Valid Response" was parsed as data (§5 QUIRK).
-    WrappedSentinelParsed { field: &'static str },
+    WrappedSentinelParsed {
+        /// The component whose field held it: `localization`, `count`,
+        /// `binary` or `path`.
+        field: &'static str,
+    },
     /// The GT file was not found, so the GT counted as empty (§14 item 2).
     MissingGtFile,
     /// "`gt_count == 0` forces the GT to empty even if mask pixels exist."

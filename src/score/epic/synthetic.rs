@@ -27,6 +27,7 @@ pub struct SyntheticSet {
     pub gt: MapSource,
     /// Raw replies, one ms-swift record per line.
     pub raw_jsonl: String,
+    /// The number of samples (raw reply lines).
     pub samples: usize,
     /// Total size of the GT JSON files.
     pub gt_bytes: usize,

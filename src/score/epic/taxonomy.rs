@@ -2,8 +2,11 @@
 //! leaves, with the official summary keys in output order, and the path
 //! rules that recover a task from its files (§4.2, §12).
 
+/// The category of the TL groups (BA, SRA, ECA), as `task_category` spells it.
 pub const TARGET_LOCALIZATION: &str = "TargetLocalization";
+/// The category of the GD, FP and VM groups, as `task_category` spells it.
 pub const NAVIGATION: &str = "Navigation";
+/// The category of the AR, CR and PR groups, as `task_category` spells it.
 pub const MANIPULATION: &str = "Manipulation";
 
 /// The categories in `by_category` order.
@@ -12,11 +15,17 @@ pub const CATEGORIES: [&str; 3] = [TARGET_LOCALIZATION, NAVIGATION, MANIPULATION
 /// One leaf task: category, group, abbreviation, leaf type, summary keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Leaf {
+    /// The category, e.g. `TargetLocalization`.
     pub category: &'static str,
+    /// The subcategory (group), e.g. `BasicAttributes`.
     pub group: &'static str,
+    /// The group's abbreviation, e.g. `BA`.
     pub abbr: &'static str,
+    /// The leaf's own name, e.g. `Category`.
     pub leaf: &'static str,
+    /// The `by_type` summary key, `category/group/leaf`.
     pub type_key: &'static str,
+    /// The `by_group` summary key, `category/group`.
     pub group_key: &'static str,
 }
 

@@ -15,10 +15,14 @@ use super::taxonomy::LEAVES;
 /// Why a shard's text cannot be read back.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum WireError {
+    /// The text is not JSON of a shard's shape; the parser's message.
     #[error("a scoring shard is not valid JSON: {0}")]
     Json(String),
+    /// A sample names a task type key that is not in the taxonomy.
     #[error("a scoring shard names task {0:?}, which is not one of the 23 EPIC-Bench tasks")]
     UnknownTask(String),
+    /// A sample names a quirk code a shard cannot carry (unknown, or lacking
+    /// its field or count).
     #[error("a scoring shard names quirk {0:?}, which a shard cannot carry")]
     UnknownQuirk(String),
 }

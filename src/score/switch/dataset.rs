@@ -66,13 +66,21 @@ pub enum Gold {
 /// The paper's eight skill columns, in the paper's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Skill {
+    /// Column of the `vqa_task` items.
     TaskUnderstanding,
+    /// Column of the `vqa_state` items.
     StatePerception,
+    /// Column of the `ui_grounding` items.
     UiRecognition,
+    /// Column of the `action` items that are not counting questions.
     ActionReasoning,
+    /// Column of the `action` counting questions (see [`Item::skill`]).
     SequentialActionQuantification,
+    /// Column of the `final_state` items.
     StateTransitionPrediction,
+    /// Column of the `verification_state` and `verification_action` items.
     OutcomeVerification,
+    /// Column of the `recovery` items.
     RecoveryReasoning,
 }
 
@@ -277,11 +285,17 @@ pub fn is_known_family(family: &str) -> bool {
 /// An item's key: `(task_family, form, id)`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ItemKey {
+    /// The task family (`vqa_state`, …), from the folder or the `task_family`
+    /// field.
     pub task_family: String,
+    /// The input form (`img2txt`, …), or [`UNKNOWN_FORM`] when nothing names
+    /// one.
     pub form: String,
     /// The sequential id, as text (**Decision:** `7` and `"7"` name the
     /// same item, because harnesses write ids either way).
     pub id: String,
+    /// Which file the item is from: the same id can be in both `vqa.json` and
+    /// `openqa.json`.
     pub kind: ItemKind,
 }
 
@@ -298,23 +312,45 @@ impl std::fmt::Display for ItemKey {
 /// One ground-truth item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Item {
+    /// Where the item is: family, form, id and file kind.
     pub key: ItemKey,
+    /// The dataset's `origin_qa_id`; a prediction may name the item by it
+    /// instead of the key.
     pub origin_qa_id: Option<String>,
+    /// The question as written (options may also be in it as `A. ...` lines).
     pub query: String,
+    /// The `GT` answer.
     pub gold: Gold,
+    /// The `qa_type` field, as written; it can mark an `action` item as
+    /// counting.
     pub qa_type: Option<String>,
+    /// The `capability_level` field, as written (kept, not scored).
     pub capability_level: Option<String>,
+    /// The `scenario_family` field; the report's per-scenario table groups by
+    /// it.
     pub scenario_family: Option<String>,
+    /// The `slice_tags` field's tags, as written (kept, not scored).
     pub slice_tags: Vec<String>,
     /// `output_schema.type`, when given.
     pub schema_type: Option<String>,
+    /// `output_schema.min_correct`: the fewest letters a multi-select answer
+    /// should have (not enforced).
     pub min_correct: Option<u64>,
+    /// `output_schema.max_correct`: the most letters a multi-select answer
+    /// should have (not enforced).
     pub max_correct: Option<u64>,
+    /// The `canonical_answer` field, as given; a numeric one marks an `action`
+    /// item as counting.
     pub canonical_answer: Option<Value>,
+    /// Other accepted answers (`alias_list`): OpenQA takes the best score over
+    /// `GT` and these.
     pub alias_list: Vec<Value>,
+    /// The `numeric_slots` field (`null` when absent); a non-empty one marks an
+    /// `action` item as counting.
     pub numeric_slots: Value,
     /// Option letter → text (or a media path for image/video options).
     pub options: BTreeMap<char, String>,
+    /// The `answer_mode` field, as written (kept, not scored).
     pub answer_mode: Option<String>,
     /// The file the item was read from (with its line, for a JSON Lines
     /// release file: `mcq_hf_1500/data.jsonl:7`).
@@ -401,5 +437,6 @@ impl Item {
 /// The loaded ground truth: every item, in key order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct GroundTruth {
+    /// The items, sorted by [`ItemKey`] (family, form, id, file kind).
     pub items: Vec<Item>,
 }

@@ -64,10 +64,15 @@ Reply with exactly one JSON object and nothing else, with these fields:\n\
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerMatch {
+    /// The prediction gives the gold answer itself (score 1).
     Exact,
+    /// The same meaning in other words (score 1).
     Paraphrase,
+    /// Some essential elements of the gold, not all (score 0).
     Partial,
+    /// The prediction asserts something the gold answer contradicts (score 0).
     Contradiction,
+    /// Nothing of the gold answer: off the point, empty or unrelated (score 0).
     CompleteMiss,
 }
 
@@ -101,14 +106,25 @@ impl AnswerMatch {
 /// What the judge decided about one item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JudgeVerdict {
+    /// The judge's own label for the kind of question (free text).
     pub question_type: String,
+    /// The judge's word, `correct` or `incorrect` as asked (free text; one that
+    /// disagrees with `score` is a warning).
     pub verdict: String,
+    /// The binary score: 1 correct, 0 not.
     pub score: u8,
+    /// How the prediction matches the gold.
     pub answer_match: AnswerMatch,
+    /// An essential element of the gold answer is missing.
     pub essential_missing: bool,
+    /// The prediction adds wrong information that would mislead a user.
     pub wrong_extra_info: bool,
+    /// The prediction is too vague to check.
     pub too_vague: bool,
+    /// A formatting problem (does not fail an answer unless it makes it
+    /// unreadable).
     pub format_issue: bool,
+    /// The judge's one-sentence reason.
     pub brief_reason: String,
     /// Inconsistencies noticed in an otherwise valid reply (kept, not fatal).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -124,12 +140,18 @@ pub enum ReplyError {
     NoJson,
     /// Required fields are absent.
     #[error("missing required fields: {}", fields.join(", "))]
-    MissingFields { fields: Vec<String> },
+    MissingFields {
+        /// The names of the absent fields, in [`REQUIRED_FIELDS`] order.
+        fields: Vec<String>,
+    },
     /// A field has a value outside what the protocol allows.
     #[error("field `{field}`: expected {expected}, found {found}")]
     BadField {
+        /// The field's name.
         field: String,
+        /// What the protocol allows there, in words (`0 or 1`).
         expected: String,
+        /// The value found, as JSON text (empty when absent).
         found: String,
     },
 }
@@ -191,11 +213,15 @@ pub fn contamination_of(
 /// What the judge is shown about one item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JudgeCase {
+    /// The item's question, as the dataset writes it.
     pub question: String,
+    /// The gold answer as text ([`gold_text`]).
     pub gold: String,
+    /// The text to grade: the raw response, or the given answer as text.
     pub prediction: String,
     /// Option lines, shown when the item carries them as fields.
     pub options: Vec<String>,
+    /// Set when the item reads as multiple choice ([`contamination_of`]).
     pub contamination: Option<Contamination>,
 }
 
@@ -442,14 +468,22 @@ pub enum JudgeStep {
     Ask,
     /// A valid verdict.
     Done {
+        /// The accepted verdict.
         verdict: JudgeVerdict,
+        /// Replies read to get it: 1, or 2 after the retry.
         attempts: usize,
     },
     /// > Judge replies that are not valid JSON are retried once: send
     /// > [`build_retry_request`] with this error.
-    Retry { error: ReplyError },
+    Retry {
+        /// What was wrong with the first reply.
+        error: ReplyError,
+    },
     /// > then counted as judge failures, never silently as 0 or 1.
-    Failed { errors: Vec<ReplyError> },
+    Failed {
+        /// What was wrong with each of the two replies, in order.
+        errors: Vec<ReplyError>,
+    },
 }
 
 /// Decides the next step from the replies received so far, in order.
@@ -485,17 +519,30 @@ pub fn next_step(replies: &[String]) -> JudgeStep {
 pub enum JudgeOutcome {
     /// > flagged `multiple_choice_contamination` and scores 0 if the options
     /// > are missing.
-    MultipleChoiceContamination { reasons: Vec<String> },
+    MultipleChoiceContamination {
+        /// Why the item reads as multiple choice.
+        reasons: Vec<String>,
+    },
     /// A verdict (possibly on a flagged item whose options were present).
     Judged {
+        /// The accepted verdict.
         verdict: JudgeVerdict,
+        /// Replies read to get it: 1, or 2 after the retry.
         attempts: usize,
+        /// Whether the item was flagged as multiple choice (and judged since
+        /// its options were present).
         multiple_choice_contamination: bool,
     },
     /// Two invalid replies: a judge failure, neither 0 nor 1.
-    Failed { errors: Vec<ReplyError> },
+    Failed {
+        /// What was wrong with each of the two replies, in order.
+        errors: Vec<ReplyError>,
+    },
     /// Only one invalid reply was saved; the retry is missing.
-    Incomplete { error: ReplyError },
+    Incomplete {
+        /// What was wrong with the one saved reply.
+        error: ReplyError,
+    },
     /// No judge output for this item.
     NotJudged,
 }

@@ -37,11 +37,9 @@
 //! - [`table`]: the report as text tables.
 //! - [`error`]: input errors, each naming file, record and what is valid.
 
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod dataset;
 pub mod error;
 pub mod extract;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod judge;
 pub mod load;
 mod markup;
@@ -50,7 +48,6 @@ pub mod mcq;
 pub mod openqa;
 pub mod predictions;
 pub mod release;
-#[allow(missing_docs)] // temporary (issue #21): the items below are not all documented yet
 pub mod report;
 pub mod table;
 pub mod video;

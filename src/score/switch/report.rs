@@ -30,8 +30,11 @@ use super::video::VideoReport;
 /// One cell of an accuracy table. `accuracy` is `null` for an empty cell.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Cell {
+    /// `correct / n`, in 0–1; `None` when `n` is 0.
     pub accuracy: Option<f64>,
+    /// Items in the cell.
     pub n: usize,
+    /// Items scored correct.
     pub correct: usize,
 }
 
@@ -84,22 +87,30 @@ pub struct PartialSummary {
     pub mean: Option<f64>,
     /// Exact-set accuracy over the same items.
     pub exact_accuracy: Option<f64>,
+    /// Multi-select items counted.
     pub n: usize,
 }
 
 /// EM and F1 of one OpenQA cell (means over items).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct OpenCell {
+    /// Mean exact match, in 0–1; `None` for an empty cell.
     pub em: Option<f64>,
+    /// Mean token F1, in 0–1; `None` for an empty cell.
     pub f1: Option<f64>,
+    /// OpenQA items in the cell.
     pub n: usize,
 }
 
 /// OpenQA offline scores, overall and per skill column.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct OpenTable {
+    /// Mean exact match over the OpenQA items counted in Overall, in 0–1
+    /// (`None` when there are none).
     pub em: Option<f64>,
+    /// Mean token F1 over the same items, in 0–1 (`None` when there are none).
     pub f1: Option<f64>,
+    /// OpenQA items counted in Overall.
     pub n: usize,
     /// One entry per column, beside `em` and `f1`.
     #[serde(flatten)]
@@ -109,10 +120,15 @@ pub struct OpenTable {
 /// The judge's accuracy and the paper's diagnostic breakdown.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct JudgeTable {
+    /// The prompt and rubric version the replies are read against
+    /// ([`JUDGE_PROMPT_VERSION`]).
     pub prompt_version: &'static str,
     /// Score-1 items over scored items (verdicts plus contamination zeros).
     pub accuracy: Option<f64>,
+    /// Items with a score: verdicts plus contamination zeros (the accuracy's
+    /// denominator).
     pub scored: usize,
+    /// The judge's accuracy per skill column, in the paper's order.
     pub columns: Columns<Cell>,
     /// Counts of `answer_match` over verdicts, in the paper's order.
     pub answer_match: Columns<usize>,
@@ -131,9 +147,13 @@ pub struct JudgeTable {
     pub table6: Columns<Option<f64>>,
     /// The counts behind `table6`, in the same order.
     pub table6_counts: Columns<usize>,
+    /// Verdicts that flag an essential element as missing.
     pub essential_missing: usize,
+    /// Verdicts that flag wrong extra information.
     pub wrong_extra_info: usize,
+    /// Verdicts that flag the answer as too vague.
     pub too_vague: usize,
+    /// Verdicts that flag a format issue.
     pub format_issue: usize,
     /// Items scored 0 because they are multiple choice without options.
     pub contamination_zero: usize,
@@ -143,6 +163,7 @@ pub struct JudgeTable {
     pub judge_failures: usize,
     /// One invalid reply saved and no retry.
     pub incomplete: usize,
+    /// Items with no saved judge reply.
     pub not_judged: usize,
     /// Verdicts whose fields disagree (e.g. score 1 with contradiction).
     pub inconsistent: usize,
@@ -151,46 +172,73 @@ pub struct JudgeTable {
 /// An item the extraction could not read, and what was written.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParseFailureEntry {
+    /// The item, as `family/form/file#id` (`action/img2txt/vqa#7`).
     pub item: String,
+    /// The prediction's line, from 1.
     pub line: usize,
+    /// What the prediction wrote (the raw response, or the given answer as
+    /// text).
     pub written: String,
+    /// Why nothing could be read, in words.
     pub message: String,
+    /// The MCQ extraction's failure; `None` for an OpenQA structured answer
+    /// with no readable field.
     pub failure: Option<ParseFailure>,
 }
 
 /// The MCQ result of one item.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct McqResult {
+    /// The gold letters, sorted (`AC`).
     pub gold: String,
+    /// The extracted letters, sorted; `None` when nothing was extracted or
+    /// there is no prediction.
     pub picked: Option<String>,
+    /// The extraction rule that found them.
     pub rule: Option<Rule>,
+    /// The piece of the reply the rule matched.
     pub matched: Option<String>,
+    /// Whether the picked letters equal the gold exactly (the whole set, for
+    /// multi-select).
     pub correct: bool,
     /// Multi-select only.
     pub partial: Option<f64>,
+    /// Why extraction failed; `None` when it worked or there is no prediction.
     pub failure: Option<ParseFailure>,
 }
 
 /// One item's row in the drill-down.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ItemResult {
+    /// The item, as `family/form/file#id` (`action/img2txt/vqa#7`).
     pub item: String,
+    /// The task family (`vqa_state`, …).
     pub task_family: String,
+    /// The input form (`img2txt`, …).
     pub form: String,
+    /// The sequential id within its file, as text.
     pub id: String,
+    /// MCQ (`vqa.json`) or OpenQA (`openqa.json`).
     pub kind: ItemKind,
+    /// The dataset's `origin_qa_id`, when given.
     pub origin_qa_id: Option<String>,
+    /// The paper's column name; `None` for a family outside the eight.
     pub skill: Option<&'static str>,
+    /// The `scenario_family`, when given.
     pub scenario_family: Option<String>,
     /// The prediction's line, `None` when the item has no prediction.
     pub line: Option<usize>,
     /// What the prediction wrote (the raw response, or the given answer).
     pub written: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The MCQ result, for an item whose gold is letters.
     pub mcq: Option<McqResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The offline OpenQA scores, for any other item.
     pub openqa: Option<OpenOutcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The judge's outcome, for an OpenQA item when the predictions carry judge
+    /// outputs.
     pub judge: Option<JudgeOutcome>,
 }
 
@@ -221,7 +269,9 @@ impl Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelAccess {
+    /// Reached only through a provider's API (`closed_api`).
     ClosedApi,
+    /// Weights published (`open_weight`).
     OpenWeight,
 }
 
@@ -268,6 +318,7 @@ pub struct ReportOptions {
     pub model_name: Option<String>,
     /// Else the predictions' `model_access`.
     pub model_access: Option<ModelAccess>,
+    /// Who submits, for the submission row (free text).
     pub submitted_by: Option<String>,
     /// When the submission was made (RFC 3339); the caller's clock.
     pub submission_time: Option<String>,
@@ -276,7 +327,10 @@ pub struct ReportOptions {
 /// The model a report is of.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ModelInfo {
+    /// The model's name: [`ReportOptions::model_name`], else the predictions'
+    /// `model_name`/`model`, else the predictions file's stem.
     pub name: String,
+    /// Open weights or API, when the options or the predictions say.
     pub access: Option<ModelAccess>,
     /// The paper's row group ("Open-weight models"), when the access is known.
     pub group: Option<&'static str>,
@@ -285,7 +339,9 @@ pub struct ModelInfo {
 /// One of the paper's column groups.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ColumnGroup {
+    /// The group's header (`Interface Understanding`).
     pub name: &'static str,
+    /// The skill column names under it, in the paper's order.
     pub columns: Vec<&'static str>,
 }
 
@@ -307,7 +363,9 @@ pub fn paper_groups() -> Vec<ColumnGroup> {
 /// A family outside the eight: its MCQ and OpenQA cells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct FamilyCell {
+    /// MCQ accuracy of the family's items.
     pub mcq: Cell,
+    /// OpenQA EM and F1 of the family's items.
     pub openqa: OpenCell,
     /// Whether its items count in Overall ([`ReportOptions::include_extra_families`]).
     pub in_overall: bool,
@@ -335,13 +393,17 @@ pub struct LeaderboardTable {
 /// An accuracy, as the submission writes it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SubmissionAcc {
+    /// MCQ accuracy, in 0–1; `None` where the split is unknown or has no item.
     pub acc: Option<f64>,
 }
 
 /// EM and F1, as the submission writes them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SubmissionOpen {
+    /// Mean exact match, in 0–1; `None` where the split is unknown or has no
+    /// item.
     pub em: Option<f64>,
+    /// Mean token F1, in 0–1; `None` where the split is unknown or has no item.
     pub f1: Option<f64>,
 }
 
@@ -349,35 +411,49 @@ pub struct SubmissionOpen {
 /// not known or has no item).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SubmissionResults {
+    /// MCQ accuracy over the open split (the `Open` row's `All tasks` cell).
     pub mcq_open: SubmissionAcc,
+    /// MCQ accuracy over the held-out split (the leaderboard's `closed`).
     pub mcq_closed: SubmissionAcc,
+    /// OpenQA EM and F1 over the open split.
     pub openqa_open: SubmissionOpen,
+    /// OpenQA EM and F1 over the held-out split (the leaderboard's `closed`).
     pub openqa_closed: SubmissionOpen,
 }
 
 /// The leaderboard submission row of a scored run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Submission {
+    /// The model's name, as in [`SwitchReport::model`].
     pub model_name: String,
+    /// `open_weight` or `closed_api`, when known.
     pub model_access: Option<ModelAccess>,
+    /// Who submits, from [`ReportOptions::submitted_by`].
     pub submitted_by: Option<String>,
+    /// When, in RFC 3339, from [`ReportOptions::submission_time`].
     pub submission_time: Option<String>,
+    /// The scores, fractions in 0–1.
     pub results: SubmissionResults,
 }
 
 /// Everything `knoblab score switch` reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SwitchReport {
+    /// The MCQ extraction rules' version ([`EXTRACTOR_VERSION`]).
     pub extractor_version: &'static str,
+    /// The model the predictions are of.
     pub model: ModelInfo,
     /// The paper's column groups (Tables 1 and 2).
     pub paper_groups: Vec<ColumnGroup>,
+    /// MCQ accuracy, Overall and per skill column.
     pub mcq: McqTable,
+    /// The multi-select items' partial score.
     pub multi_select_partial: PartialSummary,
     /// MCQ accuracy per form.
     pub by_form: Columns<Cell>,
     /// MCQ accuracy per `scenario_family` ("(none)" when absent).
     pub by_scenario: Columns<Cell>,
+    /// OpenQA offline EM and F1, overall and per skill column.
     pub openqa: OpenTable,
     /// Families outside the eight, by name (MCQ and OpenQA cells).
     pub extra_families: Columns<FamilyCell>,
@@ -388,13 +464,18 @@ pub struct SwitchReport {
     /// Present when the predictions carry saved judge outputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeTable>,
+    /// Items whose answer could not be read (scored wrong), in item order.
     pub parse_failures: Vec<ParseFailureEntry>,
     /// **Decision:** items with no prediction score 0 (a partial run must
     /// not look better than it is) and are listed here.
     pub missing: Vec<String>,
+    /// Predictions that name no item of the ground truth (not scored).
     pub unmatched: Vec<Unmatched>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The generated-video judging table, when a file of video judge outputs is
+    /// given.
     pub video: Option<VideoReport>,
+    /// One row per item, in key order (the drill-down).
     pub per_item: Vec<ItemResult>,
 }
 

@@ -3,11 +3,7 @@
 //! pages that show it). Pages that are not built yet say so plainly.
 
 pub mod about;
-#[allow(missing_docs)]
-// temporary (issue #21): another branch is editing this page; its docs follow
 pub mod agent;
-#[allow(missing_docs)]
-// temporary (issue #21): another branch is editing this page; its docs follow
 pub mod library;
 pub mod not_found;
 pub mod panic_test;

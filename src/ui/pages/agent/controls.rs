@@ -14,7 +14,12 @@ use super::state::{resume, start, Run};
 
 /// The offer to resume an unfinished batch found in the browser.
 #[component]
-pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
+pub fn ResumeBanner(
+    /// The page's state, with the batch found.
+    run: Run,
+    /// The form, set to the batch's settings when it is resumed.
+    form: Form,
+) -> impl IntoView {
     move || {
         run.resumable.get().map(|(meta, done)| {
             let total = meta.run.items.len();
@@ -49,7 +54,12 @@ pub fn ResumeBanner(run: Run, form: Form) -> impl IntoView {
 
 /// Start, pause, resume and cancel.
 #[component]
-pub fn Controls(run: Run, form: Form) -> impl IntoView {
+pub fn Controls(
+    /// The page's state.
+    run: Run,
+    /// The settings a run starts with.
+    form: Form,
+) -> impl IntoView {
     let pause = move |_| {
         let paused = !run.paused.get_untracked();
         run.batch.with_value(|b| {
@@ -99,7 +109,10 @@ pub fn Controls(run: Run, form: Form) -> impl IntoView {
 
 /// Problems to show: bad settings, unloadable devices, unsaved episodes.
 #[component]
-pub fn Problems(run: Run) -> impl IntoView {
+pub fn Problems(
+    /// The page's state, whose problems are listed.
+    run: Run,
+) -> impl IntoView {
     view! {
         <Show when=move || run.problems.with(|p| !p.is_empty())>
             <ul class="problems" data-testid="agent-problems">
@@ -111,7 +124,12 @@ pub fn Problems(run: Run) -> impl IntoView {
 
 /// The exports: episodes, metrics, and the Score page.
 #[component]
-pub fn Exports(run: Run, report: Memo<Option<Result<BatchReport, String>>>) -> impl IntoView {
+pub fn Exports(
+    /// The page's state: the batch and its episodes.
+    run: Run,
+    /// The metrics of the scored episodes, once there are some.
+    report: Memo<Option<Result<BatchReport, String>>>,
+) -> impl IntoView {
     let name = move || {
         run.meta.with_untracked(|m| {
             m.as_ref()

@@ -15,25 +15,43 @@ use crate::vlm::{
 /// The form's fields, one signal each; provided as a context value.
 #[derive(Clone, Copy)]
 pub struct Form {
+    /// Who plays: a model, a replay file, the oracle or the random agent.
     pub source: RwSignal<Source>,
+    /// The model API's request format.
     pub flavor: RwSignal<Flavor>,
+    /// The API's base URL.
     pub base_url: RwSignal<String>,
     /// In memory; in localStorage only while `remember` is ticked.
     pub key: RwSignal<String>,
+    /// Whether the key is kept in localStorage.
     pub remember: RwSignal<bool>,
+    /// The model's name, as the API knows it.
     pub model: RwSignal<String>,
+    /// The sampling temperature, as typed.
     pub temperature: RwSignal<String>,
+    /// The most tokens an answer may have, as typed.
     pub max_tokens: RwSignal<String>,
+    /// Seconds a request may take, as typed.
     pub timeout_s: RwSignal<String>,
+    /// Episodes run at once, as typed.
     pub concurrency: RwSignal<String>,
+    /// How many times a failed request is tried again, as typed.
     pub retries: RwSignal<String>,
+    /// The coordinates the model is asked to answer in.
     pub coords: RwSignal<CoordConvention>,
+    /// How many past turns each request shows.
     pub history: RwSignal<HistoryWindow>,
+    /// The budget multiplier λ, as typed.
     pub lambda: RwSignal<String>,
+    /// What is done to each picture before it is sent, if anything.
     pub perturbation: RwSignal<Option<Perturbation>>,
+    /// The seed of the perturbation's patches, as typed.
     pub seed: RwSignal<String>,
+    /// How the views are drawn: static (the paper's) or live.
     pub render: RwSignal<RenderMode>,
+    /// Dollars per million input tokens, as typed (empty for no cost).
     pub price_in: RwSignal<String>,
+    /// Dollars per million output tokens, as typed (empty for no cost).
     pub price_out: RwSignal<String>,
 }
 
@@ -225,7 +243,11 @@ where
 
 /// The settings form.
 #[component]
-pub fn SettingsForm(#[prop(into)] disabled: Signal<bool>) -> impl IntoView {
+pub fn SettingsForm(
+    /// Whether the fields are locked (while a run is going).
+    #[prop(into)]
+    disabled: Signal<bool>,
+) -> impl IntoView {
     let form = expect_context::<Form>();
     let sources = vec![
         (Source::Model, "A model (API)".to_string()),

@@ -10,8 +10,13 @@ use crate::vlm::{BatchReport, EpisodeRecord};
 /// The metrics table and the list of `api_error` episodes.
 #[component]
 pub fn Results(
-    #[prop(into)] report: Signal<Option<Result<BatchReport, String>>>,
-    #[prop(into)] records: Signal<Vec<EpisodeRecord>>,
+    /// The metrics of the scored episodes: none before the first, an
+    /// error when they cannot be computed.
+    #[prop(into)]
+    report: Signal<Option<Result<BatchReport, String>>>,
+    /// The batch's episodes; those that failed on the API are listed.
+    #[prop(into)]
+    records: Signal<Vec<EpisodeRecord>>,
 ) -> impl IntoView {
     let table = move || {
         report.with(|r| match r {

@@ -25,8 +25,11 @@ use crate::ui::browser::indexeddb::{BatchMeta, Store};
 /// Where a batch is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
+    /// Workers take items and send requests.
     Running,
+    /// Requests not yet sent wait until it is resumed.
     Paused,
+    /// Stopped: no new request, those in flight aborted.
     Cancelled,
 }
 
@@ -35,11 +38,13 @@ pub enum RunState {
 pub struct StepView {
     /// 1-based.
     pub number: usize,
+    /// The view the picture shows.
     pub view: String,
     /// The picture as sent (a `data:` URL).
     pub image_url: String,
     /// The point acted on, drawn on the picture.
     pub point: Option<ScaledPoint>,
+    /// The model's turn (its request and answer); none for other agents.
     pub turn: Option<Turn>,
     /// The simulator's record, none when the request failed.
     pub record: Option<StepRecord>,
@@ -50,24 +55,34 @@ pub struct StepView {
 pub enum Event {
     /// An episode began: the page watches the latest one.
     Started {
+        /// The item it plays.
         item: BatchItem,
+        /// The first goal's instruction.
         instruction: Option<String>,
     },
+    /// An episode took a step.
     Step {
+        /// The item's key ([`BatchItem::key`]).
         item: String,
+        /// The step, as shown.
         step: StepView,
     },
     /// A request failed and is tried again after a wait.
     Retrying {
+        /// The item's key ([`BatchItem::key`]).
         item: String,
+        /// What failed.
         message: String,
+        /// Milliseconds before it is tried again.
         wait_ms: u64,
     },
     /// An episode ended and is saved.
     Finished(EpisodeRecord),
     /// An item could not be played (its bundle or task is missing) or saved.
     Problem {
+        /// The item's key ([`BatchItem::key`]).
         item: String,
+        /// What went wrong.
         message: String,
     },
     /// Every worker stopped (queue empty, or cancelled).
@@ -77,17 +92,24 @@ pub enum Event {
 /// A batch being run: its description, what it needs, and its controls.
 /// The key lives here, in memory only.
 pub struct Batch {
+    /// The batch as stored: its id, its spec and where it is.
     pub meta: BatchMeta,
+    /// The devices it plays, loaded, by bundle id.
     pub bundles: BTreeMap<String, Arc<Bundle>>,
+    /// The answers replayed, when a trajectory file plays.
     pub replay: Option<Arc<RecordedAnswers>>,
     key: ApiKey,
+    /// Running, paused or cancelled; read by every worker.
     pub state: Cell<RunState>,
+    /// The items no worker has taken yet.
     pub queue: RefCell<VecDeque<BatchItem>>,
     aborts: RefCell<Vec<AbortController>>,
+    /// Where finished episodes are saved; none without IndexedDB.
     pub store: Option<Store>,
 }
 
 impl Batch {
+    /// A batch that runs `queue` (what is left of `meta`) with `key`.
     pub fn new(
         meta: BatchMeta,
         bundles: BTreeMap<String, Arc<Bundle>>,

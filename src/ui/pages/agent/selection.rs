@@ -44,7 +44,12 @@ where
 
 /// Which devices, tasks and repeats to run, or the replay file.
 #[component]
-pub fn Chooser(run: Run, form: Form) -> impl IntoView {
+pub fn Chooser(
+    /// The page's state, whose choice fields this shows.
+    run: Run,
+    /// The form, whose source says whether a replay file is asked for.
+    form: Form,
+) -> impl IntoView {
     let is_replay = move || form.source.get() == Source::Replay;
     let on_file = move |ev: leptos::ev::Event| {
         let Some(input) = ev

@@ -23,17 +23,24 @@ use super::form::Form;
 /// going back and forth loses nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum By {
+    /// Every device.
     All,
+    /// One category's devices.
     Category,
+    /// Devices picked one by one.
     Devices,
 }
 
 /// Which tasks the chooser is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kinds {
+    /// All of them.
     Every,
+    /// The single-turn tasks.
     Single,
+    /// The multi-turn tasks.
     Multi,
+    /// The tasks whose ids are typed.
     Ids,
 }
 
@@ -45,32 +52,49 @@ pub struct Run {
     /// Every device's index entry (a generated one's from its manifest),
     /// by id: what the loader needs.
     pub entries: StoredValue<BTreeMap<String, LibraryEntry>>,
+    /// Which devices the chooser is on.
     pub by: RwSignal<By>,
+    /// The category chosen.
     pub category: RwSignal<String>,
     /// Devices picked one by one, in the order picked.
     pub picked: RwSignal<Vec<String>>,
     /// The device search field.
     pub query: RwSignal<String>,
+    /// Which tasks the chooser is on.
     pub kinds: RwSignal<Kinds>,
     /// The task ids field.
     pub tasks: RwSignal<String>,
+    /// How many times each task runs, as typed.
     pub repeats: RwSignal<String>,
+    /// The replay file's text, once read.
     pub replay_text: RwSignal<Option<String>>,
     /// A run is going (running or paused).
     pub active: RwSignal<bool>,
+    /// The run is paused: requests not yet sent wait.
     pub paused: RwSignal<bool>,
+    /// The batch being run or last run, as stored.
     pub meta: RwSignal<Option<BatchMeta>>,
+    /// The devices loaded so far, by id.
     pub bundles: RwSignal<BTreeMap<String, Arc<Bundle>>>,
+    /// The batch's finished episodes, a resumed batch's earlier ones included.
     pub records: RwSignal<Vec<EpisodeRecord>>,
     /// Episodes finished since this page opened, and since when.
     pub finished_here: RwSignal<usize>,
+    /// When this page started the run, in milliseconds since the epoch.
     pub started_ms: RwSignal<u64>,
+    /// The episode watched (the latest started): its item and instruction.
     pub watched: RwSignal<Option<(BatchItem, Option<String>)>>,
+    /// The watched episode's steps so far.
     pub steps: RwSignal<Vec<StepView>>,
+    /// A line about the run (a retry's wait), if any.
     pub status: RwSignal<Option<String>>,
+    /// Problems to show: bad settings, unloadable devices, unsaved episodes.
     pub problems: RwSignal<Vec<String>>,
+    /// An unfinished batch found in the browser, with how many episodes are done.
     pub resumable: RwSignal<Option<(BatchMeta, usize)>>,
+    /// The batch being run, if any.
     pub batch: StoredValue<Option<Rc<Batch>>, LocalStorage>,
+    /// The browser's episode store, once opened.
     pub store: StoredValue<Option<Store>, LocalStorage>,
 }
 

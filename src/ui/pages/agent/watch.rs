@@ -11,7 +11,11 @@ use crate::vlm::batch::{human_duration, Progress};
 
 /// The progress bar and its figures.
 #[component]
-pub fn ProgressBar(#[prop(into)] progress: Signal<Progress>) -> impl IntoView {
+pub fn ProgressBar(
+    /// The batch's progress.
+    #[prop(into)]
+    progress: Signal<Progress>,
+) -> impl IntoView {
     let width = move || format!("width: {:.1}%", progress.with(|p| p.fraction() * 100.0));
     view! {
         <div class="agent-progress" data-testid="agent-progress">
@@ -45,7 +49,10 @@ pub fn ProgressBar(#[prop(into)] progress: Signal<Progress>) -> impl IntoView {
 
 /// One step's card.
 #[component]
-pub fn StepCard(step: StepView) -> impl IntoView {
+pub fn StepCard(
+    /// The step shown.
+    step: StepView,
+) -> impl IntoView {
     let marker = step.point.map(|p| {
         let (x, y) = p.fractions();
         let style = format!("left: {:.1}%; top: {:.1}%", x * 100.0, y * 100.0);

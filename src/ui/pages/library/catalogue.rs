@@ -81,7 +81,10 @@ fn DeviceCard(entry: LibraryEntry, drawn: RwSignal<Option<String>>) -> impl Into
 /// The catalogue: category buttons with counts, the search, one page of
 /// cards and the pager.
 #[component]
-pub fn Catalogue(index: LibraryIndex) -> impl IntoView {
+pub fn Catalogue(
+    /// The library index, whose devices are listed.
+    index: LibraryIndex,
+) -> impl IntoView {
     let query = RwSignal::new(Query::default());
     let counts = category_counts(&index.devices);
     let total = index.devices.len();

@@ -174,6 +174,7 @@ fn OpenBundle() -> impl IntoView {
     }
 }
 
+/// The Library page: the catalogue of devices, and a bundle opened from a file or a URL.
 #[component]
 pub fn LibraryPage() -> impl IntoView {
     let player = use_player();

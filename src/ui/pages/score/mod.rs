@@ -11,8 +11,6 @@
 pub mod files;
 pub mod leaderboard;
 pub mod report;
-#[allow(missing_docs)]
-// temporary (issue #21): another branch is editing the worker; its docs follow
 pub mod worker;
 
 use leptos::prelude::*;

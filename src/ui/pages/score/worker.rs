@@ -184,21 +184,28 @@ pub fn knoblab_needs_bundles(
 /// A file for a job: dropped (`File`) or shipped (a URL).
 #[derive(Clone)]
 pub enum Source {
+    /// A file dropped on the page.
     File(web_sys::File),
+    /// A file shipped with the page, fetched from this URL.
     Url(String),
 }
 
 /// One file of a job, as the worker receives it.
 #[derive(Clone)]
 pub struct JobFile {
+    /// Its path in the job, as in the dropped folder.
     pub path: String,
+    /// Where its bytes come from.
     pub source: Source,
 }
 
 /// What the worker says.
 pub enum Message {
+    /// How far the job is.
     Progress(job::Progress),
+    /// The job finished: its [`job::Outcome`], as JSON.
     Done(String),
+    /// The job failed: why.
     Error(String),
 }
 
