@@ -38,6 +38,9 @@ test('reload mid-batch, resume, and every episode is there exactly once', async 
 
     await page.reload();
     await page.getByTestId('agent-resume-banner').waitFor();
+    // The banner names the choice once the library is read (it may show
+    // before the catalogue arrives): wait for that part, then read it.
+    await page.waitForFunction(() => document.querySelector('[data-testid=agent-resume-banner]')?.textContent.includes('Chosen:'));
     const banner = await page.getByTestId('agent-resume-banner').textContent();
     const done = Number(banner.match(/(\d+) of (\d+) episodes are done/)[1]);
     assert.ok(done >= 2 && done < total, banner);

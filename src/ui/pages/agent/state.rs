@@ -498,13 +498,17 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
 pub async fn open_library(run: Run) {
     let index = match library::index().await {
         Ok(i) => i,
-        Err(e) => return run.catalog.set(Some(Err(e))),
+        Err(e) => {
+            let _ = run.catalog.try_set(Some(Err(e)));
+            return;
+        }
     };
     let generated = match library::generated().await {
         Ok(g) => Some(g),
         Err(e) => {
-            run.problems
-                .update(|p| p.push(format!("only the hand-described devices are listed: {e}")));
+            let _ = run
+                .problems
+                .try_update(|p| p.push(format!("only the hand-described devices are listed: {e}")));
             None
         }
     };
@@ -519,21 +523,27 @@ pub async fn open_library(run: Run) {
             .entry(d.id.clone())
             .or_insert_with(|| d.library_entry());
     }
-    run.entries.set_value(entries);
-    if run.category.get_untracked().is_empty() {
+    let _ = run.entries.try_set_value(entries);
+    if run
+        .category
+        .try_get_untracked()
+        .is_some_and(|c| c.is_empty())
+    {
         if let Some(first) = catalog.categories().first() {
-            run.category.set(first.category.clone());
+            let _ = run.category.try_set(first.category.clone());
         }
     }
-    run.catalog.set(Some(Ok(catalog)));
+    let _ = run.catalog.try_set(Some(Ok(catalog)));
     let mut learned = Vec::new();
     for entry in index.devices.iter().filter(|e| library::has_task_file(e)) {
         match library::tasks(entry).await {
             Ok(tasks) => learned.push((entry.id.clone(), tasks)),
-            Err(e) => run.problems.update(|p| p.push(e)),
+            Err(e) => {
+                let _ = run.problems.try_update(|p| p.push(e));
+            }
         }
     }
-    run.catalog.update(|c| {
+    let _ = run.catalog.try_update(|c| {
         if let Some(Ok(c)) = c {
             for (id, tasks) in learned {
                 c.learn_tasks(&id, tasks);
@@ -547,12 +557,13 @@ pub async fn look_for_unfinished(run: Run) {
     let store = match Store::open().await {
         Ok(s) => s,
         Err(e) => {
-            run.problems
-                .update(|p| p.push(format!("episodes cannot be kept in this browser: {e}")));
+            let _ = run
+                .problems
+                .try_update(|p| p.push(format!("episodes cannot be kept in this browser: {e}")));
             return;
         }
     };
-    run.store.set_value(Some(store.clone()));
+    let _ = run.store.try_set_value(Some(store.clone()));
     let Ok(batches) = store.batches().await else {
         return;
     };
@@ -562,8 +573,8 @@ pub async fn look_for_unfinished(run: Run) {
         .find(|b| b.state == BatchState::Running)
     {
         let done = store.episodes(&meta.id).await.map_or(0, |r| r.len());
-        if done < meta.run.items.len() && !run.active.get_untracked() {
-            run.resumable.set(Some((meta, done)));
+        if done < meta.run.items.len() && run.active.try_get_untracked() == Some(false) {
+            let _ = run.resumable.try_set(Some((meta, done)));
         }
     }
 }

@@ -179,7 +179,11 @@ fn OpenBundle() -> impl IntoView {
 pub fn LibraryPage() -> impl IntoView {
     let player = use_player();
     let index = RwSignal::new(None::<Result<LibraryIndex, String>>);
-    spawn_local(async move { index.set(Some(player.library_index().await)) });
+    // The page may be left before the index arrives: then there is no
+    // signal to set, and nothing to do.
+    spawn_local(async move {
+        let _ = index.try_set(Some(player.library_index().await));
+    });
     view! {
         <section class="page library" data-testid="library">
             <h1>"Device library"</h1>
