@@ -444,6 +444,27 @@ fn run_override(inputs: &Inputs, opts: &RunOptions) -> Option<String> {
     })
 }
 
+/// Reads a predictions file and scores one shard of it, keeping what
+/// `kept` chooses for the run's size: the one body of every entry below.
+fn read_and_score(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    shard: Shard,
+    kept: impl FnOnce(&Inputs) -> Kept,
+) -> Result<(Inputs, Option<String>, ShardResult), EpicError> {
+    let inputs = Inputs::read(text)?;
+    let coord_override = run_override(&inputs, opts);
+    let kept = kept(&inputs);
+    let scored = score_shard_inputs(&inputs, gt, &coord_override, shard, kept);
+    Ok((inputs, coord_override, scored))
+}
+
+/// What the page keeps of a run: see [`score_shard_for_view`].
+fn view_kept(inputs: &Inputs) -> Kept {
+    kept_for_view(inputs.official().len())
+}
+
 /// Scores one shard of a predictions file (the page gives each worker
 /// one); [`merge_shards`] puts them together.
 pub fn score_shard(
@@ -452,15 +473,7 @@ pub fn score_shard(
     opts: &RunOptions,
     shard: Shard,
 ) -> Result<ShardResult, EpicError> {
-    let inputs = Inputs::read(text)?;
-    let coord_override = run_override(&inputs, opts);
-    Ok(score_shard_inputs(
-        &inputs,
-        gt,
-        &coord_override,
-        shard,
-        Kept::All,
-    ))
+    read_and_score(text, gt, opts, shard, |_| Kept::All).map(|(_, _, scored)| scored)
 }
 
 /// [`score_shard`] for the page: a run of more than [`DRAWN_RUN_SAMPLES`]
@@ -472,16 +485,7 @@ pub fn score_shard_for_view(
     opts: &RunOptions,
     shard: Shard,
 ) -> Result<ShardResult, EpicError> {
-    let inputs = Inputs::read(text)?;
-    let coord_override = run_override(&inputs, opts);
-    let kept = kept_for_view(inputs.official().len());
-    Ok(score_shard_inputs(
-        &inputs,
-        gt,
-        &coord_override,
-        shard,
-        kept,
-    ))
+    read_and_score(text, gt, opts, shard, view_kept).map(|(_, _, scored)| scored)
 }
 
 /// [`score_text`] for the page, keeping what [`score_shard_for_view`] keeps.
@@ -490,11 +494,8 @@ pub fn score_text_for_view(
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
 ) -> Result<Report, EpicError> {
-    let inputs = Inputs::read(text)?;
-    let coord_override = run_override(&inputs, opts);
-    let kept = kept_for_view(inputs.official().len());
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, kept);
-    Ok(assemble(inputs, coord_override, vec![shard]))
+    let (inputs, coord_override, scored) = read_and_score(text, gt, opts, Shard::ALL, view_kept)?;
+    Ok(assemble(inputs, coord_override, vec![scored]))
 }
 
 /// Scores a predictions file against ground truth.
@@ -527,11 +528,9 @@ pub fn score_text_with(
     opts: &RunOptions,
     details: bool,
 ) -> Result<Report, EpicError> {
-    let inputs = Inputs::read(text)?;
-    let coord_override = run_override(&inputs, opts);
     let kept = if details { Kept::All } else { Kept::Nothing };
-    let shard = score_shard_inputs(&inputs, gt, &coord_override, Shard::ALL, kept);
-    Ok(assemble(inputs, coord_override, vec![shard]))
+    let (inputs, coord_override, scored) = read_and_score(text, gt, opts, Shard::ALL, |_| kept)?;
+    Ok(assemble(inputs, coord_override, vec![scored]))
 }
 
 /// Merges the shards of a run (any number, in any order, each scored by
