@@ -103,9 +103,16 @@ impl ValueFormatter for CpuFormatter {
         }
         unit
     }
-    fn scale_throughputs(&self, _: f64, throughput: &Throughput, values: &mut [f64]) -> &'static str {
+    fn scale_throughputs(
+        &self,
+        _: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
         let n = match throughput {
-            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => *n as f64,
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => {
+                *n as f64
+            }
         };
         for v in values.iter_mut() {
             *v = n * 1e9 / *v;

@@ -129,7 +129,11 @@ fn json_value() -> impl Strategy<Value = PyValue> {
 fn json_like() -> impl Strategy<Value = String> {
     prop_oneof![
         json_value().prop_map(|v| pyjson::dumps(&v)),
-        (json_value(), any::<prop::sample::Index>(), "[\\[\\]{},:\"\\\\ 0-9a-zA-Z.+\\-]")
+        (
+            json_value(),
+            any::<prop::sample::Index>(),
+            "[\\[\\]{},:\"\\\\ 0-9a-zA-Z.+\\-]"
+        )
             .prop_map(|(v, at, c)| {
                 let text: Vec<char> = pyjson::dumps(&v).chars().collect();
                 let k = at.index(text.len());
@@ -156,4 +160,3 @@ proptest! {
         prop_assert_eq!(skipped.err(), pyjson::loads(&text).err(), "{:?}", text);
     }
 }
-

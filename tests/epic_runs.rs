@@ -11,7 +11,9 @@ use knoblab::score::epic::localization::{score_localization, LocInput};
 use knoblab::score::epic::mask::Mask;
 use knoblab::score::epic::pyvalue::PyValue;
 use knoblab::score::epic::raster::{union_iou, PixelBox};
-use knoblab::score::epic::rle::{counts_from_string, decode_instance, decode_union, encode, RleError};
+use knoblab::score::epic::rle::{
+    counts_from_string, decode_instance, decode_union, encode, RleError,
+};
 use proptest::prelude::*;
 
 /// A dense bitmap, row-major.
@@ -303,7 +305,10 @@ fn mask_from_counts(counts: &[i64], h: u32, w: u32) -> Result<Mask, RleError> {
         let end = pos.saturating_add(len as u64);
         if end > total {
             return Err(RleError::PastDeclaredSize {
-                covered: counts.iter().map(|&r| r.max(0) as u64).fold(0, u64::saturating_add),
+                covered: counts
+                    .iter()
+                    .map(|&r| r.max(0) as u64)
+                    .fold(0, u64::saturating_add),
                 height: h.into(),
                 width: w.into(),
                 total,
@@ -327,8 +332,11 @@ fn counts_text() -> impl Strategy<Value = (u32, u32, String)> {
         8 => (48u8..112).prop_map(char::from),
         1 => prop::sample::select(vec!['!', '~', '\u{e9}', ' ', '\u{7f}']),
     ];
-    (bits(), prop::option::of((any::<prop::sample::Index>(), odd, any::<bool>()))).prop_map(
-        |(b, change)| {
+    (
+        bits(),
+        prop::option::of((any::<prop::sample::Index>(), odd, any::<bool>())),
+    )
+        .prop_map(|(b, change)| {
             let mut s: Vec<char> = encode(&b.mask()).chars().collect();
             if let Some((at, c, insert)) = change {
                 let k = at.index(s.len() + 1);
@@ -339,8 +347,7 @@ fn counts_text() -> impl Strategy<Value = (u32, u32, String)> {
                 }
             }
             (b.h, b.w, s.into_iter().collect())
-        },
-    )
+        })
 }
 
 proptest! {
@@ -355,4 +362,3 @@ proptest! {
         prop_assert_eq!(ours, theirs, "{:?} over {}x{}", s, h, w);
     }
 }
-

@@ -44,7 +44,8 @@ fn lookup_whole<'v>(
     };
     let mut found = None;
     if let Some(g) = root {
-        found = has(g.get("text_annotation"), field).or_else(|| has(g.get("mask_annotation"), field));
+        found =
+            has(g.get("text_annotation"), field).or_else(|| has(g.get("mask_annotation"), field));
         if found.is_none() && field == "placement_feasibility" {
             found = has(g.get("text_annotation"), "placement_feasible");
         }
@@ -92,8 +93,11 @@ fn json_str(s: &str, u_escape: bool) -> String {
 
 /// A mask of a small frame: a few filled rectangles.
 fn small_mask() -> impl Strategy<Value = Mask> {
-    ((1u32..12, 1u32..12), prop::collection::vec(any::<(u8, u8, u8, u8)>(), 0..3)).prop_map(
-        |((h, w), rects)| {
+    (
+        (1u32..12, 1u32..12),
+        prop::collection::vec(any::<(u8, u8, u8, u8)>(), 0..3),
+    )
+        .prop_map(|((h, w), rects)| {
             let mut on = vec![false; (h * w) as usize];
             for (a, b, c, d) in rects {
                 let (x0, x1) = (u32::from(a) % w, u32::from(c) % (w + 1));
@@ -105,8 +109,7 @@ fn small_mask() -> impl Strategy<Value = Mask> {
                 }
             }
             Mask::from_dense(h, w, &on)
-        },
-    )
+        })
 }
 
 /// One RLE instance's text, in one of the forms files hold (and some they
@@ -141,9 +144,31 @@ fn instance_text() -> impl Strategy<Value = String> {
 fn value_text() -> impl Strategy<Value = String> {
     prop_oneof![
         prop::sample::select(vec![
-            "null", "[]", "{}", " [ \n] ", "{ }", "3", "-1", "0", "2.5", "1e3", "\"4\"", "\" 2 \"",
-            "\"x\"", "true", "false", "[1]", "[\"2\"]", "[null]", "[true]", "\"yes\"", "\"No\"",
-            "[[1, 2]]", "{\"a\": 1}", "Infinity", "\"\\u0033\"",
+            "null",
+            "[]",
+            "{}",
+            " [ \n] ",
+            "{ }",
+            "3",
+            "-1",
+            "0",
+            "2.5",
+            "1e3",
+            "\"4\"",
+            "\" 2 \"",
+            "\"x\"",
+            "true",
+            "false",
+            "[1]",
+            "[\"2\"]",
+            "[null]",
+            "[true]",
+            "\"yes\"",
+            "\"No\"",
+            "[[1, 2]]",
+            "{\"a\": 1}",
+            "Infinity",
+            "\"\\u0033\"",
         ])
         .prop_map(str::to_string),
         prop::collection::vec(instance_text(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
@@ -163,7 +188,11 @@ fn key_text(key: &str, escaped: bool) -> String {
 /// An annotation object: members from [`FIELDS`] (repeats allowed).
 fn section_text() -> impl Strategy<Value = String> {
     prop::collection::vec(
-        (prop::sample::select(FIELDS.to_vec()), any::<bool>(), value_text()),
+        (
+            prop::sample::select(FIELDS.to_vec()),
+            any::<bool>(),
+            value_text(),
+        ),
         0..6,
     )
     .prop_map(|members| {
@@ -179,7 +208,11 @@ fn section_text() -> impl Strategy<Value = String> {
 fn gt_text() -> impl Strategy<Value = String> {
     let top = prop::collection::vec(
         (
-            prop::sample::select(vec!["text_annotation", "mask_annotation", "image_path_saved"]),
+            prop::sample::select(vec![
+                "text_annotation",
+                "mask_annotation",
+                "image_path_saved",
+            ]),
             any::<bool>(),
             prop_oneof![3 => section_text(), 1 => value_text()],
         ),
@@ -234,7 +267,10 @@ proptest! {
 
 /// The std records of the synthetic set and of the official fixtures, with
 /// their ground truth.
-fn scored_sets() -> Vec<(Vec<PyValue>, Box<dyn knoblab::score::epic::GroundTruthSource>)> {
+fn scored_sets() -> Vec<(
+    Vec<PyValue>,
+    Box<dyn knoblab::score::epic::GroundTruthSource>,
+)> {
     let set = generate_scaled(11, 0.05);
     let both = format_jsonl_both(&set.raw_jsonl, &FormatOptions::default());
     let synthetic: Vec<PyValue> = (0..both.official.records.len())
@@ -289,17 +325,57 @@ fn agreeing_passes_score_alike() {
         }
     }
     // Both kinds occur, so the rule is exercised both ways.
-    assert!(agreeing > 100 && differing > 10, "{agreeing} agreeing, {differing} differing");
+    assert!(
+        agreeing > 100 && differing > 10,
+        "{agreeing} agreeing, {differing} differing"
+    );
 }
 
 /// A reply built from the pieces the two dialects read differently.
 fn reply() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
-        "```json\n", "```JSON\n", "```\n", "```python\n", "```js ", "\n```", "<think>", "</think>",
-        "{", "}", "[", "]", "(", ")", ",", ", ", ",\n]", ", }", ":", "'", "\"", "\\'", "True",
-        "None", "False", "Truex", "1", "2.5", "-3", "\"number_of_objects\"", "'number_of_objects'",
-        "\"bounding_boxes\"", "\"points\"", "\"placement_feasibility\"", "\"number_of_instances\"",
-        "[1, 2, 3, 4]", "(1, 2)", "[[1, 2], [3, 4]]", " ", "\u{3000}", "é", "x",
+        "```json\n",
+        "```JSON\n",
+        "```\n",
+        "```python\n",
+        "```js ",
+        "\n```",
+        "<think>",
+        "</think>",
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        ",",
+        ", ",
+        ",\n]",
+        ", }",
+        ":",
+        "'",
+        "\"",
+        "\\'",
+        "True",
+        "None",
+        "False",
+        "Truex",
+        "1",
+        "2.5",
+        "-3",
+        "\"number_of_objects\"",
+        "'number_of_objects'",
+        "\"bounding_boxes\"",
+        "\"points\"",
+        "\"placement_feasibility\"",
+        "\"number_of_instances\"",
+        "[1, 2, 3, 4]",
+        "(1, 2)",
+        "[[1, 2], [3, 4]]",
+        " ",
+        "\u{3000}",
+        "é",
+        "x",
     ]);
     prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
 }
@@ -366,11 +442,17 @@ fn intake_whole(text: &str) -> (Vec<SkippedLine>, Vec<DuplicateLine>) {
         let record = match pyjson::loads(line) {
             Ok(v @ PyValue::Dict(_)) => v,
             Ok(_) => {
-                skipped.push(SkippedLine { line: i + 1, reason: "not a JSON object".into() });
+                skipped.push(SkippedLine {
+                    line: i + 1,
+                    reason: "not a JSON object".into(),
+                });
                 continue;
             }
             Err(e) => {
-                skipped.push(SkippedLine { line: i + 1, reason: format!("not valid JSON: {e}") });
+                skipped.push(SkippedLine {
+                    line: i + 1,
+                    reason: format!("not valid JSON: {e}"),
+                });
                 continue;
             }
         };
@@ -393,12 +475,17 @@ fn intake_whole(text: &str) -> (Vec<SkippedLine>, Vec<DuplicateLine>) {
             Some(gt) => format!(
                 "{gt}\u{0}{}\u{0}{}",
                 field("task_type").unwrap_or_default(),
-                field("question").or_else(|| field("prompt")).unwrap_or_default()
+                field("question")
+                    .or_else(|| field("prompt"))
+                    .unwrap_or_default()
             ),
             None => format!("\u{1}{}", line.trim()),
         };
         match first.get(&key) {
-            Some(&f) => duplicates.push(DuplicateLine { line: i + 1, first: f }),
+            Some(&f) => duplicates.push(DuplicateLine {
+                line: i + 1,
+                first: f,
+            }),
             None => {
                 first.insert(key, i + 1);
             }
@@ -411,11 +498,28 @@ fn intake_whole(text: &str) -> (Vec<SkippedLine>, Vec<DuplicateLine>) {
 /// ways, with repeats, non-objects and broken JSON.
 fn prediction_line() -> impl Strategy<Value = String> {
     let value = prop::sample::select(vec![
-        "\"a\"", "\"b\"", "[\"a\"]", "[\"b\", \"c\"]", "[]", "1", "null", "[{\"path\": \"p\"}]",
-        "[{\"path\": \"q\"}, 3]", "[\"p\"]", "{\"path\": \"p\"}", "\"x\\u0041\"", "[1, {\"k\": [2]}]",
+        "\"a\"",
+        "\"b\"",
+        "[\"a\"]",
+        "[\"b\", \"c\"]",
+        "[]",
+        "1",
+        "null",
+        "[{\"path\": \"p\"}]",
+        "[{\"path\": \"q\"}, 3]",
+        "[\"p\"]",
+        "{\"path\": \"p\"}",
+        "\"x\\u0041\"",
+        "[1, {\"k\": [2]}]",
     ]);
     let key = prop::sample::select(vec![
-        "gt_json_path", "task_type", "question", "prompt", "images", "response", "gt_json\\u005fpath",
+        "gt_json_path",
+        "task_type",
+        "question",
+        "prompt",
+        "images",
+        "response",
+        "gt_json\\u005fpath",
     ]);
     prop_oneof![
         4 => prop::collection::vec((key, value), 0..5).prop_map(|m| {

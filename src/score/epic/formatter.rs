@@ -387,10 +387,7 @@ impl<'r> Reading<'r> {
             obj.and_then(|obj| task_fields(f, &obj).ok_or(Failure::KeysMissing))
         };
         let (official, corrected) = extract_object_both(text, &keys(f));
-        (
-            Some(fields(official)),
-            corrected.map(|c| Some(fields(c))),
-        )
+        (Some(fields(official)), corrected.map(|c| Some(fields(c))))
     }
 
     /// The std_format record, keys in the official order.
@@ -433,13 +430,13 @@ impl<'r> Reading<'r> {
                 .ty
                 .as_deref()
                 .is_some_and(|t| t.starts_with("FeasiblePath"));
-        let format_type = opts.format_type.as_deref().unwrap_or(if is_path {
-            "point"
-        } else {
-            "bbox"
-        });
-        let str_list =
-            |v: Option<&str>| PyValue::List(v.map(|s| PyValue::Str(s.into())).into_iter().collect());
+        let format_type =
+            opts.format_type
+                .as_deref()
+                .unwrap_or(if is_path { "point" } else { "bbox" });
+        let str_list = |v: Option<&str>| {
+            PyValue::List(v.map(|s| PyValue::Str(s.into())).into_iter().collect())
+        };
         let rec = PyValue::Dict(vec![
             ("task_category".into(), str_list(self.cat)),
             ("task_type".into(), str_list(self.ty.as_deref())),
@@ -454,7 +451,12 @@ impl<'r> Reading<'r> {
             ("formatted_response_binary".into(), field(3, binary)),
             (
                 "images".into(),
-                PyValue::List(self.images.iter().map(|s| PyValue::Str(s.clone())).collect()),
+                PyValue::List(
+                    self.images
+                        .iter()
+                        .map(|s| PyValue::Str(s.clone()))
+                        .collect(),
+                ),
             ),
             (
                 "ground_truth".into(),

@@ -159,7 +159,9 @@ fn plain_epic_suffix(path: &str) -> Option<&str> {
     // component, it is the first such component, the one `epic_suffix`
     // takes; otherwise the long way decides.
     let plain = suffix.split('/').next() == Some("EPIC_Bench")
-        && suffix.split('/').all(|c| !c.is_empty() && !c.contains('\\'));
+        && suffix
+            .split('/')
+            .all(|c| !c.is_empty() && !c.contains('\\'));
     plain.then_some(suffix)
 }
 
@@ -316,10 +318,7 @@ fn read_members(r: &mut pyjson::Reader) -> Result<Vec<Member>, pyjson::JsonError
         };
         // Keys are compared as text: a Python dict keeps the last value.
         let text = r.text();
-        match members
-            .iter_mut()
-            .find(|m| m.key(text) == member.key(text))
-        {
+        match members.iter_mut().find(|m| m.key(text) == member.key(text)) {
             Some(old) => *old = member,
             None => members.push(member),
         }
@@ -365,7 +364,9 @@ impl<'a> GtCache<'a> {
         // The keys of `candidate_keys`, borrowed from the path when it is
         // already written with single `/`.
         let loaded = match plain_epic_suffix(gt_path) {
-            Some(suffix) => read(suffix).or_else(|| (suffix != gt_path).then(|| read(gt_path)).flatten()),
+            Some(suffix) => {
+                read(suffix).or_else(|| (suffix != gt_path).then(|| read(gt_path)).flatten())
+            }
             None => candidate_keys(gt_path).iter().find_map(|k| read(k)),
         };
         if self.files.len() >= KEEP_FILES {

@@ -409,7 +409,9 @@ fn score_shard_inputs(
         corrected: Vec::new(),
     };
     for i in (0..off.len().max(cor.len())).filter(|&i| shard.has(i)) {
-        let official = off.get(i).map(|&r| keep(score_record(i, r, &mut cache, &off_opts)));
+        let official = off
+            .get(i)
+            .map(|&r| keep(score_record(i, r, &mut cache, &off_opts)));
         if let Some(&r) = cor.get(i) {
             // The same record, with no list-wrapped sentinel where its task
             // scores: the corrected pass would score it as the official one.

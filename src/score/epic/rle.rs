@@ -424,29 +424,31 @@ pub fn decode_union_text(text: &str) -> Option<DecodedUnion> {
     }
     let b = t.b;
     let mut unescaped: Vec<u8> = Vec::new();
-    Some(union_of(found.into_iter().map(|(h, w, counts, escaped)| {
-        let (height, width) = frame(h, w)?;
-        let raw = &b[counts];
-        let chars = if escaped {
-            // `\\`, `\"` and `\/` each stand for their second byte.
-            unescaped.clear();
-            let mut i = 0;
-            while let Some(&c) = raw.get(i) {
-                let c = if c == b'\\' {
+    Some(union_of(found.into_iter().map(
+        |(h, w, counts, escaped)| {
+            let (height, width) = frame(h, w)?;
+            let raw = &b[counts];
+            let chars = if escaped {
+                // `\\`, `\"` and `\/` each stand for their second byte.
+                unescaped.clear();
+                let mut i = 0;
+                while let Some(&c) = raw.get(i) {
+                    let c = if c == b'\\' {
+                        i += 1;
+                        raw.get(i).copied().unwrap_or(c)
+                    } else {
+                        c
+                    };
+                    unescaped.push(c);
                     i += 1;
-                    raw.get(i).copied().unwrap_or(c)
-                } else {
-                    c
-                };
-                unescaped.push(c);
-                i += 1;
-            }
-            &unescaped[..]
-        } else {
-            raw
-        };
-        Ok((height, width, runs_from_compressed(chars, height, width)?))
-    })))
+                }
+                &unescaped[..]
+            } else {
+                raw
+            };
+            Ok((height, width, runs_from_compressed(chars, height, width)?))
+        },
+    )))
 }
 
 /// A cursor over the text [`decode_union_text`] reads.
@@ -556,7 +558,11 @@ impl Text<'_> {
         if !plain {
             return None;
         }
-        Some(digits.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+        Some(
+            digits
+                .iter()
+                .fold(0u64, |n, d| n * 10 + u64::from(d - b'0')),
+        )
     }
 
     /// A counts string: the span between its quotes and whether it holds

@@ -9,7 +9,9 @@ use serde_json::{json, Map, Value};
 
 use super::coords::{parse_mode, CoordMode, ModeRequest};
 use super::count::{score_binary, score_count_with};
-use super::gt::{lookup, parse_count, parse_feasibility, parse_flag, Found, GtCache, GtFile, MaskField};
+use super::gt::{
+    lookup, parse_count, parse_feasibility, parse_flag, Found, GtCache, GtFile, MaskField,
+};
 use super::localization::{score_localization, LocInput, LocOutcome};
 use super::path::{score_path, PathInput, Perspective};
 use super::prediction::is_wrapped_sentinel;
@@ -444,9 +446,7 @@ pub fn score_record(
     let category = first_text(rec, "task_category").unwrap_or_default();
     let ty = first_text(rec, "task_type").unwrap_or_default();
     let paths = rec.get("ground_truth").and_then(|g| g.get("gt_json_path"));
-    let gt_path = paths
-        .and_then(PyValue::first)
-        .and_then(PyValue::as_str);
+    let gt_path = paths.and_then(PyValue::first).and_then(PyValue::as_str);
     let gt_json_path = paths.map_or(json!([]), PyValue::to_json);
     let leaf = resolve_leaf(&category, &ty, gt_path.unwrap_or(""));
     let file = gt_path.and_then(|p| gt.load(p));
