@@ -1,4 +1,5 @@
-//! Small helpers for writing SVG text: numbers, colours and affine maps.
+//! Small helpers for writing SVG text: numbers, colours, affine maps and
+//! the plain elements (text, rectangles, circles) every drawing is made of.
 
 /// A number as SVG text: at most two decimals, no trailing zeros, so the
 /// same drawing always gives the same bytes.
@@ -109,6 +110,48 @@ pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+
+/// A `<text>` element: `label` centred on (`x`, `y`) at `size`, in `ink`.
+pub(super) fn text(label: &str, x: f64, y: f64, size: f64, ink: Rgb) -> String {
+    format!(
+        r#"<text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="{}">{}</text>"#,
+        num(x),
+        num(y),
+        num(size),
+        ink.hex(),
+        escape(label)
+    )
+}
+
+/// A `<rect>` element with corner radius `r`; `extra` is more attributes.
+pub(super) fn rect(x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, extra: &str) -> String {
+    format!(
+        r#"<rect x="{}" y="{}" width="{}" height="{}" rx="{}" fill="{fill}" {extra}/>"#,
+        num(x),
+        num(y),
+        num(w),
+        num(h),
+        num(r)
+    )
+}
+
+/// A `<circle>` element; `extra` is more attributes.
+pub(super) fn circle(cx: f64, cy: f64, r: f64, fill: &str, extra: &str) -> String {
+    format!(
+        r#"<circle cx="{}" cy="{}" r="{}" fill="{fill}" {extra}/>"#,
+        num(cx),
+        num(cy),
+        num(r)
+    )
+}
+
+/// The point at distance `r` from (`cx`, `cy`) in direction `degrees`
+/// (0 = up, clockwise), in SVG's y-down coordinates.
+pub(super) fn polar(cx: f64, cy: f64, r: f64, degrees: f64) -> (f64, f64) {
+    let (s, c) = degrees.to_radians().sin_cos();
+    (cx + r * s, cy - r * c)
 }
 
 #[cfg(test)]
