@@ -8,11 +8,30 @@
 //! shadows and text keep their pixel size whatever the view's scale.
 
 use super::desc::{Body, Face, Look, Part, Shape};
-use super::icons::glyph;
+use super::icons::{glyph, UnknownIcon};
 use super::looks::screen_colour;
-use super::svg::{circle, num, polar, rect, text, Rgb};
+use super::svg::{circle, num, polar, rect, text, ColourError, Rgb};
 
 pub use super::looks::Variant;
+
+/// Why a part could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DrawError {
+    /// The part's colour is not `#rrggbb`.
+    #[error(transparent)]
+    Colour(#[from] ColourError),
+    /// The part names an icon there is no drawing of.
+    #[error(transparent)]
+    Icon(#[from] UnknownIcon),
+    /// The part's width or height is zero or negative.
+    #[error("size {width}×{height}: width and height must be positive")]
+    Size {
+        /// The width given.
+        width: f64,
+        /// The height given.
+        height: f64,
+    },
+}
 
 /// Label text size, in pixels.
 const LABEL_PX: f64 = 11.0;
@@ -27,7 +46,7 @@ pub fn body_face(
     id: &str,
     light: f64,
     px: f64,
-) -> Result<String, String> {
+) -> Result<String, ColourError> {
     let color = Rgb::parse(&body.color)?.shade(light);
     let outline = color.shade(-0.45).hex();
     let round_top = body.shape == Shape::Cylinder && matches!(face, Face::Top | Face::Bottom);
@@ -105,7 +124,7 @@ pub struct PartSvg {
 }
 
 /// Draws `part` on a face whose colour is `face_color`.
-pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
+pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, DrawError> {
     part_in(part, &Variant::Static, face_color, px)
 }
 
@@ -117,7 +136,7 @@ pub fn part_in(
     variant: &Variant,
     face_color: Rgb,
     px: f64,
-) -> Result<PartSvg, String> {
+) -> Result<PartSvg, DrawError> {
     let owned;
     let part = match variant {
         Variant::Pointer(i) => {
@@ -157,7 +176,10 @@ pub fn part_in(
     let [cx, cy] = part.at;
     let [w, h] = part.size;
     if w <= 0.0 || h <= 0.0 {
-        return Err(format!("size {w}×{h}: width and height must be positive"));
+        return Err(DrawError::Size {
+            width: w,
+            height: h,
+        });
     }
     let color = part.color.as_deref().map(Rgb::parse).transpose()?;
     let ink = face_color.ink();
@@ -386,7 +408,7 @@ fn look(
     color: Option<Rgb>,
     face: Rgb,
     px: f64,
-) -> Result<Drawn, String> {
+) -> Result<Drawn, DrawError> {
     let (x, y) = (cx - w / 2.0, cy - h / 2.0);
     let m = w.min(h);
     let sw = num(1.2 * px);

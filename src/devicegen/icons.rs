@@ -12,6 +12,14 @@ pub const ICONS: [&str; 24] = [
     "cup", "wave",
 ];
 
+/// A part names an icon that [`ICONS`] does not list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("icon {name:?} is unknown; the icons are: {}", ICONS.join(", "))]
+pub struct UnknownIcon {
+    /// The name as written.
+    pub name: String,
+}
+
 /// The icon a part names (`part.icon`), centred on (`cx`, `cy`) in a box
 /// of side `size`; nothing when the part names none.
 pub(super) fn glyph(
@@ -20,14 +28,11 @@ pub(super) fn glyph(
     cy: f64,
     size: f64,
     color: Rgb,
-) -> Result<String, String> {
+) -> Result<String, UnknownIcon> {
     match part.icon.as_deref() {
         None => Ok(String::new()),
-        Some(name) => icon(name, cx, cy, size, &color.hex()).ok_or_else(|| {
-            format!(
-                "icon {name:?} is unknown; the icons are: {}",
-                ICONS.join(", ")
-            )
+        Some(name) => icon(name, cx, cy, size, &color.hex()).ok_or_else(|| UnknownIcon {
+            name: name.to_string(),
         }),
     }
 }

@@ -13,13 +13,21 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A colour written otherwise than `#rrggbb`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("colour {text:?} is not of the form #rrggbb")]
+pub struct ColourError {
+    /// The colour as written.
+    pub text: String,
+}
+
 /// An `#rrggbb` colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
     /// Reads `#rrggbb`.
-    pub fn parse(text: &str) -> Result<Rgb, String> {
+    pub fn parse(text: &str) -> Result<Rgb, ColourError> {
         let hex = text.strip_prefix('#').filter(|h| h.len() == 6);
         let channel = |i: usize| {
             hex.and_then(|h| h.get(i..i + 2))
@@ -27,7 +35,9 @@ impl Rgb {
         };
         match (channel(0), channel(2), channel(4)) {
             (Some(r), Some(g), Some(b)) => Ok(Rgb(r, g, b)),
-            _ => Err(format!("colour {text:?} is not of the form #rrggbb")),
+            _ => Err(ColourError {
+                text: text.to_string(),
+            }),
         }
     }
 
@@ -112,7 +122,6 @@ pub fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-
 /// A `<text>` element: `label` centred on (`x`, `y`) at `size`, in `ink`.
 pub(super) fn text(label: &str, x: f64, y: f64, size: f64, ink: Rgb) -> String {
     format!(
@@ -170,7 +179,10 @@ mod tests {
         let grey = Rgb::parse("#808080").unwrap();
         assert_eq!(grey.shade(1.0), Rgb(255, 255, 255));
         assert_eq!(grey.shade(-1.0), Rgb(0, 0, 0));
-        assert!(Rgb::parse("red").unwrap_err().contains("#rrggbb"));
+        assert!(Rgb::parse("red")
+            .unwrap_err()
+            .to_string()
+            .contains("#rrggbb"));
     }
 
     #[test]

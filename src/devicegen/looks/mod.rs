@@ -27,8 +27,8 @@ mod trigger;
 mod wheel;
 
 use super::desc::{Look, Part};
-use super::icons::glyph;
-use super::svg::{circle, num, polar, rect, text, Rgb};
+use super::icons::{glyph, UnknownIcon};
+use super::svg::{circle, num, polar, rect, text, ColourError, Rgb};
 
 /// How a part is drawn in one state of the device (live pictures); the
 /// static views draw every part [`Variant::Static`].
@@ -70,7 +70,7 @@ pub(super) const SCREEN: Rgb = Rgb(0x9c, 0xc4, 0x9a);
 
 /// The screen colour of a display part: its own, else [`SCREEN`]; a dimmed
 /// or blank screen is a shade of it.
-pub(super) fn screen_colour(part: &Part) -> Result<Rgb, String> {
+pub(super) fn screen_colour(part: &Part) -> Result<Rgb, ColourError> {
     Ok(part
         .color
         .as_deref()
@@ -106,7 +106,7 @@ pub(super) struct Ctx<'a> {
 }
 
 /// The part drawn in its look; print beside it goes to `print`.
-pub(super) fn draw(ctx: &Ctx, print: &mut String) -> Result<String, String> {
+pub(super) fn draw(ctx: &Ctx, print: &mut String) -> Result<String, UnknownIcon> {
     Ok(match ctx.part.look {
         Look::Button | Look::RoundButton => buttons::draw(ctx)?,
         Look::Rocker => rocker::draw(ctx),
