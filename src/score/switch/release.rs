@@ -40,8 +40,7 @@ use serde_json::{Map, Value};
 
 use super::dataset::{Item, ItemKey, ItemKind, Split, FORMS};
 use super::error::{describe, InputError};
-use super::load::{parse_gold, text_of};
-use super::predictions::json_records;
+use super::fields::{json_records, parse_gold, text_of};
 
 /// Fields that give a row's id.
 pub const ID_FIELDS: [&str; 6] = ["id", "question_id", "qid", "uid", "item_id", "sample_id"];

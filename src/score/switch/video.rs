@@ -19,8 +19,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{describe, InputError, InputErrors};
+use super::fields::json_records;
 use super::mcq::Mean;
-use super::predictions::json_records;
 
 /// The four dimensions, in the paper's column order.
 pub const DIMENSIONS: [&str; 4] = [

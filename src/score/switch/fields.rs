@@ -1,0 +1,129 @@
+//! What the SWITCH readers read the same way (the ground truth, the
+//! release's rows, predictions and video-judge outputs): a file's JSON
+//! records, a field that may be a string or a number, and an item's gold
+//! answer.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::dataset::{Gold, ItemKind};
+use super::error::{json_error, InputError};
+
+/// The records of a JSON Lines file (1-based line numbers; blank lines
+/// skipped) or of one JSON array (1-based positions), and a JSON error for
+/// each line that does not parse.
+pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Vec<InputError>) {
+    // The input layer's decoding rule: BOM stripped, UTF-16 named, invalid
+    // UTF-8 located (never replaced silently).
+    let text = match crate::input::text::decode(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let error = InputError::Io {
+                file: file.to_string(),
+                message: e.to_string(),
+            };
+            return (Vec::new(), vec![error]);
+        }
+    };
+    let mut records = Vec::new();
+    let mut errors = Vec::new();
+    if text.trim_start().starts_with('[') {
+        match serde_json::from_str::<Vec<Value>>(text) {
+            Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
+            Err(e) => errors.push(json_error(file, 0, &e)),
+        }
+    } else {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(line) {
+                Ok(v) => records.push((i + 1, v)),
+                Err(e) => errors.push(json_error(file, i, &e)),
+            }
+        }
+    }
+    (records, errors)
+}
+
+/// A string or number field as text (ids are written either way).
+pub(crate) fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Parses one letter label, accepting case and surrounding brackets.
+fn gold_letter(text: &str) -> Option<char> {
+    let t = text.trim().trim_matches(|c: char| "()[]. ".contains(c));
+    let mut chars = t.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if c.is_ascii_alphabetic() => Some(c.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+/// Reads `GT` according to the file and `output_schema.type`.
+///
+/// **Decision:** an `openqa.json` item's gold is always an open answer (a
+/// letter there is text, which the judge's contamination check flags); a
+/// `vqa.json` item follows `output_schema.type`, and without it its `GT`
+/// (a letter is single choice, a list is multi-select). Letters must be
+/// A–E.
+pub(crate) fn parse_gold(
+    kind: ItemKind,
+    schema_type: Option<&str>,
+    gt: &Value,
+) -> Result<Gold, String> {
+    let in_range = |c: char| ('A'..='E').contains(&c);
+    let letters = |v: &Value| -> Option<BTreeSet<char>> {
+        let set: Option<BTreeSet<char>> = match v {
+            Value::Array(a) => a.iter().map(|x| x.as_str().and_then(gold_letter)).collect(),
+            Value::String(s) => s
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|p| !p.is_empty())
+                .map(gold_letter)
+                .collect(),
+            _ => None,
+        };
+        set.filter(|s| !s.is_empty() && s.iter().all(|c| in_range(*c)))
+    };
+    let letter = |v: &Value| v.as_str().and_then(gold_letter).filter(|c| in_range(*c));
+    let multi_expected = "a non-empty list of letters A–E, e.g. [\"A\", \"C\"]";
+    let choice_expected = "one letter A–D (A–E where the item has option_e)";
+    let open = |gt: &Value| match gt {
+        Value::String(s) if !s.trim().is_empty() => Ok(Gold::Text(s.clone())),
+        Value::Number(n) => n
+            .as_f64()
+            .map(Gold::Number)
+            .ok_or_else(|| "a finite number".to_string()),
+        Value::Object(o) if !o.is_empty() => Ok(Gold::Structured(o.clone())),
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) => {
+            Ok(Gold::Text(super::openqa::value_text(gt)))
+        }
+        _ => Err(
+            "a non-empty string, a number, a list of strings or an object of fields".to_string(),
+        ),
+    };
+    match (kind, schema_type) {
+        (ItemKind::OpenQa, _) | (ItemKind::Mcq, Some("structured_short_answer")) => open(gt),
+        (ItemKind::Mcq, Some("multi_select")) => letters(gt)
+            .map(Gold::MultiSelect)
+            .ok_or_else(|| multi_expected.to_string()),
+        (ItemKind::Mcq, Some("choice")) => letter(gt)
+            .map(Gold::Choice)
+            .ok_or_else(|| choice_expected.to_string()),
+        (ItemKind::Mcq, _) => match gt {
+            Value::Array(_) => letters(gt)
+                .map(Gold::MultiSelect)
+                .ok_or_else(|| multi_expected.to_string()),
+            _ => letter(gt)
+                .map(Gold::Choice)
+                .ok_or_else(|| format!("{choice_expected} or {multi_expected}")),
+        },
+    }
+}
