@@ -54,7 +54,7 @@ pub fn score(
         load.answers.push((
             a.display().to_string(),
             read_nonempty_bounded(a, "SWITCH answers (JSON or JSON Lines)")
-                .map_err(DocumentError::GroundTruth)?,
+                .map_err(|e| DocumentError::GroundTruth(e.to_string()))?,
         ));
     }
     let report_options = ReportOptions {
@@ -65,7 +65,7 @@ pub fn score(
             .as_deref()
             .map(ModelAccess::parse)
             .transpose()
-            .map_err(DocumentError::Options)?,
+            .map_err(|e| DocumentError::Options(e.to_string()))?,
         submitted_by: options.submitted_by.clone(),
         submission_time: options.submission_time.clone(),
     };
@@ -74,7 +74,7 @@ pub fn score(
             let gt = GroundTruth::load_path_with(gt, &load)
                 .map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
             let bytes = read_nonempty_bounded(pred, "SWITCH predictions (JSON Lines)")
-                .map_err(DocumentError::Results)?;
+                .map_err(|e| DocumentError::Results(e.to_string()))?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)
                 .map_err(|e| DocumentError::Results(e.to_string()))?;
@@ -92,11 +92,12 @@ pub fn score(
     };
     if let Some(video) = video {
         let bytes = read_nonempty_bounded(video, "video judge outputs (JSON Lines)")
-            .map_err(DocumentError::Results)?;
+            .map_err(|e| DocumentError::Results(e.to_string()))?;
         let human = match &options.video_human {
             Some(h) => Some((
                 h.display().to_string(),
-                read_nonempty_bounded(h, "human video ratings").map_err(DocumentError::Results)?,
+                read_nonempty_bounded(h, "human video ratings")
+                    .map_err(|e| DocumentError::Results(e.to_string()))?,
             )),
             None => None,
         };
