@@ -57,6 +57,30 @@ pub(crate) fn text_of(value: &Value) -> Option<String> {
     }
 }
 
+/// What an item's gold answer (`GT`) should have been, when it is not: the
+/// message is the `expected` of the reader's field error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum GoldExpected {
+    /// An open answer that is a number, but not a finite one.
+    #[error("a finite number")]
+    FiniteNumber,
+    /// An open answer of no accepted shape.
+    #[error("a non-empty string, a number, a list of strings or an object of fields")]
+    Open,
+    /// A multi-select answer that is not a list of letters.
+    #[error("{MULTI_EXPECTED}")]
+    MultiSelect,
+    /// A single-choice answer that is not one letter.
+    #[error("{CHOICE_EXPECTED}")]
+    Choice,
+    /// An MCQ answer with no schema type that is neither.
+    #[error("{CHOICE_EXPECTED} or {MULTI_EXPECTED}")]
+    ChoiceOrMultiSelect,
+}
+
+const MULTI_EXPECTED: &str = "a non-empty list of letters A–E, e.g. [\"A\", \"C\"]";
+const CHOICE_EXPECTED: &str = "one letter A–D (A–E where the item has option_e)";
+
 /// Parses one letter label, accepting case and surrounding brackets.
 fn gold_letter(text: &str) -> Option<char> {
     let t = text.trim().trim_matches(|c: char| "()[]. ".contains(c));
@@ -78,7 +102,7 @@ pub(crate) fn parse_gold(
     kind: ItemKind,
     schema_type: Option<&str>,
     gt: &Value,
-) -> Result<Gold, String> {
+) -> Result<Gold, GoldExpected> {
     let in_range = |c: char| ('A'..='E').contains(&c);
     let letters = |v: &Value| -> Option<BTreeSet<char>> {
         let set: Option<BTreeSet<char>> = match v {
@@ -93,37 +117,31 @@ pub(crate) fn parse_gold(
         set.filter(|s| !s.is_empty() && s.iter().all(|c| in_range(*c)))
     };
     let letter = |v: &Value| v.as_str().and_then(gold_letter).filter(|c| in_range(*c));
-    let multi_expected = "a non-empty list of letters A–E, e.g. [\"A\", \"C\"]";
-    let choice_expected = "one letter A–D (A–E where the item has option_e)";
     let open = |gt: &Value| match gt {
         Value::String(s) if !s.trim().is_empty() => Ok(Gold::Text(s.clone())),
         Value::Number(n) => n
             .as_f64()
             .map(Gold::Number)
-            .ok_or_else(|| "a finite number".to_string()),
+            .ok_or(GoldExpected::FiniteNumber),
         Value::Object(o) if !o.is_empty() => Ok(Gold::Structured(o.clone())),
         Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) => {
             Ok(Gold::Text(super::openqa::value_text(gt)))
         }
-        _ => Err(
-            "a non-empty string, a number, a list of strings or an object of fields".to_string(),
-        ),
+        _ => Err(GoldExpected::Open),
     };
     match (kind, schema_type) {
         (ItemKind::OpenQa, _) | (ItemKind::Mcq, Some("structured_short_answer")) => open(gt),
         (ItemKind::Mcq, Some("multi_select")) => letters(gt)
             .map(Gold::MultiSelect)
-            .ok_or_else(|| multi_expected.to_string()),
-        (ItemKind::Mcq, Some("choice")) => letter(gt)
-            .map(Gold::Choice)
-            .ok_or_else(|| choice_expected.to_string()),
+            .ok_or(GoldExpected::MultiSelect),
+        (ItemKind::Mcq, Some("choice")) => letter(gt).map(Gold::Choice).ok_or(GoldExpected::Choice),
         (ItemKind::Mcq, _) => match gt {
             Value::Array(_) => letters(gt)
                 .map(Gold::MultiSelect)
-                .ok_or_else(|| multi_expected.to_string()),
+                .ok_or(GoldExpected::MultiSelect),
             _ => letter(gt)
                 .map(Gold::Choice)
-                .ok_or_else(|| format!("{choice_expected} or {multi_expected}")),
+                .ok_or(GoldExpected::ChoiceOrMultiSelect),
         },
     }
 }

@@ -425,7 +425,7 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     let gold = match parse_gold(ctx.kind, schema_type.as_deref(), &gt) {
         Ok(g) => Some(g),
         Err(expected) => {
-            errors.push(field_error("GT", &expected, found("GT")));
+            errors.push(field_error("GT", &expected.to_string(), found("GT")));
             None
         }
     };
