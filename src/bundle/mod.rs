@@ -71,7 +71,7 @@ pub use hash::logic_hash;
 pub use image::{ImageError, ViewImage};
 pub use library::{
     generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
-    LIBRARY_FORMAT,
+    OpenError, LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};

@@ -316,7 +316,7 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
     // Through the input layer: regular files within the bound, and each
     // device's files kept under the index's folder (no absolute path, no
     // `..`).
-    let library = crate::bundle::read_library(index).map_err(load_error)?;
+    let library = crate::bundle::read_library(index).map_err(|e| load_error(e.to_string()))?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
