@@ -1,13 +1,13 @@
 //! What the SWITCH readers read the same way (the ground truth, the
 //! release's rows, predictions and video-judge outputs): a file's JSON
-//! records, a field that may be a string or a number, and an item's gold
-//! answer.
+//! records, a field that may be a string or a number, an item's gold
+//! answer, and the fields of an item every format writes alike.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::dataset::{Gold, ItemKind};
+use super::dataset::{Gold, Item, ItemKey, ItemKind, Split};
 use super::error::{json_error, InputError};
 
 /// The records of a JSON Lines file (1-based line numbers; blank lines
@@ -143,5 +143,61 @@ pub(crate) fn parse_gold(
                 .map(Gold::Choice)
                 .ok_or(GoldExpected::ChoiceOrMultiSelect),
         },
+    }
+}
+
+/// The `output_schema.type` of an item, which says how its gold answer is
+/// read.
+pub(crate) fn schema_type(obj: &Map<String, Value>) -> Option<String> {
+    obj.get("output_schema")
+        .and_then(Value::as_object)
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// What each format reads its own way for an [`Item`] (the dataset's
+/// `vqa.json`/`openqa.json` items, the release's rows).
+pub(crate) struct ItemParts {
+    pub key: ItemKey,
+    pub origin_qa_id: Option<String>,
+    pub query: String,
+    pub gold: Gold,
+    pub slice_tags: Vec<String>,
+    pub alias_list: Vec<Value>,
+    pub options: BTreeMap<char, String>,
+    pub file: String,
+    pub split: Option<Split>,
+    pub media: Vec<String>,
+}
+
+/// An item: `parts`, and the fields every format writes alike, read from
+/// `obj` here once (`qa_type`, `capability_level`, `scenario_family`,
+/// `output_schema`'s type and counts, `canonical_answer`, `numeric_slots`,
+/// `answer_mode`).
+pub(crate) fn item(obj: &Map<String, Value>, parts: ItemParts) -> Item {
+    let text = |field: &str| obj.get(field).and_then(text_of);
+    let schema = obj.get("output_schema").and_then(Value::as_object);
+    let count = |field: &str| schema.and_then(|s| s.get(field)).and_then(Value::as_u64);
+    Item {
+        key: parts.key,
+        origin_qa_id: parts.origin_qa_id,
+        query: parts.query,
+        gold: parts.gold,
+        qa_type: text("qa_type"),
+        capability_level: text("capability_level"),
+        scenario_family: text("scenario_family"),
+        slice_tags: parts.slice_tags,
+        schema_type: schema_type(obj),
+        min_correct: count("min_correct"),
+        max_correct: count("max_correct"),
+        canonical_answer: obj.get("canonical_answer").cloned(),
+        alias_list: parts.alias_list,
+        numeric_slots: obj.get("numeric_slots").cloned().unwrap_or(Value::Null),
+        options: parts.options,
+        answer_mode: text("answer_mode"),
+        file: parts.file,
+        split: parts.split,
+        media: parts.media,
     }
 }

@@ -13,7 +13,7 @@ use super::dataset::{
     GroundTruth, Item, ItemKey, ItemKind, Split, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
 use super::error::{describe, json_error, InputError, InputErrors};
-use super::fields::{parse_gold, text_of};
+use super::fields::{item, parse_gold, schema_type, text_of, ItemParts};
 use super::release;
 use crate::input::zip::{BoundedZip, ZipLimits};
 
@@ -416,11 +416,7 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     let form = opt_text("form")
         .or_else(|| ctx.form.clone())
         .unwrap_or_else(|| UNKNOWN_FORM.to_string());
-    let schema = obj.get("output_schema").and_then(Value::as_object);
-    let schema_type = schema
-        .and_then(|s| s.get("type"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let schema_type = schema_type(&obj);
     let gt = obj.get("GT").cloned().unwrap_or(Value::Null);
     let gold = match parse_gold(ctx.kind, schema_type.as_deref(), &gt) {
         Ok(g) => Some(g),
@@ -452,34 +448,24 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     let (Some(id), Some(family), Some(gold), true) = (id, family, gold, errors.is_empty()) else {
         return Err(errors);
     };
-    Ok(Item {
-        key: ItemKey {
-            task_family: family,
-            form,
-            id,
-            kind: ctx.kind,
+    Ok(item(
+        &obj,
+        ItemParts {
+            key: ItemKey {
+                task_family: family,
+                form,
+                id,
+                kind: ctx.kind,
+            },
+            origin_qa_id: opt_text("origin_qa_id"),
+            query: opt_text("query").unwrap_or_default(),
+            gold,
+            slice_tags: strings("slice_tags"),
+            alias_list,
+            options,
+            file: ctx.file.clone(),
+            split,
+            media: Vec::new(),
         },
-        origin_qa_id: opt_text("origin_qa_id"),
-        query: opt_text("query").unwrap_or_default(),
-        gold,
-        qa_type: opt_text("qa_type"),
-        capability_level: opt_text("capability_level"),
-        scenario_family: opt_text("scenario_family"),
-        slice_tags: strings("slice_tags"),
-        schema_type,
-        min_correct: schema
-            .and_then(|s| s.get("min_correct"))
-            .and_then(Value::as_u64),
-        max_correct: schema
-            .and_then(|s| s.get("max_correct"))
-            .and_then(Value::as_u64),
-        canonical_answer: obj.get("canonical_answer").cloned(),
-        alias_list,
-        numeric_slots: obj.get("numeric_slots").cloned().unwrap_or(Value::Null),
-        options,
-        answer_mode: opt_text("answer_mode"),
-        file: ctx.file.clone(),
-        split,
-        media: Vec::new(),
-    })
+    ))
 }
