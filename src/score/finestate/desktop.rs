@@ -56,15 +56,7 @@ fn desktop_records(
         let source = format!("{path}:{}", line_no + 1);
         match serde_json::from_str(line) {
             Ok(v) => records.push((source, v)),
-            Err(e) => skipped.push(Skipped::new(
-                platform,
-                source,
-                None,
-                None,
-                SkipReason::InvalidJson {
-                    error: e.to_string(),
-                },
-            )),
+            Err(e) => skipped.push(Skipped::invalid_json(platform, source, &e)),
         }
     }
     Ok(records)
