@@ -86,3 +86,8 @@ pub use model::{
     BboxOrigin, Bundle, Goal, Manifest, State, StateMachine, Task, TaskFile, Transition, View,
     ViewBox, ViewKind, ViewSpec,
 };
+
+// Last in the file: what follows a test-only item is left out of the
+// source checks (tests/layers.rs, tests/input_layer.rs).
+#[cfg(test)]
+pub(crate) mod fixtures;
