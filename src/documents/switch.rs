@@ -113,6 +113,40 @@ pub fn score(
     Ok(report)
 }
 
+/// Several runs scored against one ground truth, each as [`score`] scores
+/// it alone, named by its predictions file. A run's model is named in its
+/// own predictions: a model name or access in `options` would name them
+/// all, and video outputs go with one run; both are refused.
+pub fn score_runs(
+    gt: Option<&Path>,
+    preds: &[std::path::PathBuf],
+    video: Option<&Path>,
+    options: &SwitchOptions,
+) -> Result<Vec<(String, SwitchReport)>, DocumentError> {
+    if options.model_name.is_some() || options.model_access.is_some() {
+        return Err(DocumentError::Options(format!(
+            "--model-name and --model-access name one model, but {} --pred files were given; \
+             give each run's model_name and model_access in its predictions",
+            preds.len()
+        )));
+    }
+    if video.is_some() {
+        return Err(DocumentError::Options(format!(
+            "--video goes with one --pred, but {} were given",
+            preds.len()
+        )));
+    }
+    preds
+        .iter()
+        .map(|pred| {
+            Ok((
+                pred.display().to_string(),
+                score(gt, Some(pred), None, options)?,
+            ))
+        })
+        .collect()
+}
+
 /// The `--json` document of a report.
 pub fn to_json(report: &SwitchReport) -> Result<Value, serde_json::Error> {
     serde_json::to_value(report)
