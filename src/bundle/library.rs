@@ -208,8 +208,10 @@ pub fn open_missing_generated<'a>(
 /// A generated device's files, made now.
 #[cfg(feature = "generate")]
 fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let inputs = crate::devicegen::generated::Inputs::embedded()?;
-    Ok(inputs.open(id)?.files.into_iter().collect())
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.open(id))
+        .map(|made| made.files.into_iter().collect())
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "generate"))]

@@ -181,21 +181,45 @@ pub struct Chances {
     pub icon_only: f64,
 }
 
+/// Why a design space was refused, or a variant could not be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VaryError {
+    /// The design space is not its JSON.
+    #[error("{SPACE_FILE}: {message}; see data/README.md, \"Generated devices\"")]
+    SpaceJson {
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The design space is of another format.
+    #[error("{SPACE_FILE}: format is {found:?}; expected {SPACE_FORMAT:?}")]
+    SpaceFormat {
+        /// The `format` found.
+        found: String,
+    },
+    /// The design space leaves a list empty that variants draw from.
+    #[error("{SPACE_FILE}: materials, accents and requests must each name at least one")]
+    SpaceEmpty,
+    /// The category file describes no device to vary.
+    #[error("{category}: no device to vary")]
+    NoArchetype {
+        /// The category.
+        category: String,
+    },
+}
+
 impl Space {
     /// Reads and checks a design space.
-    pub fn parse(text: &str) -> Result<Space, String> {
-        let space: Space = serde_json::from_str(text)
-            .map_err(|e| format!("{SPACE_FILE}: {e}; see data/README.md, \"Generated devices\""))?;
+    pub fn parse(text: &str) -> Result<Space, VaryError> {
+        let space: Space = serde_json::from_str(text).map_err(|e| VaryError::SpaceJson {
+            message: e.to_string(),
+        })?;
         if space.format != SPACE_FORMAT {
-            return Err(format!(
-                "{SPACE_FILE}: format is {:?}; expected {SPACE_FORMAT:?}",
-                space.format
-            ));
+            return Err(VaryError::SpaceFormat {
+                found: space.format,
+            });
         }
         if space.materials.is_empty() || space.accents.is_empty() || space.requests.is_empty() {
-            return Err(format!(
-                "{SPACE_FILE}: materials, accents and requests must each name at least one"
-            ));
+            return Err(VaryError::SpaceEmpty);
         }
         Ok(space)
     }
@@ -432,11 +456,13 @@ pub fn draw_variant(
     ucsm: &StateMachine,
     index: usize,
     attempt: u32,
-) -> Result<Variant, String> {
+) -> Result<Variant, VaryError> {
     let plain = attempt >= ATTEMPTS;
     let archetypes = &file.devices;
     if archetypes.is_empty() {
-        return Err(format!("{}: no device to vary", file.category));
+        return Err(VaryError::NoArchetype {
+            category: file.category.clone(),
+        });
     }
     let base = &archetypes[(index - 1) % archetypes.len()];
     let mut dice = Dice(stream(&file.category, index, attempt));

@@ -93,7 +93,9 @@ pub fn describe_entry(
 
 #[cfg(feature = "generate")]
 fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
-    crate::devicegen::generated::Inputs::embedded()?.json_files(id)
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.json_files(id))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "generate"))]

@@ -295,7 +295,7 @@ fn load_one(path: &Path) -> Result<Bundle, EvalError> {
     // With the generator built in (feature `generate`), a generated
     // device's id names it too.
     #[cfg(feature = "generate")]
-    let loaded = crate::devicegen::generated::load_device(path);
+    let loaded = crate::devicegen::generated::load_device(path).map_err(|e| e.to_string());
     #[cfg(not(feature = "generate"))]
     let loaded = crate::bundle::load_path(path).map_err(|e| e.to_string());
     loaded.map_err(|message| EvalError::Load {

@@ -106,3 +106,12 @@ pub(super) fn draw(ctx: &Ctx, print: &mut String) -> String {
     };
     format!("{body}{cap}{numbers}{pointer}")
 }
+
+/// Angle (degrees, 0 = up, clockwise) of scale mark `i` of `n` on a knob:
+/// spread over 270°, as on an oven or a fan.
+fn mark_angle(i: usize, n: usize) -> f64 {
+    if n <= 1 {
+        return 0.0;
+    }
+    -135.0 + 270.0 * i as f64 / (n - 1) as f64
+}

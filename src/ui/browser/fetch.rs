@@ -88,7 +88,7 @@ pub async fn ensure_font() -> Result<(), String> {
         return Ok(());
     }
     let bytes = fetch_bytes(&format!("data/{FONT_PATH}")).await?;
-    provide_font(bytes)
+    provide_font(bytes).map_err(|e| e.to_string())
 }
 
 /// Resolves after a short timeout (50 ms, three frames at 60 Hz), so that

@@ -31,7 +31,9 @@ fn generated_thumbnail(id: &str) -> Result<String, String> {
     if let Some(url) = THUMBNAILS.with(|t| t.borrow().get(id).cloned()) {
         return Ok(url);
     }
-    let png = crate::devicegen::generated::Inputs::embedded()?.thumbnail(id)?;
+    let png = crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.thumbnail(id))
+        .map_err(|e| e.to_string())?;
     let url = format!(
         "data:image/png;base64,{}",
         base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png)

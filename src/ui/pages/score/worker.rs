@@ -96,7 +96,7 @@ pub const FONT_JOB_PATH: &str = "knoblab-font";
 /// generated devices are scored against devices drawn here.
 #[wasm_bindgen]
 pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
-    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e))
+    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 /// The job of the files (paths and bytes in the same order) and options
