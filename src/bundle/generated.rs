@@ -18,6 +18,23 @@ pub const GENERATED_FILE: &str = "generated.json";
 /// A generated device's `path` in the library index: it has no folder.
 pub const GENERATED_PATH: &str = "generated";
 
+/// Why a generated devices' manifest was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The bytes are not the manifest's JSON.
+    #[error("{GENERATED_FILE}: {message}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")]
+    Json {
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The manifest is of another format or version.
+    #[error("{GENERATED_FILE}: format is {found:?}; expected {GENERATED_FORMAT:?}")]
+    Format {
+        /// The `format` found.
+        found: String,
+    },
+}
+
 /// The manifest of the generated devices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GeneratedIndex {
@@ -57,15 +74,15 @@ pub struct GeneratedEntry {
 
 impl GeneratedIndex {
     /// Reads a manifest, checking its format.
-    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, String> {
-        let index: GeneratedIndex = serde_json::from_slice(bytes).map_err(|e| {
-            format!("{GENERATED_FILE}: {e}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")
-        })?;
+    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, ManifestError> {
+        let index: GeneratedIndex =
+            serde_json::from_slice(bytes).map_err(|e| ManifestError::Json {
+                message: e.to_string(),
+            })?;
         if index.format != GENERATED_FORMAT {
-            return Err(format!(
-                "{GENERATED_FILE}: format is {:?}; expected {GENERATED_FORMAT:?}",
-                index.format
-            ));
+            return Err(ManifestError::Format {
+                found: index.format,
+            });
         }
         Ok(index)
     }

@@ -21,6 +21,7 @@ use thiserror::Error;
 use super::generated::{is_generated, GeneratedIndex};
 use super::source::{normalize_path, SourceError};
 use super::{check_files_in_memory, Checked, Diagnostic, Location};
+use crate::input::InputError;
 
 /// Why a library index was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -48,6 +49,48 @@ pub enum LibraryError {
         path: String,
         /// What is wrong with it.
         reason: Box<SourceError>,
+    },
+}
+
+/// Why a library could not be read from disk, or a device of it made.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum OpenError {
+    /// A generated device was asked of a build without the generator.
+    #[error("this build has no device generator (the crate's feature `generate`)")]
+    NoGenerator,
+    /// The generator could not make the device.
+    #[cfg(feature = "generate")]
+    #[error(transparent)]
+    Generator(Box<crate::devicegen::GeneratedError>),
+    /// A generated device was made, and the loader refused it.
+    #[error("device {id}: {problem}")]
+    Device {
+        /// The device's id.
+        id: String,
+        /// The loader's report.
+        problem: Box<super::LoadError>,
+    },
+    /// The index could not be read (the input layer names the file).
+    #[error(transparent)]
+    Read(InputError),
+    /// The index was refused.
+    #[error(transparent)]
+    Index(LibraryError),
+    /// The generated devices' manifest beside the index could not be read.
+    #[error("{path}: {problem}")]
+    ManifestRead {
+        /// The manifest's path.
+        path: String,
+        /// The input layer's error.
+        problem: InputError,
+    },
+    /// The generated devices' manifest beside the index was refused.
+    #[error("{path}: {problem}")]
+    Manifest {
+        /// The manifest's path.
+        path: String,
+        /// What is wrong with it.
+        problem: super::generated::ManifestError,
     },
 }
 
@@ -186,7 +229,7 @@ pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
 pub fn open_missing_generated<'a>(
     ids: impl IntoIterator<Item = &'a str>,
     given: &[super::Bundle],
-) -> Result<Vec<super::Bundle>, String> {
+) -> Result<Vec<super::Bundle>, OpenError> {
     let mut wanted: Vec<&str> = ids
         .into_iter()
         .filter(|id| !given.iter().any(|b| b.manifest.id == *id))
@@ -198,7 +241,10 @@ pub fn open_missing_generated<'a>(
         if let Some(entry) = generated_entry(id) {
             let bundle = open_entry(&entry, Vec::new())
                 .into_result()
-                .map_err(|e| format!("device {id}: {e}"))?;
+                .map_err(|problem| OpenError::Device {
+                    id: id.to_string(),
+                    problem: Box::new(problem),
+                })?;
             out.push(bundle);
         }
     }
@@ -207,16 +253,16 @@ pub fn open_missing_generated<'a>(
 
 /// A generated device's files, made now.
 #[cfg(feature = "generate")]
-fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
     crate::devicegen::generated::Inputs::embedded()
         .and_then(|inputs| inputs.open(id))
         .map(|made| made.files.into_iter().collect())
-        .map_err(|e| e.to_string())
+        .map_err(|e| OpenError::Generator(Box::new(e)))
 }
 
 #[cfg(not(feature = "generate"))]
-fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    Err("this build has no device generator (the crate's feature `generate`)".to_string())
+fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+    Err(OpenError::NoGenerator)
 }
 
 /// Reads the library natively: the index at `index` and, when a
@@ -225,12 +271,12 @@ fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
 /// files within the bound). Messages about the index leave its path to the
 /// caller; those about the manifest name it.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
+pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, OpenError> {
     use crate::input::limits::MAX_RESULTS_FILE_BYTES;
-    let read = |path: &std::path::Path| {
-        crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES).map_err(|e| e.to_string())
-    };
-    let library = LibraryIndex::parse(&read(index)?).map_err(|e| e.to_string())?;
+    let read =
+        |path: &std::path::Path| crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES);
+    let library =
+        LibraryIndex::parse(&read(index).map_err(OpenError::Read)?).map_err(OpenError::Index)?;
     let beside = index
         .parent()
         .unwrap_or(std::path::Path::new("."))
@@ -238,9 +284,15 @@ pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
     if !beside.exists() {
         return Ok(library);
     }
-    let generated = read(&beside)
-        .and_then(|bytes| GeneratedIndex::parse(&bytes))
-        .map_err(|e| format!("{}: {e}", beside.display()))?;
+    let path = || beside.display().to_string();
+    let bytes = read(&beside).map_err(|problem| OpenError::ManifestRead {
+        path: path(),
+        problem,
+    })?;
+    let generated = GeneratedIndex::parse(&bytes).map_err(|problem| OpenError::Manifest {
+        path: path(),
+        problem,
+    })?;
     Ok(library.with_generated(&generated))
 }
 

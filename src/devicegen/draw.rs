@@ -10,7 +10,7 @@
 use super::desc::{Body, Face, Look, Part, Shape};
 use super::icons::{glyph, UnknownIcon};
 use super::looks::screen_colour;
-use super::svg::{circle, num, polar, rect, text, ColourError, Rgb};
+use super::svg::{circle, num, polar, rect, stroke, text, ColourError, Rgb};
 
 pub use super::looks::Variant;
 
@@ -266,27 +266,13 @@ fn part_over(
                     cy,
                     m * 0.3,
                     &dim.hex(),
-                    &format!(
-                        r#"stroke="{}" stroke-width="{}""#,
-                        dim.shade(-0.4).hex(),
-                        num(1.2 * px)
-                    )
+                    &stroke(dim.shade(-0.4), 1.2 * px)
                 )
             )
         }
         Variant::Dim if part.look == Look::Light => {
             let c = color.unwrap_or(Rgb(0x3c, 0xd0, 0x5a)).shade(-0.45);
-            circle(
-                cx,
-                cy,
-                m * 0.3,
-                &c.hex(),
-                &format!(
-                    r#"stroke="{}" stroke-width="{}""#,
-                    c.shade(-0.4).hex(),
-                    num(1.2 * px)
-                ),
-            )
+            circle(cx, cy, m * 0.3, &c.hex(), &stroke(c.shade(-0.4), 1.2 * px))
         }
         Variant::Dim => format!(
             r##"{drawn}{}"##,
@@ -353,11 +339,7 @@ fn part_over(
         Variant::Open { lift } => match part.look {
             Look::Door | Look::Drawer | Look::Porthole => {
                 let c = color.unwrap_or(Rgb(0xd8, 0xd8, 0xd4));
-                let edge = format!(
-                    r#"stroke="{}" stroke-width="{}""#,
-                    c.shade(-0.5).hex(),
-                    num(2.0 * px)
-                );
+                let edge = stroke(c.shade(-0.5), 2.0 * px);
                 let panel = match (part.look, lift) {
                     (Look::Drawer, _) => format!(
                         "{}{}",

@@ -37,7 +37,7 @@ use crate::bundle::StateMachine;
 use super::desc::{Axis, CategoryFile, DeviceDesc, Look, Operation, ShownAs, SignRule};
 use super::draw::Variant;
 use super::mechanics::operation_of;
-use super::render::{measured_box, parse, png_rgba, raster, RenderError};
+use super::render::{bounds_where, measured_box, parse, png_rgba, raster, RenderError};
 use super::views::{document_in, part_rect, Only, Scene, Variants, ViewError, CANVAS};
 
 /// Why a device's live layer could not be made.
@@ -423,22 +423,11 @@ fn moved(
 fn difference(base: &Pixmap, changed: &Pixmap) -> Option<(Pixmap, [u32; 2])> {
     let w = base.width();
     let differs = |i: usize| base.pixels()[i] != changed.pixels()[i];
-    let mut bounds: Option<[u32; 4]> = None;
-    for i in 0..base.pixels().len() {
-        if differs(i) {
-            let (x, y) = (i as u32 % w, i as u32 / w);
-            let b = bounds.get_or_insert([x, y, x, y]);
-            b[0] = b[0].min(x);
-            b[1] = b[1].min(y);
-            b[2] = b[2].max(x);
-            b[3] = b[3].max(y);
-        }
-    }
-    let [x0, y0, x1, y1] = bounds?;
-    let mut out = Pixmap::new(x1 - x0 + 1, y1 - y0 + 1)?;
+    let [x0, y0, bw, bh] = bounds_where(w, base.pixels().len(), differs)?;
+    let mut out = Pixmap::new(bw, bh)?;
     let ow = out.width();
-    for y in y0..=y1 {
-        for x in x0..=x1 {
+    for y in y0..y0 + bh {
+        for x in x0..x0 + bw {
             let i = (y * w + x) as usize;
             if differs(i) {
                 out.pixels_mut()[((y - y0) * ow + (x - x0)) as usize] = changed.pixels()[i];

@@ -185,13 +185,20 @@ pub fn measured_box(tree: &Tree, id: &str) -> Option<[f64; 4]> {
 
 /// The smallest box `[x, y, w, h]` holding every pixel with some opacity.
 pub fn drawn_bounds(pixmap: &Pixmap) -> Option<[u32; 4]> {
-    let w = pixmap.width();
+    let pixels = pixmap.pixels();
+    bounds_where(pixmap.width(), pixels.len(), |i| pixels[i].alpha() != 0)
+}
+
+/// The smallest box `[x, y, w, h]` holding every pixel `i` for which
+/// `keep(i)` holds, of `count` pixels in rows of `width`.
+pub(super) fn bounds_where(
+    width: u32,
+    count: usize,
+    keep: impl Fn(usize) -> bool,
+) -> Option<[u32; 4]> {
     let mut bounds: Option<[u32; 4]> = None;
-    for (i, p) in pixmap.pixels().iter().enumerate() {
-        if p.alpha() == 0 {
-            continue;
-        }
-        let (x, y) = (i as u32 % w, i as u32 / w);
+    for i in (0..count).filter(|&i| keep(i)) {
+        let (x, y) = (i as u32 % width, i as u32 / width);
         let b = bounds.get_or_insert([x, y, x, y]);
         b[0] = b[0].min(x);
         b[1] = b[1].min(y);

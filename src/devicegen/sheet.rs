@@ -85,11 +85,7 @@ pub fn contact_sheet_at(
             format!("{category} · {}", desc.id)
         };
         let (x, y) = ((i % COLUMNS) as f64 * cw, (i / COLUMNS) as f64 * ch);
-        let front = scenes(&desc.body)
-            .into_iter()
-            .next()
-            .ok_or(SheetError::NoFrontView)?;
-        let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
+        let drawing = front_drawing(desc)?;
         cells.push_str(&format!(
             r##"<g transform="translate({} {})"><rect x="2" y="2" width="{}" height="{}" fill="#f3f2ee"/><g transform="scale({thumb})">{drawing}</g><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#222">{}</text><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#666">{}</text></g>"##,
             num(x),
@@ -112,15 +108,26 @@ pub fn contact_sheet_at(
     Ok(png(&raster(&parse(&svg)?)?)?)
 }
 
-/// A card's picture: the front view at half size, as PNG (what the
-/// library page shows for a generated device, drawn when the card is).
-pub fn front_png(desc: &DeviceDesc) -> Result<Vec<u8>, SheetError> {
-    const SCALE: f64 = 0.5;
+/// A device's front view without its `<svg>` element, its ids prefixed
+/// with the device's (so that several share one document).
+fn front_drawing(desc: &DeviceDesc) -> Result<String, SheetError> {
     let front = scenes(&desc.body)
         .into_iter()
         .next()
         .ok_or(SheetError::NoFrontView)?;
-    let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
+    Ok(content(
+        desc,
+        &front,
+        &format!("{}-", desc.id),
+        Only::Everything,
+    )?)
+}
+
+/// A card's picture: the front view at half size, as PNG (what the
+/// library page shows for a generated device, drawn when the card is).
+pub fn front_png(desc: &DeviceDesc) -> Result<Vec<u8>, SheetError> {
+    const SCALE: f64 = 0.5;
+    let drawing = front_drawing(desc)?;
     let (w, h) = (CANVAS.0 * SCALE, CANVAS.1 * SCALE);
     let svg = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans"><rect width="{w}" height="{h}" fill="#f3f2ee"/><g transform="scale({SCALE})">{drawing}</g></svg>"##

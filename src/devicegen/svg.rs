@@ -156,6 +156,34 @@ pub(super) fn circle(cx: f64, cy: f64, r: f64, fill: &str, extra: &str) -> Strin
     )
 }
 
+/// An outline's attributes: `stroke="#rrggbb" stroke-width="…"`.
+pub(super) fn stroke(color: Rgb, width: f64) -> String {
+    format!(r#"stroke="{}" stroke-width="{}""#, color.hex(), num(width))
+}
+
+/// A radial tick of a scale: the line at `degrees` (0 = up, clockwise)
+/// from radius `r1` to `r2` around (`cx`, `cy`), in `ink`, `width` wide.
+pub(super) fn tick(
+    cx: f64,
+    cy: f64,
+    r1: f64,
+    r2: f64,
+    degrees: f64,
+    ink: Rgb,
+    width: f64,
+) -> String {
+    let (x1, y1) = polar(cx, cy, r1, degrees);
+    let (x2, y2) = polar(cx, cy, r2, degrees);
+    format!(
+        r#"<path d="M{} {} L{} {}" {}/>"#,
+        num(x1),
+        num(y1),
+        num(x2),
+        num(y2),
+        stroke(ink, width)
+    )
+}
+
 /// The point at distance `r` from (`cx`, `cy`) in direction `degrees`
 /// (0 = up, clockwise), in SVG's y-down coordinates.
 pub(super) fn polar(cx: f64, cy: f64, r: f64, degrees: f64) -> (f64, f64) {

@@ -139,7 +139,7 @@ pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, DocumentError> {
     let read = |rel: &str| {
         let full = crate::input::path::resolve_under(&root, rel)
             .map_err(|e| format!("{}: {e}", index_path.display()))?;
-        read_bounded(&full)
+        read_bounded(&full).map_err(|e| e.to_string())
     };
     index
         .devices

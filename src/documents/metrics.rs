@@ -57,7 +57,7 @@ pub fn metrics(trajectories: &[PathBuf], bundles: &Path) -> Result<MetricsRuns, 
             file.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
             &bundles,
         )
-        .map_err(DocumentError::Bundles)?;
+        .map_err(|e| DocumentError::Bundles(e.to_string()))?;
         bundles.extend(made);
         let numbered: Vec<(usize, &Trajectory)> =
             file.episodes.iter().map(|(line, t)| (*line, t)).collect();
@@ -119,7 +119,7 @@ pub fn read_trajectories(path: &Path) -> Result<TrajectoryFile, DocumentError> {
         path,
         "one trajectory per line (JSON Lines, as `knoblab run` and `knoblab eval` write)",
     )
-    .map_err(DocumentError::Results)?;
+    .map_err(|e| DocumentError::Results(e.to_string()))?;
     crate::metrics::file::read_trajectory_file(&path.display().to_string(), &bytes)
         .map_err(|e| DocumentError::Results(e.to_string()))
 }

@@ -316,7 +316,7 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
     // Through the input layer: regular files within the bound, and each
     // device's files kept under the index's folder (no absolute path, no
     // `..`).
-    let library = crate::bundle::read_library(index).map_err(load_error)?;
+    let library = crate::bundle::read_library(index).map_err(|e| load_error(e.to_string()))?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
@@ -687,7 +687,7 @@ fn worker(shared: &Shared<'_>, progress: &(dyn Fn(&EvalEvent) + Sync), cancel: &
                 finished(shared, progress, *record);
             }
             Ok((None, _)) => return,
-            Err(message) => problem(shared, progress, &item, message),
+            Err(e) => problem(shared, progress, &item, e.to_string()),
         }
     }
 }
@@ -707,6 +707,18 @@ fn problem(
 
 type Played<'b> = (Option<Box<EpisodeRecord>>, Episode<'b>);
 
+/// Why an episode could not be played (a problem of the run, reported
+/// with its item; the other episodes go on).
+#[derive(Debug, Error)]
+enum PlayError {
+    /// Its agent could not be made.
+    #[error(transparent)]
+    Agent(#[from] crate::vlm::VlmError),
+    /// The episode could not start or go on.
+    #[error(transparent)]
+    Episode(#[from] crate::sim::SimError),
+}
+
 /// Drives one episode; no record when the run was stopped during it.
 fn play<'b>(
     shared: &Shared<'_>,
@@ -715,15 +727,14 @@ fn play<'b>(
     item: &BatchItem,
     progress: &(dyn Fn(&EvalEvent) + Sync),
     cancel: &AtomicBool,
-) -> Result<Played<'b>, String> {
+) -> Result<Played<'b>, PlayError> {
     let spec = &shared.plan.spec;
-    let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)
-        .map_err(|e| e.to_string())?;
+    let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)?;
     let config = DriverConfig::for_run(spec, shared.options.key.clone());
-    let mut driver = EpisodeDriver::new(episode, item, agent, config).map_err(|e| e.to_string())?;
+    let mut driver = EpisodeDriver::new(episode, item, agent, config)?;
     progress(&EvalEvent::Started { item: item.key() });
     loop {
-        let need = driver.poll(now_ms()).map_err(|e| e.to_string())?;
+        let need = driver.poll(now_ms())?;
         for event in driver.take_events() {
             if let driver::Event::Retrying { message, wait_ms } = event {
                 progress(&EvalEvent::Retrying {

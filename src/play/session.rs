@@ -236,12 +236,10 @@ impl Session {
 mod tests {
     use super::*;
     use crate::agents::{run_episode, Oracle, RandomAgent};
-    use crate::bundle::load_path;
     use crate::sim::Episode;
 
     fn kettle() -> Arc<Bundle> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        Arc::new(load_path(std::path::Path::new(dir)).expect("the fixture loads"))
+        Arc::new(crate::bundle::fixtures::kettle())
     }
 
     #[test]

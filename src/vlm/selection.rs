@@ -28,7 +28,7 @@ use crate::bundle::generated::{is_generated, GeneratedIndex};
 use crate::bundle::model::TaskFile;
 use crate::bundle::{Bundle, LibraryIndex};
 
-use super::batch::{plan, BatchItem, TaskFilter};
+use super::items::{plan, BatchItem, TaskFilter};
 
 /// One task as the chooser needs it: its id and whether it is multi-turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +194,7 @@ pub struct Selection {
     pub scope: Scope,
     /// Which of their tasks.
     pub tasks: TaskChoice,
-    /// How many times each task runs (1 to [`super::batch::MAX_REPEATS`]).
+    /// How many times each task runs (1 to [`super::items::MAX_REPEATS`]).
     pub repeats: u32,
 }
 

@@ -132,7 +132,8 @@ fn shipped_index() -> PyResult<LibraryIndex> {
         .get_or_init(|| {
             let hand =
                 LibraryIndex::parse(&read_embedded("library.json")?).map_err(|e| e.to_string())?;
-            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)?;
+            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)
+                .map_err(|e| e.to_string())?;
             Ok(hand.with_generated(&generated))
         })
         .clone()

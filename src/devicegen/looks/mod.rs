@@ -28,7 +28,7 @@ mod wheel;
 
 use super::desc::{Look, Part};
 use super::icons::{glyph, UnknownIcon};
-use super::svg::{circle, num, polar, rect, text, ColourError, Rgb};
+use super::svg::{circle, num, polar, rect, stroke, text, tick, ColourError, Rgb};
 
 /// How a part is drawn in one state of the device (live pictures); the
 /// static views draw every part [`Variant::Static`].

@@ -23,7 +23,7 @@ pub async fn generated() -> Result<GeneratedIndex, String> {
         .rsplit_once('/')
         .map_or("", |(dir, _)| dir);
     let bytes = fetch::fetch_bytes(&format!("{base}/{GENERATED_FILE}")).await?;
-    GeneratedIndex::parse(&bytes)
+    GeneratedIndex::parse(&bytes).map_err(|e| e.to_string())
 }
 
 /// The task list of a hand-described device, from its `tasks.json` alone
