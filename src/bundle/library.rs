@@ -166,6 +166,31 @@ pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checke
     }
 }
 
+/// A device of the library without its pictures, for scoring the
+/// trajectories recorded on it: a hand-described device is its files,
+/// opened by [`open_entry`], with the pictures then dropped
+/// ([`super::Bundle::without_pictures`]); a generated one is made without
+/// drawing (its JSON files, each view standing in at the size it is drawn
+/// at: `devicegen::generated::Inputs::logic`), in a fraction of
+/// [`open_entry`]'s time. Either way its logic hash is the device's.
+pub fn open_entry_logic(
+    entry: &LibraryEntry,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<super::Bundle, String> {
+    if !is_generated(entry) {
+        return open_entry(entry, files)
+            .into_result()
+            .map(|b| b.without_pictures())
+            .map_err(|e| e.to_string());
+    }
+    generated_logic(&entry.id).map_err(|message| {
+        format!(
+            "the generated device {} could not be made: {message}",
+            entry.id
+        )
+    })
+}
+
 /// The library card of a generated device's id, when this build's
 /// generator makes it (none without the feature `generate`): what
 /// [`open_entry`] opens for an id that no index at hand lists, such as a
@@ -181,8 +206,9 @@ pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
 }
 
 /// The generated devices among `ids` (a run's devices, say) that `given`
-/// lacks, each made once by [`open_entry`]; ids that are neither are left
-/// to the caller to report.
+/// lacks, each made once without its pictures ([`open_entry_logic`]: all
+/// that scoring reads); ids that are neither are left to the caller to
+/// report.
 pub fn open_missing_generated<'a>(
     ids: impl IntoIterator<Item = &'a str>,
     given: &[super::Bundle],
@@ -196,9 +222,8 @@ pub fn open_missing_generated<'a>(
     let mut out = Vec::new();
     for id in wanted {
         if let Some(entry) = generated_entry(id) {
-            let bundle = open_entry(&entry, Vec::new())
-                .into_result()
-                .map_err(|e| format!("device {id}: {e}"))?;
+            let bundle =
+                open_entry_logic(&entry, Vec::new()).map_err(|e| format!("device {id}: {e}"))?;
             out.push(bundle);
         }
     }
@@ -214,6 +239,17 @@ fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
 
 #[cfg(not(feature = "generate"))]
 fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    Err("this build has no device generator (the crate's feature `generate`)".to_string())
+}
+
+/// A generated device's logic, made now without drawing.
+#[cfg(feature = "generate")]
+fn generated_logic(id: &str) -> Result<super::Bundle, String> {
+    crate::devicegen::generated::Inputs::embedded()?.logic(id)
+}
+
+#[cfg(not(feature = "generate"))]
+fn generated_logic(_id: &str) -> Result<super::Bundle, String> {
     Err("this build has no device generator (the crate's feature `generate`)".to_string())
 }
 

@@ -10,7 +10,11 @@
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`library`]: the index of the shipped device library (`data/library.json`),
 //!   and [`open_entry`], the one rule by which a library id becomes a bundle.
-//! - [`generated`]: the manifest of the generated devices (`data/generated.json`).
+//! - [`generated`]: the manifest of the generated devices (`data/generated.json`)
+//!   and their task list (`data/generated-tasks.json`).
+//! - [`stamp`]: the library's version and content hash
+//!   (`data/library-version.json`), which every trajectory of one of its
+//!   devices records ([`library_of`]).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`live`]: the optional live layer, what each state shows.
 //! - [`image`]: view image sizes from their headers, `data:` URLs.
@@ -59,6 +63,7 @@ pub mod live;
 pub mod load;
 pub mod model;
 mod source;
+pub mod stamp;
 pub mod validate;
 
 pub use derive::{
@@ -68,8 +73,8 @@ pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
 pub use image::ImageError;
 pub use library::{
-    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
-    LIBRARY_FORMAT,
+    generated_entry, open_entry, open_entry_logic, open_missing_generated, LibraryEntry,
+    LibraryError, LibraryIndex, LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};
@@ -78,6 +83,7 @@ pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Check
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
 pub use source::SourceError;
+pub use stamp::{library_of, library_of_bundle, LibraryStamp};
 pub use validate::validate_bundle;
 
 pub use model::{

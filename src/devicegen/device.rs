@@ -311,13 +311,38 @@ fn sound(
     specs: &[(String, ViewSpec)],
     tasks: &[crate::bundle::Task],
 ) -> Result<(), String> {
-    use crate::bundle::model::{View, ViewImage};
     let problems = crate::bundle::validate::machine_diagnostics(ssm);
     if !problems.is_empty() {
         return Err(problems_message(&problems));
     }
+    let bundle = stand_in(manifest, ssm, specs, tasks);
+    let device = crate::sim::Device::new(&bundle);
+    for task in tasks {
+        let (start, goals) = device.task_start(task).ok_or_else(|| {
+            format!(
+                "task {:?}: its start or a goal is not a state or view",
+                task.id
+            )
+        })?;
+        crate::sim::planner::ideal_path(&device, start, &goals)
+            .map_err(|e| format!("task {:?}: {e}", task.id))?;
+    }
+    Ok(())
+}
+
+/// A device's bundle with each view standing in as an empty picture of
+/// the canvas's size, the size every box is measured on and every view is
+/// drawn at: all that the planner, the state-machine rules and the logic
+/// hash read, without a pixel drawn.
+pub(crate) fn stand_in(
+    manifest: &Manifest,
+    ssm: &StateMachine,
+    specs: &[(String, ViewSpec)],
+    tasks: &[crate::bundle::Task],
+) -> crate::bundle::Bundle {
+    use crate::bundle::model::{View, ViewImage};
     let (cw, ch) = CANVAS;
-    let bundle = crate::bundle::Bundle {
+    crate::bundle::Bundle {
         manifest: manifest.clone(),
         ssm: ssm.clone(),
         views: specs
@@ -335,19 +360,7 @@ fn sound(
             .collect(),
         tasks: tasks.to_vec(),
         live: None,
-    };
-    let device = crate::sim::Device::new(&bundle);
-    for task in tasks {
-        let (start, goals) = device.task_start(task).ok_or_else(|| {
-            format!(
-                "task {:?}: its start or a goal is not a state or view",
-                task.id
-            )
-        })?;
-        crate::sim::planner::ideal_path(&device, start, &goals)
-            .map_err(|e| format!("task {:?}: {e}", task.id))?;
     }
-    Ok(())
 }
 
 fn problems_message(diagnostics: &[crate::bundle::Diagnostic]) -> String {
