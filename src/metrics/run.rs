@@ -115,6 +115,10 @@ pub fn one_render_mode(trajectories: &[(usize, &Trajectory)]) -> Result<RenderMo
     }
 }
 
+/// A trajectory file's episodes as [`one_library`] compares them: the
+/// file's name (none for one run alone) and its episodes with their lines.
+pub type NumberedFile<'a> = (Option<&'a str>, &'a [(usize, &'a Trajectory)]);
+
 /// The library shared by every episode of `files` (each the file's name,
 /// when several are compared, and its numbered episodes), none when no
 /// episode records one; or an error naming the first episode and the
@@ -123,9 +127,7 @@ pub fn one_render_mode(trajectories: &[(usize, &Trajectory)]) -> Result<RenderMo
 /// runs. A record without the field (a bundle of one's own, or a file
 /// from before it was written) is of no library, and so differs from one
 /// that records one.
-pub fn one_library(
-    files: &[(Option<&str>, &[(usize, &Trajectory)])],
-) -> Result<Option<LibraryStamp>, MetricsError> {
+pub fn one_library(files: &[NumberedFile<'_>]) -> Result<Option<LibraryStamp>, MetricsError> {
     let recorded = |file: Option<&str>, line: usize, t: &Trajectory| {
         Box::new(RecordedOn {
             file: file.map(str::to_string),
