@@ -72,6 +72,8 @@ pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
 /// ([`crate::bundle::open_entry_logic`]: milliseconds, not seconds).
 pub async fn load_logic(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
     if is_generated(entry) {
+        // Its boxes are measured on its drawing's text, in the font.
+        fetch::ensure_font().await?;
         return crate::bundle::open_entry_logic(entry, Vec::new()).map(Arc::new);
     }
     Ok(Arc::new(load(entry).await?.without_pictures()))

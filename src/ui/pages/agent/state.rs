@@ -479,6 +479,7 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
             None => Vec::new(),
         };
         if let Err(e) = run.load_logic(&records).await {
+            let _ = run.status.try_set(None);
             return run.problems.set(vec![e]);
         }
         let queue = meta.run.remaining(&records);
