@@ -70,6 +70,11 @@ fn a_generated_device_is_the_same_by_every_path_and_its_trajectories_score() {
     // folder (which has no folder for a generated device): made on demand.
     let mut oracle = Oracle::new(&by_rule);
     let trajectories = run_tasks(&by_rule, None, &mut oracle, &Settings::default()).unwrap();
+    // Drawn, it is the library's device: its episodes record the library.
+    let stamp = knoblab::bundle::stamp::shipped().unwrap().stamp();
+    assert!(trajectories
+        .iter()
+        .all(|t| t.settings.library.as_ref() == Some(&stamp)));
     let dir = std::env::temp_dir().join(format!("knoblab-library-open-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("oracle.jsonl");

@@ -62,7 +62,16 @@ pub enum OpenError {
     #[cfg(feature = "generate")]
     #[error(transparent)]
     Generator(Box<crate::devicegen::GeneratedError>),
-    /// A generated device was made, and the loader refused it.
+    /// A generated device's logic could not be made without pictures.
+    #[cfg(feature = "generate")]
+    #[error("the generated device {id} could not be made: {problem}")]
+    Made {
+        /// The device's id.
+        id: String,
+        /// The generator's error.
+        problem: Box<crate::devicegen::GeneratedError>,
+    },
+    /// A device was opened, and the loader refused it.
     #[error("device {id}: {problem}")]
     Device {
         /// The device's id.
@@ -209,6 +218,29 @@ pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checke
     }
 }
 
+/// A device of the library without its pictures, for scoring the
+/// trajectories recorded on it: a hand-described device is its files,
+/// opened by [`open_entry`], with the pictures then dropped
+/// ([`super::Bundle::without_pictures`]); a generated one is made without
+/// drawing (its JSON files, each view standing in at the size it is drawn
+/// at: `devicegen::generated::Inputs::logic`), in a fraction of
+/// [`open_entry`]'s time. Either way its logic hash is the device's.
+pub fn open_entry_logic(
+    entry: &LibraryEntry,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<super::Bundle, OpenError> {
+    if !is_generated(entry) {
+        return open_entry(entry, files)
+            .into_result()
+            .map(|b| b.without_pictures())
+            .map_err(|problem| OpenError::Device {
+                id: entry.id.clone(),
+                problem: Box::new(problem),
+            });
+    }
+    generated_logic(&entry.id)
+}
+
 /// The library card of a generated device's id, when this build's
 /// generator makes it (none without the feature `generate`): what
 /// [`open_entry`] opens for an id that no index at hand lists, such as a
@@ -224,8 +256,9 @@ pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
 }
 
 /// The generated devices among `ids` (a run's devices, say) that `given`
-/// lacks, each made once by [`open_entry`]; ids that are neither are left
-/// to the caller to report.
+/// lacks, each made once without its pictures ([`open_entry_logic`]: all
+/// that scoring reads); ids that are neither are left to the caller to
+/// report.
 pub fn open_missing_generated<'a>(
     ids: impl IntoIterator<Item = &'a str>,
     given: &[super::Bundle],
@@ -239,12 +272,7 @@ pub fn open_missing_generated<'a>(
     let mut out = Vec::new();
     for id in wanted {
         if let Some(entry) = generated_entry(id) {
-            let bundle = open_entry(&entry, Vec::new())
-                .into_result()
-                .map_err(|problem| OpenError::Device {
-                    id: id.to_string(),
-                    problem: Box::new(problem),
-                })?;
+            let bundle = open_entry_logic(&entry, Vec::new())?;
             out.push(bundle);
         }
     }
@@ -262,6 +290,22 @@ fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
 
 #[cfg(not(feature = "generate"))]
 fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+    Err(OpenError::NoGenerator)
+}
+
+/// A generated device's logic, made now without drawing.
+#[cfg(feature = "generate")]
+fn generated_logic(id: &str) -> Result<super::Bundle, OpenError> {
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.logic(id))
+        .map_err(|problem| OpenError::Made {
+            id: id.to_string(),
+            problem: Box::new(problem),
+        })
+}
+
+#[cfg(not(feature = "generate"))]
+fn generated_logic(_id: &str) -> Result<super::Bundle, OpenError> {
     Err(OpenError::NoGenerator)
 }
 

@@ -11,7 +11,11 @@
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`library`]: the index of the shipped device library (`data/library.json`),
 //!   and [`open_entry`], the one rule by which a library id becomes a bundle.
-//! - [`generated`]: the manifest of the generated devices (`data/generated.json`).
+//! - [`generated`]: the manifest of the generated devices (`data/generated.json`)
+//!   and their task list (`data/generated-tasks.json`).
+//! - [`stamp`]: the library's version and content hash
+//!   (`data/library-version.json`), which every trajectory of one of its
+//!   devices records ([`library_of`]).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`live`]: the optional live layer, what each state shows.
 //! - [`image`]: view images ([`ViewImage`]), their sizes read from their
@@ -61,6 +65,7 @@ pub mod live;
 pub mod load;
 pub mod model;
 mod source;
+pub mod stamp;
 pub mod validate;
 
 pub use derive::{
@@ -70,8 +75,8 @@ pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
 pub use image::{ImageError, ViewImage};
 pub use library::{
-    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
-    OpenError, LIBRARY_FORMAT,
+    generated_entry, open_entry, open_entry_logic, open_missing_generated, LibraryEntry,
+    LibraryError, LibraryIndex, OpenError, LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};
@@ -80,6 +85,7 @@ pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Check
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
 pub use source::SourceError;
+pub use stamp::{library_of, library_of_bundle, LibraryStamp};
 pub use validate::validate_bundle;
 
 pub use model::{

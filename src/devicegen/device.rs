@@ -456,15 +456,43 @@ fn sound(
     specs: &[(String, ViewSpec)],
     tasks: &[crate::bundle::Task],
 ) -> Result<(), DeviceError> {
-    use crate::bundle::{View, ViewImage};
     let problems = crate::bundle::validate::machine_diagnostics(ssm);
     if !problems.is_empty() {
         return Err(DeviceError::Problems {
             diagnostics: problems,
         });
     }
+    let bundle = stand_in(manifest, ssm, specs, tasks);
+    let device = crate::sim::Device::new(&bundle);
+    for task in tasks {
+        let (start, goals) = device
+            .task_start(task)
+            .ok_or_else(|| DeviceError::TaskStart {
+                task: task.id.clone(),
+            })?;
+        crate::sim::planner::ideal_path(&device, start, &goals).map_err(|problem| {
+            DeviceError::NoIdealPath {
+                task: task.id.clone(),
+                problem,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// A device's bundle with each view standing in as an empty picture of
+/// the canvas's size, the size every box is measured on and every view is
+/// drawn at: all that the planner, the state-machine rules and the logic
+/// hash read, without a pixel drawn.
+pub(crate) fn stand_in(
+    manifest: &Manifest,
+    ssm: &StateMachine,
+    specs: &[(String, ViewSpec)],
+    tasks: &[crate::bundle::Task],
+) -> crate::bundle::Bundle {
+    use crate::bundle::{View, ViewImage};
     let (cw, ch) = CANVAS;
-    let bundle = crate::bundle::Bundle {
+    crate::bundle::Bundle {
         manifest: manifest.clone(),
         ssm: ssm.clone(),
         views: specs
@@ -482,22 +510,7 @@ fn sound(
             .collect(),
         tasks: tasks.to_vec(),
         live: None,
-    };
-    let device = crate::sim::Device::new(&bundle);
-    for task in tasks {
-        let (start, goals) = device
-            .task_start(task)
-            .ok_or_else(|| DeviceError::TaskStart {
-                task: task.id.clone(),
-            })?;
-        crate::sim::planner::ideal_path(&device, start, &goals).map_err(|problem| {
-            DeviceError::NoIdealPath {
-                task: task.id.clone(),
-                problem,
-            }
-        })?;
     }
-    Ok(())
 }
 
 /// The bundle must load with no diagnostic at all, warnings included.

@@ -15,7 +15,8 @@ use sha2::{Digest, Sha256};
 use crate::bundle::StateMachine;
 
 pub use crate::bundle::generated::{
-    is_generated, GeneratedEntry, GeneratedIndex, GENERATED_FILE, GENERATED_FORMAT, GENERATED_PATH,
+    is_generated, DeviceTasks, GeneratedEntry, GeneratedIndex, GeneratedTasks, TaskSummary,
+    GENERATED_FILE, GENERATED_FORMAT, GENERATED_PATH, GENERATED_TASKS_FILE, GENERATED_TASKS_FORMAT,
 };
 
 use super::desc::CategoryFile;
@@ -152,6 +153,52 @@ pub enum GeneratedError {
         expected_single: usize,
         /// Multi-turn tasks in the manifest.
         expected_multi: usize,
+    },
+    /// A generated device's logic could not be made (its id and why).
+    #[error("{id}: {problem}")]
+    InDevice {
+        /// The device's id.
+        id: String,
+        /// Why.
+        problem: Box<GeneratedError>,
+    },
+    /// The generator made no file of this name.
+    #[error("no {file} was made")]
+    NotMade {
+        /// The file's name.
+        file: &'static str,
+    },
+    /// A JSON file the generator made does not read back.
+    #[error("{file}: {message}")]
+    MadeJson {
+        /// The file's name.
+        file: &'static str,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The drawn device's logic hash is not the one made without pictures.
+    #[error("drawn, its logic hashes to {drawn}; made without pictures, to {made}")]
+    LogicDiffers {
+        /// The drawn device's logic hash.
+        drawn: String,
+        /// The logic hash made without pictures.
+        made: String,
+    },
+    /// The device's tasks are not those the committed task list has.
+    #[error(
+        "its tasks are not those data/{GENERATED_TASKS_FILE} lists: regenerate it (knoblab library generate)"
+    )]
+    ListedTasks,
+    /// The device's logic hash is not the one the version file lists.
+    #[error(
+        "its logic hash is {found}, data/{} says {listed}: regenerate it (knoblab library generate)",
+        crate::bundle::stamp::VERSION_FILE
+    )]
+    ListedLogic {
+        /// The device's logic hash.
+        found: String,
+        /// The version file's (or "nothing").
+        listed: String,
     },
     /// The oracle could not play a task.
     #[error("{0}")]
@@ -433,7 +480,16 @@ impl Inputs {
 
     /// The manifest of devices `only` picks from the plan (all: `|_| true`).
     pub fn manifest(&self, only: impl Fn(usize) -> bool) -> Result<GeneratedIndex, GeneratedError> {
+        Ok(self.catalogue(only)?.manifest)
+    }
+
+    /// The manifest, the task list and every device's logic hash of the
+    /// devices `only` picks from the plan, in one pass and without a
+    /// picture: what `knoblab library generate` writes.
+    pub fn catalogue(&self, only: impl Fn(usize) -> bool) -> Result<Catalogue, GeneratedError> {
         let mut devices = Vec::new();
+        let mut tasks = Vec::new();
+        let mut logic = BTreeMap::new();
         let mut hasher = Sha256::new();
         hasher.update(self.digest.as_bytes());
         for (n, (c, index)) in self.plan().into_iter().enumerate() {
@@ -443,15 +499,86 @@ impl Inputs {
             let (v, g) = self.variant(c, index)?;
             let e = self.entry(&v, &g);
             hasher.update(e.hash.as_bytes());
+            let bundle = logic_bundle(&g.files).map_err(|problem| GeneratedError::InDevice {
+                id: e.id.clone(),
+                problem: Box::new(problem),
+            })?;
+            logic.insert(e.id.clone(), bundle.logic_hash());
+            tasks.push(DeviceTasks {
+                id: e.id.clone(),
+                tasks: bundle.tasks.iter().map(TaskSummary::of).collect(),
+            });
             devices.push(e);
         }
-        Ok(GeneratedIndex {
+        let manifest = GeneratedIndex {
             format: GENERATED_FORMAT.to_string(),
             version: self.space.version.clone(),
             hash: hex(&hasher.finalize()),
             devices,
+        };
+        let tasks = GeneratedTasks {
+            format: GENERATED_TASKS_FORMAT.to_string(),
+            manifest: manifest.hash.clone(),
+            devices: tasks,
+        };
+        Ok(Catalogue {
+            manifest,
+            tasks,
+            logic,
         })
     }
+
+    /// A generated device's logic, by id: its JSON files made without a
+    /// picture, each view standing in at the size every generated view is
+    /// drawn at. Its logic hash is the drawn device's ([`check_device`]
+    /// compares them), for a fraction of [`Inputs::open`]'s time.
+    pub fn logic(&self, id: &str) -> Result<crate::bundle::Bundle, GeneratedError> {
+        logic_bundle(&self.json_files(id)?).map_err(|problem| GeneratedError::InDevice {
+            id: id.to_string(),
+            problem: Box::new(problem),
+        })
+    }
+}
+
+/// The generated library in one pass ([`Inputs::catalogue`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalogue {
+    /// `data/generated.json`.
+    pub manifest: GeneratedIndex,
+    /// `data/generated-tasks.json`.
+    pub tasks: GeneratedTasks,
+    /// Each device's logic hash, by id (for `data/library-version.json`).
+    pub logic: BTreeMap<String, String>,
+}
+
+/// The bundle of a generated device's JSON files, its views standing in
+/// ([`super::device::stand_in`]).
+fn logic_bundle(
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<crate::bundle::Bundle, GeneratedError> {
+    fn parse<T: serde::de::DeserializeOwned>(
+        files: &BTreeMap<String, Vec<u8>>,
+        name: &'static str,
+    ) -> Result<T, GeneratedError> {
+        let bytes = files
+            .get(name)
+            .ok_or(GeneratedError::NotMade { file: name })?;
+        serde_json::from_slice(bytes).map_err(|e| GeneratedError::MadeJson {
+            file: name,
+            message: e.to_string(),
+        })
+    }
+    let manifest: crate::bundle::Manifest = parse(files, "manifest.json")?;
+    let ssm: StateMachine = parse(files, "ssm.json")?;
+    let views: BTreeMap<String, crate::bundle::ViewSpec> = parse(files, "views.json")?;
+    let tasks: crate::bundle::TaskFile = parse(files, "tasks.json")?;
+    let specs: Vec<(String, crate::bundle::ViewSpec)> = views.into_iter().collect();
+    Ok(super::device::stand_in(
+        &manifest,
+        &ssm,
+        &specs,
+        &tasks.tasks,
+    ))
 }
 
 /// Every state and component the design space names exists: a state of
@@ -554,6 +681,30 @@ pub fn library_entry(id: &str) -> Option<crate::bundle::LibraryEntry> {
 /// manifest says, its task counts are the manifest's, and the oracle
 /// reaches every goal of every task within budget. Its episode count.
 pub fn check_device(inputs: &Inputs, entry: &GeneratedEntry) -> Result<usize, GeneratedError> {
+    check_listed_device(inputs, entry, None)
+}
+
+/// What the committed files say of a generated device besides its
+/// manifest entry: its tasks (`data/generated-tasks.json`) and its logic
+/// hash (`data/library-version.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    /// Its tasks as the task list has them.
+    pub tasks: Option<&'a [TaskSummary]>,
+    /// Its logic hash as the library's version file has it.
+    pub logic: Option<&'a str>,
+}
+
+/// [`check_device`], and the device is as `listed` says: its tasks are
+/// the task list's (ids, goals, instructions) and its logic hash the
+/// version file's. Either way the drawn device's logic hash must be the
+/// one its JSON files give without pictures ([`Inputs::logic`]), which is
+/// how the version file's hashes are made.
+pub fn check_listed_device(
+    inputs: &Inputs,
+    entry: &GeneratedEntry,
+    listed: Option<Listed<'_>>,
+) -> Result<usize, GeneratedError> {
     use crate::agents::{run_tasks, Oracle};
     let generated = inputs.open(&entry.id)?;
     let hash = content_hash(&generated.files);
@@ -563,8 +714,28 @@ pub fn check_device(inputs: &Inputs, entry: &GeneratedEntry) -> Result<usize, Ge
             expected: entry.hash.clone(),
         });
     }
+    let without_pictures = logic_bundle(&generated.files)?.logic_hash();
     let files: Vec<(String, Vec<u8>)> = generated.files.into_iter().collect();
     let bundle = crate::bundle::load_files(&entry.id, files).map_err(GeneratedError::Load)?;
+    let logic = bundle.logic_hash();
+    if logic != without_pictures {
+        return Err(GeneratedError::LogicDiffers {
+            drawn: logic,
+            made: without_pictures,
+        });
+    }
+    if let Some(listed) = listed {
+        let tasks: Vec<TaskSummary> = bundle.tasks.iter().map(TaskSummary::of).collect();
+        if listed.tasks != Some(tasks.as_slice()) {
+            return Err(GeneratedError::ListedTasks);
+        }
+        if listed.logic != Some(logic.as_str()) {
+            return Err(GeneratedError::ListedLogic {
+                found: logic,
+                listed: listed.logic.unwrap_or("nothing").to_string(),
+            });
+        }
+    }
     let single = bundle.tasks.iter().filter(|t| t.goals.len() == 1).count();
     if (single, bundle.tasks.len() - single) != (entry.single, entry.multi) {
         return Err(GeneratedError::TaskCounts {

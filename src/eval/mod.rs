@@ -436,6 +436,14 @@ fn check_output(plan: &EvalPlan, out: &Path, finished: &Finished) -> Result<(), 
                         r.trajectory.logic_hash.clone(),
                         hash.clone(),
                     );
+                    // The library its episodes record now (the rule every
+                    // recorder follows).
+                    let now = crate::bundle::library_of(&r.trajectory.bundle_id, hash);
+                    check(
+                        "library",
+                        crate::bundle::stamp::describe(s.library.as_ref()),
+                        crate::bundle::stamp::describe(now.as_ref()),
+                    );
                 }
             }
             let planned: std::collections::BTreeSet<String> =

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, LibraryStamp};
 use crate::sim::Settings;
 
 use super::record::{EpisodeRecord, EpisodeStatus};
@@ -134,8 +134,10 @@ impl Source {
     }
 }
 
-/// The version of [`RunSpec`] this build writes and reads.
-pub const RUN_SPEC_VERSION: u32 = 1;
+/// The version of [`RunSpec`] this build writes and reads: 2 since the
+/// run records its library ([`RunSpec::library`]), so that a build that
+/// would not check it refuses to resume the run.
+pub const RUN_SPEC_VERSION: u32 = 2;
 
 fn run_spec_v1() -> u32 {
     1
@@ -162,6 +164,11 @@ pub struct RunSpec {
     /// The logic hash of each bundle played, by bundle id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub bundles: BTreeMap<String, String>,
+    /// The library its devices belong to, by version and content hash
+    /// (none: no device of the library, or a run stored before the field
+    /// existed). A resume on another library is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<LibraryStamp>,
     /// The replay file's text, for a replay run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
@@ -180,18 +187,58 @@ impl RunSpec {
         items: Vec<BatchItem>,
         bundles: &[&Bundle],
     ) -> RunSpec {
+        let bundles: BTreeMap<String, String> = bundles
+            .iter()
+            .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
+            .collect();
+        let library = bundles
+            .iter()
+            .find_map(|(id, hash)| crate::bundle::library_of(id, hash));
         RunSpec {
             version: RUN_SPEC_VERSION,
             source,
             settings,
             items,
-            bundles: bundles
-                .iter()
-                .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
-                .collect(),
+            bundles,
+            library,
             replay: None,
             selection: None,
         }
+    }
+
+    /// A run of `items` on devices of the shipped library, none of them
+    /// opened: each played device's logic hash is the one the library
+    /// lists ([`crate::bundle::stamp::shipped`]). The page plans so, then
+    /// opens each device when the run reaches it; an id the library does
+    /// not list is [`RunSpecError::NotInLibrary`].
+    pub fn on_library(
+        source: Source,
+        settings: AgentSettings,
+        items: Vec<BatchItem>,
+    ) -> Result<RunSpec, RunSpecError> {
+        let library = crate::bundle::stamp::shipped().ok_or(RunSpecError::NoLibrary)?;
+        let mut bundles = BTreeMap::new();
+        for item in &items {
+            let hash =
+                library
+                    .devices
+                    .get(&item.bundle_id)
+                    .ok_or_else(|| RunSpecError::NotInLibrary {
+                        id: item.bundle_id.clone(),
+                        library: library.stamp(),
+                    })?;
+            bundles.insert(item.bundle_id.clone(), hash.clone());
+        }
+        Ok(RunSpec {
+            version: RUN_SPEC_VERSION,
+            source,
+            settings,
+            items,
+            bundles,
+            library: Some(library.stamp()),
+            replay: None,
+            selection: None,
+        })
     }
 
     /// Reads a run spec written by this or an earlier version.
@@ -304,6 +351,11 @@ impl RunSpec {
             a.endpoint.max_tokens.to_string(),
             b.endpoint.max_tokens.to_string(),
         );
+        check(
+            "library",
+            crate::bundle::stamp::describe(self.library.as_ref()),
+            crate::bundle::stamp::describe(other.library.as_ref()),
+        );
         for (id, hash) in &self.bundles {
             if let Some(now) = other.bundles.get(id) {
                 check(
@@ -350,4 +402,16 @@ pub enum RunSpecError {
         /// The newest this build reads.
         known: u32,
     },
+    /// A run on the library names a device the library does not list.
+    #[error("the device {id} is not in {library}")]
+    NotInLibrary {
+        /// The device's id.
+        id: String,
+        /// The library.
+        library: LibraryStamp,
+    },
+    /// This build has no library compiled in (it cannot happen in a build
+    /// of this repository: a test reads the file).
+    #[error("this build has no library version compiled in (data/library-version.json)")]
+    NoLibrary,
 }

@@ -1,13 +1,16 @@
 //! The device library as the agent page needs it: the index, the
-//! generated devices' manifest (`data/generated.json`) and the hand
-//! devices' task lists, which the chooser counts
+//! generated devices' manifest (`data/generated.json`) and task list
+//! (`data/generated-tasks.json`), and the hand devices' task lists, which
+//! the chooser counts and plans
 //! ([`crate::vlm::selection::Catalog`]), and bundles loaded from their
 //! listed files through the page's one loader
 //! ([`crate::ui::browser::fetch`]).
 
 use std::sync::Arc;
 
-use crate::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
+use crate::bundle::generated::{
+    is_generated, GeneratedIndex, GeneratedTasks, GENERATED_FILE, GENERATED_TASKS_FILE,
+};
 use crate::bundle::{Bundle, LibraryEntry, LibraryIndex};
 use crate::ui::browser::fetch;
 use crate::vlm::selection::TaskInfo;
@@ -26,6 +29,17 @@ pub async fn generated() -> Result<GeneratedIndex, String> {
     GeneratedIndex::parse(&bytes).map_err(|e| e.to_string())
 }
 
+/// Reads the generated devices' task list beside the manifest (ids, goals
+/// and instructions of all 916, so that they are planned without being
+/// made), checked against `manifest`.
+pub async fn generated_tasks(manifest: &GeneratedIndex) -> Result<GeneratedTasks, String> {
+    let base = fetch::LIBRARY_URL
+        .rsplit_once('/')
+        .map_or("", |(dir, _)| dir);
+    let bytes = fetch::fetch_bytes(&format!("{base}/{GENERATED_TASKS_FILE}")).await?;
+    GeneratedTasks::parse(&bytes, manifest).map_err(|e| e.to_string())
+}
+
 /// The task list of a hand-described device, from its `tasks.json` alone
 /// (a few KB; its pictures are not fetched).
 pub async fn tasks(entry: &LibraryEntry) -> Result<Vec<TaskInfo>, String> {
@@ -34,13 +48,6 @@ pub async fn tasks(entry: &LibraryEntry) -> Result<Vec<TaskInfo>, String> {
         .map_or("", |(dir, _)| dir);
     let bytes = fetch::fetch_bytes(&format!("{base}/{}", entry.file_url("tasks.json"))).await?;
     TaskInfo::parse_file(&entry.id, &bytes).map_err(|e| e.to_string())
-}
-
-/// Whether this page can open the device: every device of the library,
-/// a generated one made when it is opened
-/// ([`fetch::fetch_library_device`], the library's one rule).
-pub fn can_open(_entry: &LibraryEntry) -> bool {
-    true
 }
 
 /// Whether the device ships a `tasks.json` to read ([`tasks`]): a
@@ -57,4 +64,19 @@ pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
         .into_result()
         .map(Arc::new)
         .map_err(|e| format!("{}: {e}", entry.id))
+}
+
+/// A device's logic without its pictures, to score episodes already
+/// played on it (a resumed batch's): a hand-described one loaded from its
+/// files, a generated one made without drawing
+/// ([`crate::bundle::open_entry_logic`]: milliseconds, not seconds).
+pub async fn load_logic(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
+    if is_generated(entry) {
+        // Its boxes are measured on its drawing's text, in the font.
+        fetch::ensure_font().await?;
+        return crate::bundle::open_entry_logic(entry, Vec::new())
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+    }
+    Ok(Arc::new(load(entry).await?.without_pictures()))
 }
