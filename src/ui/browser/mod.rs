@@ -4,6 +4,8 @@
 //!
 //! - [`fetch`]: GETs without credentials (bundles, the library), and
 //!   reading files the visitor picked or dropped, a dropped folder included.
+//! - [`device_worker`]: generated devices and their cards' pictures drawn
+//!   in a Web Worker, off the main thread.
 //! - [`module_worker`]: starting a Web Worker on this page's own wasm.
 //! - [`http`]: the model API's POST with a timeout and abort, the clock and
 //!   a sleep.
@@ -15,6 +17,7 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
+pub mod device_worker;
 pub mod fetch;
 pub mod files;
 pub mod http;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
 use crate::bundle::{Bundle, LibraryEntry, LibraryIndex};
+use crate::ui::browser::device_worker::{self, Asker};
 use crate::ui::browser::fetch;
 use crate::vlm::selection::TaskInfo;
 
@@ -37,7 +38,7 @@ pub async fn tasks(entry: &LibraryEntry) -> Result<Vec<TaskInfo>, String> {
 }
 
 /// Whether this page can open the device: every device of the library,
-/// a generated one made when it is opened
+/// a generated one drawn when it is opened
 /// ([`fetch::fetch_library_device`], the library's one rule).
 pub fn can_open(_entry: &LibraryEntry) -> bool {
     true
@@ -50,11 +51,19 @@ pub fn has_task_file(entry: &LibraryEntry) -> bool {
 }
 
 /// Loads one device of the index: a hand-described one from its files, a
-/// generated one drawn here (seconds), both by [`fetch::fetch_library_device`].
+/// generated one drawn in the device worker (seconds, off the main
+/// thread), both by [`fetch::fetch_library_device`]. Leaving the page
+/// cancels a drawing under way ([`cancel_loads`]).
 pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
-    fetch::fetch_library_device(entry)
-        .await?
+    fetch::fetch_library_device(entry, Asker::Agent)
+        .await
+        .map_err(|e| e.to_string())?
         .into_result()
         .map(Arc::new)
         .map_err(|e| format!("{}: {e}", entry.id))
+}
+
+/// Cancels the drawings [`load`] asked for (the page is being left).
+pub fn cancel_loads() {
+    device_worker::cancel(Asker::Agent);
 }

@@ -142,6 +142,12 @@ pub fn ProblemList(
         }
     });
     match problem {
+        LoadProblem::Cancelled => view! {
+            <div class="problems" data-testid="problems" role="alert" node_ref=node>
+                <p>{LoadProblem::Cancelled.summary()}</p>
+            </div>
+        }
+        .into_any(),
         LoadProblem::Message(message) => view! {
             <div class="problems" data-testid="problems" role="alert" node_ref=node>
                 <p><strong>"The device could not be opened. "</strong>{message}</p>
@@ -248,6 +254,8 @@ pub fn PlayPage() -> impl IntoView {
             Err(e) => player.notice.set(Some(e)),
         }
     });
+    // Leaving the page stops a drawing it asked for.
+    on_cleanup(move || player.stop_opening());
     let nothing_open =
         move || player.device.with(Option::is_none) && player.loading.with(Option::is_none);
     view! {
