@@ -9,7 +9,7 @@
 // drawing stops when the page that asked for it is left.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
+import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import { fetchJson, actByClicking, optimal } from './player-support.mjs';
 
 let browser;
@@ -237,7 +237,8 @@ test('a generated device in embed mode and through window.knoblab is drawn in th
   const drew = [];
   page.on('console', (m) => { if (/drew the device/.test(m.text())) drew.push(m.text()); });
   const [embedded, loaded] = devices.filter((d) => d.generated && d.category === 'Lamp').slice(0, 2);
-  await gotoRoute(page, `#/embed?bundle=${embedded.id}`);
+  // The embed page has no site header (no brand to wait for): the player alone.
+  await page.goto(new URL(`#/embed?bundle=${embedded.id}`, BASE_URL).href);
   await page.getByTestId('player').waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId('brand').count(), 0);
   assert.equal(await page.evaluate(() => window.knoblab.trajectory().bundle_id), embedded.id);
