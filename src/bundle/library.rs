@@ -202,7 +202,18 @@ pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checke
     if !is_generated(entry) {
         return check_files_in_memory(&entry.id, files);
     }
-    match generated_files(&entry.id) {
+    open_made(entry, generated_files(&entry.id))
+}
+
+/// The second half of [`open_entry`] for a generated device whose files
+/// [`generated_files`] made elsewhere (the page makes them in a Web Worker
+/// and checks them on its main thread): the files checked as a bundle, or
+/// why they could not be made, reported as [`open_entry`] reports it.
+pub fn open_made<E: std::fmt::Display>(
+    entry: &LibraryEntry,
+    made: Result<Vec<(String, Vec<u8>)>, E>,
+) -> Checked {
+    match made {
         Ok(files) => check_files_in_memory(&entry.id, files),
         Err(message) => Checked {
             source: entry.id.clone(),
@@ -279,17 +290,21 @@ pub fn open_missing_generated<'a>(
     Ok(out)
 }
 
-/// A generated device's files, made now.
+/// A generated device's files (pictures and live layer included), made
+/// now from the inputs compiled into this build: what [`open_entry`]
+/// checks for a generated id. Refused without the generator (the crate's
+/// feature `generate`).
 #[cfg(feature = "generate")]
-fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+pub fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
     crate::devicegen::generated::Inputs::embedded()
         .and_then(|inputs| inputs.open(id))
         .map(|made| made.files.into_iter().collect())
         .map_err(|e| OpenError::Generator(Box::new(e)))
 }
 
+/// A generated device's files: refused, this build has no generator.
 #[cfg(not(feature = "generate"))]
-fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+pub fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
     Err(OpenError::NoGenerator)
 }
 

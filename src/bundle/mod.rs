@@ -75,8 +75,8 @@ pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
 pub use image::{ImageError, ViewImage};
 pub use library::{
-    generated_entry, open_entry, open_entry_logic, open_missing_generated, LibraryEntry,
-    LibraryError, LibraryIndex, OpenError, LIBRARY_FORMAT,
+    generated_entry, generated_files, open_entry, open_entry_logic, open_made,
+    open_missing_generated, LibraryEntry, LibraryError, LibraryIndex, OpenError, LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};

@@ -12,6 +12,7 @@ use crate::bundle::generated::{
     is_generated, GeneratedIndex, GeneratedTasks, GENERATED_FILE, GENERATED_TASKS_FILE,
 };
 use crate::bundle::{Bundle, LibraryEntry, LibraryIndex};
+use crate::ui::browser::device_worker::{self, Asker};
 use crate::ui::browser::fetch;
 use crate::vlm::selection::TaskInfo;
 
@@ -57,10 +58,13 @@ pub fn has_task_file(entry: &LibraryEntry) -> bool {
 }
 
 /// Loads one device of the index: a hand-described one from its files, a
-/// generated one drawn here (seconds), both by [`fetch::fetch_library_device`].
+/// generated one drawn in the device worker (seconds, off the main
+/// thread), both by [`fetch::fetch_library_device`]. Leaving the page
+/// cancels a drawing under way ([`cancel_loads`]).
 pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
-    fetch::fetch_library_device(entry)
-        .await?
+    fetch::fetch_library_device(entry, Asker::Agent)
+        .await
+        .map_err(|e| e.to_string())?
         .into_result()
         .map(Arc::new)
         .map_err(|e| format!("{}: {e}", entry.id))
@@ -79,4 +83,9 @@ pub async fn load_logic(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
             .map_err(|e| e.to_string());
     }
     Ok(Arc::new(load(entry).await?.without_pictures()))
+}
+
+/// Cancels the drawings [`load`] asked for (the page is being left).
+pub fn cancel_loads() {
+    device_worker::cancel(Asker::Agent);
 }
