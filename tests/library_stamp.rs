@@ -348,7 +348,7 @@ fn eval_resume_refuses_a_file_or_description_of_another_library() {
     std::fs::write(&out, old).unwrap();
     let message = run_eval(&plan, &out).unwrap_err().to_string();
     assert!(
-        message.contains(&format!("library: no library (a bundle of its own"))
+        message.contains("library: no library (a bundle of its own")
             && message.contains(&format!("before, {} now", stamp())),
         "{message}"
     );

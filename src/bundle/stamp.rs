@@ -244,6 +244,10 @@ pub fn content_hash<'a>(
         .collect()
 }
 
+/// A device's files: each name with its bytes.
+#[cfg(not(target_arch = "wasm32"))]
+type Files = Vec<(String, Vec<u8>)>;
+
 /// The content hash of the library in `data` (its `library.json`, the
 /// files each hand-described device lists, and `generated.json`'s hash),
 /// with each hand-described device's logic hash, by id. Read through the
@@ -275,7 +279,7 @@ pub fn compute_hash(
             path: generated_path.display().to_string(),
             message: e.to_string(),
         })?;
-    let mut hand: Vec<(String, Vec<(String, Vec<u8>)>)> = Vec::new();
+    let mut hand: Vec<(String, Files)> = Vec::new();
     let mut logic = BTreeMap::new();
     for entry in &index.devices {
         let mut files = Vec::with_capacity(entry.files.len());

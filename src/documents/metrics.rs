@@ -62,7 +62,7 @@ pub fn metrics(trajectories: &[PathBuf], bundles: &Path) -> Result<MetricsRuns, 
             (path.display().to_string(), episodes)
         })
         .collect();
-    let named: Vec<(Option<&str>, &[(usize, &Trajectory)])> = numbered
+    let named: Vec<crate::metrics::NumberedFile<'_>> = numbered
         .iter()
         .map(|(name, episodes)| (Some(name.as_str()), episodes.as_slice()))
         .collect();

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use episode::{episode, episode_at, EpisodeMetrics};
-pub use run::{one_library, one_render_mode, run, run_numbered, RunMetrics};
+pub use run::{one_library, one_render_mode, run, run_numbered, NumberedFile, RunMetrics};
 pub use step::{ErrorClass, SwitchClass};
 
 /// The metrics of section 6, per episode or per run (the same keys).
