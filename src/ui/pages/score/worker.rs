@@ -1,22 +1,19 @@
 //! Scoring off the main thread: a module Web Worker that loads this very
-//! wasm module (the page's own JS glue and `.wasm`, whose hashed URLs
-//! Trunk writes into `index.html` as preload links) and calls
+//! wasm module ([`crate::ui::browser::module_worker`], whose Decision is
+//! one wasm build for the page and its workers) and calls
 //! [`knoblab_score_job`]. The worker reads the dropped `File`s itself, so
 //! a big results set never passes through the page's thread; cancel is
 //! `Worker.terminate()`.
-//!
-//! **Decision:** one wasm build, not Trunk's `data-type="worker"` second
-//! binary: a second release build of the whole core would double the
-//! page's build time and download, for the same code.
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
+use web_sys::{MessageEvent, Worker};
 
 use crate::score::epic::report::Shard;
 use crate::score::job::{self, InputFile, Job, JobOptions};
 use crate::ui::browser::js_message;
+use crate::ui::browser::module_worker::{set, spawn, string_field};
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
@@ -96,7 +93,7 @@ pub const FONT_JOB_PATH: &str = "knoblab-font";
 /// generated devices are scored against devices drawn here.
 #[wasm_bindgen]
 pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
-    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e))
+    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 /// The job of the files (paths and bytes in the same order) and options
@@ -209,24 +206,6 @@ pub enum Message {
     Error(String),
 }
 
-/// The URLs of this page's wasm-bindgen JS and `.wasm`, from the preload
-/// links Trunk writes into `index.html`.
-fn module_urls() -> Result<(String, String), String> {
-    let doc = document();
-    let href = |selector: &str| -> Option<String> {
-        doc.query_selector(selector)
-            .ok()
-            .flatten()
-            .and_then(|e| e.dyn_into::<web_sys::HtmlLinkElement>().ok())
-            .map(|l| l.href())
-    };
-    let js = href("link[rel=modulepreload][href$='.js']:not([href*='/snippets/'])")
-        .ok_or("the page's module link is missing (built without Trunk?)")?;
-    let wasm = href("link[rel=preload][href$='.wasm']")
-        .ok_or("the page's wasm preload link is missing (built without Trunk?)")?;
-    Ok((js, wasm))
-}
-
 /// How many workers score a job on this machine ([`job::worker_count`]).
 fn worker_count() -> usize {
     job::worker_count(window().navigator().hardware_concurrency())
@@ -237,36 +216,6 @@ fn worker_count() -> usize {
 pub struct ScoreWorker {
     workers: Vec<Worker>,
     _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
-}
-
-fn set(o: &js_sys::Object, k: &str, v: &JsValue) {
-    let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), v);
-}
-
-fn string_field(data: &JsValue, k: &str) -> Option<String> {
-    js_sys::Reflect::get(data, &JsValue::from_str(k))
-        .ok()
-        .and_then(|v| v.as_string())
-}
-
-/// A module worker running the page's own wasm, initialised.
-fn spawn(js: &str, wasm: &str) -> Result<Worker, String> {
-    let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
-    let bag = BlobPropertyBag::new();
-    bag.set_type("text/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| js_message(&e))?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|e| js_message(&e))?;
-    let worker_options = WorkerOptions::new();
-    worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
-    let _ = Url::revoke_object_url(&url);
-    let init = js_sys::Object::new();
-    let paths = js_sys::Object::new();
-    set(&paths, "js", &JsValue::from_str(js));
-    set(&paths, "wasm", &JsValue::from_str(wasm));
-    set(&init, "init", &paths);
-    worker.post_message(&init).map_err(|e| js_message(&e))?;
-    Ok(worker)
 }
 
 /// The job message of worker `index` of `of`.
@@ -312,10 +261,9 @@ impl ScoreWorker {
         options: &JobOptions,
         on_message: impl Fn(Message) + 'static,
     ) -> Result<ScoreWorker, String> {
-        let (js, wasm) = module_urls()?;
         let of = worker_count();
         let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
-        let merger = spawn(&js, &wasm)?;
+        let merger = spawn(WORKER_JS)?;
         let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
             if let Some(p) = string_field(&data, "progress") {
@@ -332,7 +280,7 @@ impl ScoreWorker {
         let mut workers = vec![merger.clone()];
         let mut closures = vec![on_merger];
         for index in 1..of {
-            let helper = match spawn(&js, &wasm) {
+            let helper = match spawn(WORKER_JS) {
                 Ok(h) => h,
                 Err(e) => {
                     for w in &workers {
