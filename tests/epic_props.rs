@@ -105,3 +105,58 @@ proptest! {
         let _ = format_record(&rec, &FormatOptions::default());
     }
 }
+
+/// A JSON value of any shape, with the strings and numbers Python's
+/// parser distinguishes.
+fn json_value() -> impl Strategy<Value = PyValue> {
+    let leaf = prop_oneof![
+        Just(PyValue::None),
+        any::<bool>().prop_map(PyValue::Bool),
+        any::<i64>().prop_map(|i| PyValue::Int(i.into())),
+        (-1e6f64..1e6).prop_map(PyValue::Float),
+        ".{0,8}".prop_map(PyValue::Str),
+    ];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(PyValue::List),
+            prop::collection::vec(("[a-c\\\\\"]{0,3}", inner), 0..4).prop_map(PyValue::Dict),
+        ]
+    })
+}
+
+/// JSON-like text: a value as Python writes it, maybe broken in one
+/// place, or text from JSON's alphabet.
+fn json_like() -> impl Strategy<Value = String> {
+    prop_oneof![
+        json_value().prop_map(|v| pyjson::dumps(&v)),
+        (
+            json_value(),
+            any::<prop::sample::Index>(),
+            "[\\[\\]{},:\"\\\\ 0-9a-zA-Z.+\\-]"
+        )
+            .prop_map(|(v, at, c)| {
+                let text: Vec<char> = pyjson::dumps(&v).chars().collect();
+                let k = at.index(text.len());
+                let mut out: String = text[..k].iter().collect();
+                out.push_str(&c);
+                out.extend(&text[(k + 1).min(text.len())..]);
+                out
+            }),
+        "[\\[\\]{},:\" 0-9.eE+\\-ntrufalsNIiy\\\\]{0,30}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// The reader that only checks a value (the GT reader and the intake
+    /// skip what they do not keep) accepts exactly what `json.loads`
+    /// accepts, refusing the rest with the same error at the same place.
+    #[test]
+    fn skipping_reader_accepts_what_loads_accepts(text in json_like()) {
+        let mut r = pyjson::Reader::new(&text);
+        r.ws();
+        let skipped = r.skip_value().and_then(|_| r.finish());
+        prop_assert_eq!(skipped.err(), pyjson::loads(&text).err(), "{:?}", text);
+    }
+}

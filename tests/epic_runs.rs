@@ -7,11 +7,13 @@
 //! §13). Floats are compared bit for bit.
 
 use knoblab::score::epic::coords::ModeRequest;
-use knoblab::score::epic::localization::{decode_fresh, score_localization, LocInput};
+use knoblab::score::epic::localization::{score_localization, LocInput};
 use knoblab::score::epic::mask::Mask;
 use knoblab::score::epic::pyvalue::PyValue;
 use knoblab::score::epic::raster::{union_iou, PixelBox};
-use knoblab::score::epic::rle::{decode_union, encode};
+use knoblab::score::epic::rle::{
+    counts_from_string, decode_instance, decode_union, encode, RleError,
+};
 use proptest::prelude::*;
 
 /// A dense bitmap, row-major.
@@ -194,7 +196,10 @@ proptest! {
         let list = PyValue::List(vec![a.rle(), b.rle(), a.rle()]);
         let u = decode_union(&list).mask.expect("decodes");
         let or: Vec<bool> = a.on.iter().zip(&b.on).map(|(x, y)| *x || *y).collect();
-        prop_assert_eq!(u, Mask::from_dense(a.h, a.w, &or));
+        prop_assert_eq!(&u, &Mask::from_dense(a.h, a.w, &or));
+        // Either side may start at the later column (`mask::merge_runs`).
+        prop_assert_eq!(&a.mask().union(&b.mask()), &u);
+        prop_assert_eq!(&b.mask().union(&a.mask()), &u);
     }
 
     /// Box-union IoU on runs equals painting the boxes and counting.
@@ -219,13 +224,12 @@ proptest! {
         let gt = PyValue::List(vec![g.rle()]);
         let out = score_localization(&LocInput {
             pred: Some(&pred),
-            gt_field: Some(&gt),
+            gt: Some(&gt),
             format_type: "mask",
             mode: ModeRequest::Auto,
             mode_name: "auto",
             gt_count: None,
             honour_wrapped: false,
-            decode: &decode_fresh,
             details: true,
         });
         // The GT field holds an instance, so the GT is not "empty" (§7): an
@@ -273,5 +277,88 @@ proptest! {
             (sx as f64 / n as f64, sy as f64 / n as f64)
         });
         prop_assert_eq!(ma.centroid(), centroid);
+    }
+}
+
+/// An RLE instance value of a frame with the given counts.
+fn instance(h: u32, w: u32, counts: PyValue) -> PyValue {
+    PyValue::Dict(vec![
+        (
+            "size".into(),
+            PyValue::List(vec![PyValue::Int(h.into()), PyValue::Int(w.into())]),
+        ),
+        ("counts".into(), counts),
+    ])
+}
+
+/// The long way from counts to a mask: every run checked (a negative one,
+/// or one past the frame, is the error), then each pixel of each 1-run set
+/// in a bitmap, column-major (`epic-official.md` §3.4).
+fn mask_from_counts(counts: &[i64], h: u32, w: u32) -> Result<Mask, RleError> {
+    let total = u64::from(h) * u64::from(w);
+    let mut pos = 0u64;
+    let mut on = vec![false; total as usize];
+    for (index, &len) in counts.iter().enumerate() {
+        if len < 0 {
+            return Err(RleError::NegativeRun { index, value: len });
+        }
+        let end = pos.saturating_add(len as u64);
+        if end > total {
+            return Err(RleError::PastDeclaredSize {
+                covered: counts
+                    .iter()
+                    .map(|&r| r.max(0) as u64)
+                    .fold(0, u64::saturating_add),
+                height: h.into(),
+                width: w.into(),
+                total,
+            });
+        }
+        if index % 2 == 1 {
+            for p in pos..end {
+                let (row, col) = (p % u64::from(h), p / u64::from(h));
+                on[(row * u64::from(w) + col) as usize] = true;
+            }
+        }
+        pos = end;
+    }
+    Ok(Mask::from_dense(h, w, &on))
+}
+
+/// A counts string: a mask's encoding, maybe with a character changed or
+/// added (anything from the 5-bit alphabet and beyond it).
+fn counts_text() -> impl Strategy<Value = (u32, u32, String)> {
+    let odd = prop_oneof![
+        8 => (48u8..112).prop_map(char::from),
+        1 => prop::sample::select(vec!['!', '~', '\u{e9}', ' ', '\u{7f}']),
+    ];
+    (
+        bits(),
+        prop::option::of((any::<prop::sample::Index>(), odd, any::<bool>())),
+    )
+        .prop_map(|(b, change)| {
+            let mut s: Vec<char> = encode(&b.mask()).chars().collect();
+            if let Some((at, c, insert)) = change {
+                let k = at.index(s.len() + 1);
+                if insert || k == s.len() {
+                    s.insert(k, c);
+                } else {
+                    s[k] = c;
+                }
+            }
+            (b.h, b.w, s.into_iter().collect())
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Decoding a counts string straight into runs gives the mask (or the
+    /// error) that decoding it into counts, then painting them, gives.
+    #[test]
+    fn streamed_counts_equal_listed_counts((h, w, s) in counts_text()) {
+        let ours = decode_instance(&instance(h, w, PyValue::Str(s.clone())));
+        let theirs = counts_from_string(&s).and_then(|c| mask_from_counts(&c, h, w));
+        prop_assert_eq!(ours, theirs, "{:?} over {}x{}", s, h, w);
     }
 }

@@ -18,19 +18,33 @@ pub struct Bucket {
     pub mean_score: f64,
 }
 
-fn bucket<'a>(samples: impl Iterator<Item = &'a SampleResult>) -> Bucket {
-    let mut sum = 0.0;
-    let mut n = 0;
-    let mut invalid = 0;
-    for s in samples {
-        sum += s.score;
-        n += 1;
-        invalid += usize::from(s.invalid_response);
+/// A bucket being summed: the scores are added in sample order, as
+/// Python 3.11's `sum()` adds them left to right, so the mean is the
+/// official one to the last bit.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sum {
+    sum: f64,
+    n: usize,
+    invalid: usize,
+}
+
+impl Sum {
+    fn add(&mut self, s: &SampleResult) {
+        self.sum += s.score;
+        self.n += 1;
+        self.invalid += usize::from(s.invalid_response);
     }
-    Bucket {
-        total_processed: n,
-        num_invalid_response: invalid,
-        mean_score: if n == 0 { 0.0 } else { sum / n as f64 },
+
+    fn bucket(&self) -> Bucket {
+        Bucket {
+            total_processed: self.n,
+            num_invalid_response: self.invalid,
+            mean_score: if self.n == 0 {
+                0.0
+            } else {
+                self.sum / self.n as f64
+            },
+        }
     }
 }
 
@@ -49,40 +63,54 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Aggregates the samples into the official summary.
+    /// Aggregates the samples into the official summary, in one pass over
+    /// them: each sample is added to its buckets in sample order.
     pub fn new(samples: &[SampleResult]) -> Summary {
-        let overall = bucket(samples.iter());
+        let mut overall = Sum::default();
+        let mut categories = [Sum::default(); CATEGORIES.len()];
+        let mut types = [Sum::default(); LEAVES.len()];
+        let mut groups = [Sum::default(); GROUPS.len()];
+        for s in samples {
+            overall.add(s);
+            for (c, sum) in CATEGORIES.iter().zip(categories.iter_mut()) {
+                if s.task_category == *c {
+                    sum.add(s);
+                }
+            }
+            let Some(leaf) = s.leaf else {
+                continue;
+            };
+            for (l, sum) in LEAVES.iter().zip(types.iter_mut()) {
+                if leaf.type_key == l.type_key {
+                    sum.add(s);
+                }
+            }
+            for ((_, key), sum) in GROUPS.iter().zip(groups.iter_mut()) {
+                if leaf.group_key == *key {
+                    sum.add(s);
+                }
+            }
+        }
         let by_category = CATEGORIES
             .iter()
-            .filter_map(|c| {
-                let b = bucket(samples.iter().filter(|s| s.task_category == *c));
-                (b.total_processed > 0).then_some((*c, b))
-            })
+            .zip(categories)
+            .filter(|(_, sum)| sum.n > 0)
+            .map(|(c, sum)| (*c, sum.bucket()))
             .collect();
         let by_type = LEAVES
             .iter()
-            .filter_map(|l| {
-                let b = bucket(
-                    samples
-                        .iter()
-                        .filter(|s| s.leaf.is_some_and(|x| x.type_key == l.type_key)),
-                );
-                (b.total_processed > 0).then_some((l.type_key, b))
-            })
+            .zip(types)
+            .filter(|(_, sum)| sum.n > 0)
+            .map(|(l, sum)| (l.type_key, sum.bucket()))
             .collect();
         let by_group = GROUPS
             .iter()
-            .filter_map(|(abbr, key)| {
-                let b = bucket(
-                    samples
-                        .iter()
-                        .filter(|s| s.leaf.is_some_and(|x| x.group_key == *key)),
-                );
-                (b.total_processed > 0).then_some((*abbr, *key, b))
-            })
+            .zip(groups)
+            .filter(|(_, sum)| sum.n > 0)
+            .map(|((abbr, key), sum)| (*abbr, *key, sum.bucket()))
             .collect();
         Summary {
-            overall,
+            overall: overall.bucket(),
             by_category,
             by_type,
             by_group,

@@ -2,6 +2,7 @@
 //! (`format_response.py`, §4.3 steps 1–4): think blocks, fenced blocks,
 //! brace scanning, Python literals, tuples, then `json.loads`.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -78,8 +79,40 @@ pub fn extract_object(
     keys: &KeySpec,
     dialect: Dialect,
 ) -> Result<Vec<(String, PyValue)>, Failure> {
+    let text = prepare(text)?;
+    read_candidate(&text, keys, dialect)
+}
+
+/// What a reply gives in the official dialect, and in the corrected one
+/// where it may read differently: `None` when it reads the same, because
+/// the reply has no fence (the dialects' fence rules differ only on
+/// "```") and no comma before a closing bracket (the only other change of
+/// the corrected dialect drops such commas). The same results as
+/// [`extract_object`] with each dialect (`tests/epic_props.rs`,
+/// `both_dialects_read_as_each`), with the reply prepared and, mostly,
+/// read once.
+#[allow(clippy::type_complexity)] // one result per dialect
+pub fn extract_object_both(
+    text: &str,
+    keys: &KeySpec,
+) -> (
+    Result<Vec<(String, PyValue)>, Failure>,
+    Option<Result<Vec<(String, PyValue)>, Failure>>,
+) {
+    let text = match prepare(text) {
+        Ok(t) => t,
+        Err(e) => return (Err(e), None),
+    };
+    let official = read_candidate(&text, keys, Dialect::Official);
+    let may_differ = text.contains("```") || comma_before_close(&text);
+    let corrected = may_differ.then(|| read_candidate(&text, keys, Dialect::Corrected));
+    (official, corrected)
+}
+
+/// Steps 1–2: the trimmed reply, think blocks removed.
+fn prepare(text: &str) -> Result<Cow<'_, str>, Failure> {
     // Step 1: "If the response ... is empty after trimming → NVR."
-    let mut text = py_strip(text).to_string();
+    let text = py_strip(text);
     if text.is_empty() {
         return Err(Failure::Empty);
     }
@@ -89,10 +122,20 @@ pub fn extract_object(
             return Err(Failure::UnclosedThink);
         }
         static THINK: OnceLock<Regex> = OnceLock::new();
-        text = py_strip(&re(&THINK, r"(?s)<think>.*?</think>").replace_all(&text, "")).to_string();
+        let stripped = re(&THINK, r"(?s)<think>.*?</think>").replace_all(text, "");
+        return Ok(Cow::Owned(py_strip(&stripped).to_string()));
     }
-    let candidate = choose_candidate(&text, keys, dialect)?;
-    let json = to_json_text(&candidate, keys.list_key, dialect);
+    Ok(Cow::Borrowed(text))
+}
+
+/// Steps 3–4 on a prepared reply.
+fn read_candidate(
+    text: &str,
+    keys: &KeySpec,
+    dialect: Dialect,
+) -> Result<Vec<(String, PyValue)>, Failure> {
+    let candidate = choose_candidate(text, keys, dialect)?;
+    let json = to_json_text(candidate, keys.list_key, dialect);
     match pyjson::loads(&json) {
         Ok(PyValue::Dict(items)) => Ok(items),
         Ok(_) => Err(Failure::NotAnObject),
@@ -100,24 +143,44 @@ pub fn extract_object(
     }
 }
 
+/// Whether a comma is followed, after whitespace only, by `]` or `}`
+/// anywhere in the text (inside quotes or not): where the corrected
+/// dialect may drop a comma.
+fn comma_before_close(text: &str) -> bool {
+    text.match_indices(',').any(|(i, _)| {
+        matches!(
+            text[i + 1..].chars().find(|c| !c.is_whitespace()),
+            Some(']' | '}')
+        )
+    })
+}
+
 /// Step 3: fenced blocks first, then the brace scan.
-fn choose_candidate(text: &str, keys: &KeySpec, dialect: Dialect) -> Result<String, Failure> {
+fn choose_candidate<'t>(
+    text: &'t str,
+    keys: &KeySpec,
+    dialect: Dialect,
+) -> Result<&'t str, Failure> {
     static FENCE: OnceLock<Regex> = OnceLock::new();
     static FENCE_ANY: OnceLock<Regex> = OnceLock::new();
     let fence = match dialect {
         Dialect::Official => re(&FENCE, r"(?s)```(?:json|python)?\s*\n?(.*?)\n?```"),
         Dialect::Corrected => re(&FENCE_ANY, r"(?s)```(?:[A-Za-z0-9_+-]+)?\s*\n?(.*?)\n?```"),
     };
-    let blocks: Vec<String> = fence
-        .captures_iter(text)
-        .filter_map(|c| c.get(1).map(|m| py_strip(m.as_str()).to_string()))
-        .collect();
+    let blocks: Vec<&str> = if text.contains("```") {
+        fence
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).map(|m| py_strip(m.as_str())))
+            .collect()
+    } else {
+        Vec::new()
+    };
     if !keys.must_have.is_empty() {
         if let Some(b) = blocks
             .iter()
             .find(|b| keys.must_have.iter().all(|k| b.contains(k)))
         {
-            return Ok(b.clone());
+            return Ok(b);
         }
     }
     if !keys.any_of.is_empty() {
@@ -125,7 +188,7 @@ fn choose_candidate(text: &str, keys: &KeySpec, dialect: Dialect) -> Result<Stri
             .iter()
             .find(|b| keys.any_of.iter().any(|k| b.contains(k)))
         {
-            return Ok(b.clone());
+            return Ok(b);
         }
     }
     // Brace scan: the first key of (must-have, any-of) that occurs, at its
@@ -158,77 +221,108 @@ fn choose_candidate(text: &str, keys: &KeySpec, dialect: Dialect) -> Result<Stri
     if (keys.must_have.is_empty() || !has_all) && !has_any {
         return Err(Failure::KeysMissing);
     }
-    Ok(span.to_string())
+    Ok(span)
 }
 
 /// Step 4 a–c: Python literals and quotes to JSON, tuples to lists inside
 /// the list key's value. The corrected dialect also drops trailing commas.
+///
+/// Read character by character as Python does, but copied in stretches:
+/// only quotes, backslashes, the first letters of `True`/`False`/`None`
+/// and (corrected) commas stop the copy, all ASCII, so a stretch always
+/// ends on a character boundary.
 fn to_json_text(candidate: &str, list_key: &str, dialect: Dialect) -> String {
-    let src = candidate.replace("\\'", "'");
-    let chars: Vec<char> = src.chars().collect();
-    let mut out = String::with_capacity(src.len());
-    let mut quote: Option<char> = None;
+    let src: Cow<str> = if candidate.contains("\\'") {
+        Cow::Owned(candidate.replace("\\'", "'"))
+    } else {
+        Cow::Borrowed(candidate)
+    };
+    let s: &str = &src;
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut quote: Option<u8> = None;
     let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    while i < b.len() {
+        let c = b[i];
         if let Some(q) = quote {
-            if c == '\\' {
-                out.push(c);
-                if let Some(&n) = chars.get(i + 1) {
-                    out.push(n);
+            if c == b'\\' {
+                // The backslash and the character after it, as they are.
+                out.push('\\');
+                i += 1;
+                if let Some(next) = s[i..].chars().next() {
+                    out.push(next);
+                    i += next.len_utf8();
                 }
-                i += 2;
-                continue;
-            }
-            if c == q {
+            } else if c == q {
                 out.push('"');
                 quote = None;
-            } else if c == '"' {
+                i += 1;
+            } else if c == b'"' {
                 out.push_str("\\\"");
+                i += 1;
             } else {
-                out.push(c);
+                let run = b[i..]
+                    .iter()
+                    .position(|&x| x == b'\\' || x == q || x == b'"')
+                    .map_or(b.len(), |k| i + k);
+                out.push_str(&s[i..run]);
+                i = run;
             }
-            i += 1;
             continue;
         }
-        if c == '\'' || c == '"' {
-            quote = Some(c);
-            out.push('"');
-            i += 1;
-            continue;
-        }
-        let mut replaced = false;
-        for (py, js) in [("True", "true"), ("False", "false"), ("None", "null")] {
-            let n = py.len();
-            if chars[i..].iter().take(n).copied().eq(py.chars())
-                && !chars.get(i + n).is_some_and(|c| c.is_alphanumeric())
-            {
-                out.push_str(js);
-                i += n;
-                replaced = true;
-                break;
-            }
-        }
-        if replaced {
-            continue;
-        }
-        if dialect == Dialect::Corrected && c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some(']') | Some('}')) {
+        match c {
+            b'\'' | b'"' => {
+                quote = Some(c);
+                out.push('"');
                 i += 1;
                 continue;
             }
+            b'T' | b'F' | b'N' => {
+                let mut replaced = false;
+                for (py, js) in [("True", "true"), ("False", "false"), ("None", "null")] {
+                    let n = py.len();
+                    if s[i..].starts_with(py)
+                        && !s[i + n..].chars().next().is_some_and(char::is_alphanumeric)
+                    {
+                        out.push_str(js);
+                        i += n;
+                        replaced = true;
+                        break;
+                    }
+                }
+                if !replaced {
+                    out.push(char::from(c));
+                    i += 1;
+                }
+                continue;
+            }
+            b',' if dialect == Dialect::Corrected => {
+                let next = s[i + 1..].chars().find(|c| !c.is_whitespace());
+                if !matches!(next, Some(']' | '}')) {
+                    out.push(',');
+                }
+                i += 1;
+                continue;
+            }
+            _ => {}
         }
-        out.push(c);
-        i += 1;
+        let run = b[i..]
+            .iter()
+            .position(|&x| {
+                matches!(x, b'\'' | b'"' | b'T' | b'F' | b'N')
+                    || (x == b',' && dialect == Dialect::Corrected)
+            })
+            .map_or(b.len(), |k| i + k);
+        out.push_str(&s[i..run]);
+        i = run;
     }
-    tuples_to_lists(&out, list_key)
+    tuples_to_lists(out, list_key)
 }
 
 /// "Only inside the value of `"bounding_boxes"` (or `"points"` for paths):
 /// match the regex `("KEY"\s*:\s*\[)(.*?)(\]\s*[,}])` ... and, in group 2,
 /// replace every `( … )` with `[ … ]`."
-fn tuples_to_lists(text: &str, key: &str) -> String {
+fn tuples_to_lists(text: String, key: &str) -> String {
     static PAREN: OnceLock<Regex> = OnceLock::new();
     let paren = re(&PAREN, r"\(([^()]*)\)");
     static BOXES: OnceLock<Regex> = OnceLock::new();
@@ -238,10 +332,10 @@ fn tuples_to_lists(text: &str, key: &str) -> String {
         _ => re(&BOXES, r#"(?s)("bounding_boxes"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
     };
     if !text.contains('(') {
-        return text.to_string();
+        return text;
     }
     value_re
-        .replace_all(text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &regex::Captures| {
             let inner = c.get(2).map_or("", |m| m.as_str());
             format!(
                 "{}{}{}",

@@ -2,7 +2,7 @@
 //! model records (ms-swift JSONL `{"response", "images"}`, or the lmms-eval
 //! merged form of the same shape) → std_format records.
 
-use super::extract::{extract_object, Dialect, Failure, KeySpec};
+use super::extract::{extract_object, extract_object_both, Dialect, Failure, KeySpec};
 use super::normalize::{feasibility, normalize_boxes, normalize_points};
 use super::pyjson;
 use super::pyvalue::{py_int, PyValue};
@@ -80,16 +80,16 @@ pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
 pub fn format_jsonl_each(text: &str, opts: &[FormatOptions]) -> Vec<FormatOutput> {
     let mut outs: Vec<FormatOutput> = opts.iter().map(|_| FormatOutput::default()).collect();
     for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match pyjson::loads(line) {
-            Ok(v @ PyValue::Dict(_)) => {
+        match parse_line(line) {
+            Line::Blank => {}
+            Line::Record(v) => {
+                let reading = Reading::of(&v);
                 for (out, o) in outs.iter_mut().zip(opts) {
-                    out.records.push(format_record(&v, o));
+                    let parsed = reading.parse(o.dialect);
+                    out.records.push(reading.build(parsed, o));
                 }
             }
-            _ => {
+            Line::Skipped => {
                 for out in outs.iter_mut() {
                     out.skipped_lines.push(n + 1);
                 }
@@ -97,6 +97,81 @@ pub fn format_jsonl_each(text: &str, opts: &[FormatOptions]) -> Vec<FormatOutput
         }
     }
     outs
+}
+
+/// Raw JSONL formatted in both dialects by [`format_jsonl_both`].
+#[derive(Debug, Clone, Default)]
+pub struct BothDialects {
+    /// The official formatter's output.
+    pub official: FormatOutput,
+    /// For each official record, the corrected dialect's record where it
+    /// differs; `None` where the corrected dialect reads the reply the
+    /// same way (most replies: no fence, no comma before a bracket).
+    pub corrected: Vec<Option<Formatted>>,
+}
+
+impl BothDialects {
+    /// The corrected dialect's `i`-th record.
+    pub fn corrected_record(&self, i: usize) -> Option<&PyValue> {
+        match self.corrected.get(i)? {
+            Some(f) => Some(&f.record),
+            None => self.official.records.get(i).map(|f| &f.record),
+        }
+    }
+}
+
+/// Formats raw JSONL text in the official dialect and in the corrected
+/// one (the dialect of `opts` is not read), each line parsed once and each
+/// reply read once where the dialects read it alike
+/// ([`super::extract::extract_object_both`]): the records of
+/// [`format_jsonl_each`] with both dialects, the corrected one kept only
+/// where it differs.
+pub fn format_jsonl_both(text: &str, opts: &FormatOptions) -> BothDialects {
+    let official_opts = FormatOptions {
+        dialect: Dialect::Official,
+        ..opts.clone()
+    };
+    let corrected_opts = FormatOptions {
+        dialect: Dialect::Corrected,
+        ..opts.clone()
+    };
+    let mut out = BothDialects::default();
+    for (n, line) in text.lines().enumerate() {
+        match parse_line(line) {
+            Line::Blank => {}
+            Line::Record(v) => {
+                let reading = Reading::of(&v);
+                let (official, corrected) = reading.parse_both();
+                let corrected = corrected.map(|c| reading.build(c, &corrected_opts));
+                out.official
+                    .records
+                    .push(reading.build(official, &official_opts));
+                out.corrected.push(corrected);
+            }
+            Line::Skipped => out.official.skipped_lines.push(n + 1),
+        }
+    }
+    out
+}
+
+/// One line of raw JSONL.
+enum Line {
+    /// Only whitespace.
+    Blank,
+    /// A JSON object.
+    Record(PyValue),
+    /// Not a JSON object: "skipped with a warning".
+    Skipped,
+}
+
+fn parse_line(line: &str) -> Line {
+    if line.trim().is_empty() {
+        return Line::Blank;
+    }
+    match pyjson::loads(line) {
+        Ok(v @ PyValue::Dict(_)) => Line::Record(v),
+        _ => Line::Skipped,
+    }
 }
 
 /// The task family that picks the extractor and the required fields.
@@ -246,100 +321,153 @@ fn marker(s: &str) -> PyValue {
 
 /// Formats one raw record.
 pub fn format_record(record: &PyValue, opts: &FormatOptions) -> Formatted {
-    let response = match record.get("response") {
-        Some(PyValue::Str(s)) => Some(s.clone()),
-        None | Some(PyValue::None) => Some(String::new()),
-        _ => None,
-    };
-    let images = image_paths(record);
-    let (cat, ty) = detect_task(&images);
-    let fam = family(cat, ty.as_deref());
-    let mut failure = None;
-    let fields = match fam {
-        Some(f) => {
-            let parsed = match &response {
-                Some(text) => extract_object(text, &keys(f), opts.dialect)
-                    .and_then(|obj| task_fields(f, &obj).ok_or(Failure::KeysMissing)),
-                None => Err(Failure::Empty),
-            };
-            match parsed {
-                Ok(fields) => Some(fields),
-                Err(e) => {
-                    failure = Some(e);
-                    None
-                }
+    let reading = Reading::of(record);
+    let parsed = reading.parse(opts.dialect);
+    reading.build(parsed, opts)
+}
+
+/// What a reply gave: the task's fields, or why it gave none; `None` when
+/// the task is not known (no field is required then).
+type Parsed = Option<Result<Fields, Failure>>;
+
+/// The parts of a raw record that do not depend on the dialect: the
+/// reply, the image paths, the task and the GT path.
+struct Reading<'r> {
+    /// The reply text (`""` when absent or null); `None` when it is not a
+    /// string.
+    response: Option<&'r str>,
+    images: Vec<String>,
+    cat: Option<&'static str>,
+    ty: Option<String>,
+    fam: Option<Family>,
+    gt: Option<String>,
+}
+
+impl<'r> Reading<'r> {
+    fn of(record: &'r PyValue) -> Reading<'r> {
+        let response = match record.get("response") {
+            Some(PyValue::Str(s)) => Some(s.as_str()),
+            None | Some(PyValue::None) => Some(""),
+            _ => None,
+        };
+        let images = image_paths(record);
+        let (cat, ty) = detect_task(&images);
+        let fam = family(cat, ty.as_deref());
+        let gt = derive_gt_path(&images, ty.as_deref());
+        Reading {
+            response,
+            images,
+            cat,
+            ty,
+            fam,
+            gt,
+        }
+    }
+
+    /// The reply's fields in one dialect.
+    fn parse(&self, dialect: Dialect) -> Parsed {
+        let f = self.fam?;
+        Some(match self.response {
+            Some(text) => extract_object(text, &keys(f), dialect)
+                .and_then(|obj| task_fields(f, &obj).ok_or(Failure::KeysMissing)),
+            None => Err(Failure::Empty),
+        })
+    }
+
+    /// The reply's fields in the official dialect, and in the corrected
+    /// one where it may read differently (`None`: the same).
+    fn parse_both(&self) -> (Parsed, Option<Parsed>) {
+        let Some(f) = self.fam else {
+            return (None, None);
+        };
+        let Some(text) = self.response else {
+            return (Some(Err(Failure::Empty)), None);
+        };
+        let fields = |obj: Result<Vec<(String, PyValue)>, Failure>| {
+            obj.and_then(|obj| task_fields(f, &obj).ok_or(Failure::KeysMissing))
+        };
+        let (official, corrected) = extract_object_both(text, &keys(f));
+        (Some(fields(official)), corrected.map(|c| Some(fields(c))))
+    }
+
+    /// The std_format record, keys in the official order.
+    fn build(&self, parsed: Parsed, opts: &FormatOptions) -> Formatted {
+        let fam = self.fam;
+        let (fields, failure) = match parsed {
+            Some(Ok(fields)) => (Some(fields), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        let required = |which: usize| -> bool {
+            matches!(
+                (fam, which),
+                (Some(Family::Tl | Family::Counted), 0 | 1)
+                    | (Some(Family::GroundOrAffordance), 0)
+                    | (Some(Family::Path), 2)
+                    | (Some(Family::Placement), 0 | 3)
+            )
+        };
+        let field = |which: usize, value: Option<Option<PyValue>>| -> PyValue {
+            if !required(which) {
+                return marker(NOT_REQUIRED);
             }
+            match value {
+                Some(Some(v)) => v,
+                _ => marker(NVR),
+            }
+        };
+        let (loc, count, path, binary) = match fields {
+            Some(f) => (
+                Some(f.localization),
+                Some(f.count),
+                Some(f.path),
+                Some(f.binary),
+            ),
+            None => (None, None, None, None),
+        };
+        let is_path = self.cat == Some(NAVIGATION)
+            && self
+                .ty
+                .as_deref()
+                .is_some_and(|t| t.starts_with("FeasiblePath"));
+        let format_type =
+            opts.format_type
+                .as_deref()
+                .unwrap_or(if is_path { "point" } else { "bbox" });
+        let str_list = |v: Option<&str>| {
+            PyValue::List(v.map(|s| PyValue::Str(s.into())).into_iter().collect())
+        };
+        let rec = PyValue::Dict(vec![
+            ("task_category".into(), str_list(self.cat)),
+            ("task_type".into(), str_list(self.ty.as_deref())),
+            ("format_type".into(), str_list(Some(format_type))),
+            (
+                "coordinate_system".into(),
+                str_list(Some(&opts.coordinate_system)),
+            ),
+            ("formatted_response_localization".into(), field(0, loc)),
+            ("formatted_response_count".into(), field(1, count)),
+            ("formatted_response_path".into(), field(2, path)),
+            ("formatted_response_binary".into(), field(3, binary)),
+            (
+                "images".into(),
+                PyValue::List(
+                    self.images
+                        .iter()
+                        .map(|s| PyValue::Str(s.clone()))
+                        .collect(),
+                ),
+            ),
+            (
+                "ground_truth".into(),
+                PyValue::Dict(vec![("gt_json_path".into(), str_list(self.gt.as_deref()))]),
+            ),
+        ]);
+        Formatted {
+            record: rec,
+            failure,
+            response: self.response.unwrap_or_default().to_string(),
         }
-        None => None,
-    };
-    let required = |which: usize| -> bool {
-        matches!(
-            (fam, which),
-            (Some(Family::Tl | Family::Counted), 0 | 1)
-                | (Some(Family::GroundOrAffordance), 0)
-                | (Some(Family::Path), 2)
-                | (Some(Family::Placement), 0 | 3)
-        )
-    };
-    let field = |which: usize, value: Option<&Option<PyValue>>| -> PyValue {
-        if !required(which) {
-            return marker(NOT_REQUIRED);
-        }
-        match value {
-            Some(Some(v)) => v.clone(),
-            _ => marker(NVR),
-        }
-    };
-    let f = fields.as_ref();
-    let is_path =
-        cat == Some(NAVIGATION) && ty.as_deref().is_some_and(|t| t.starts_with("FeasiblePath"));
-    let format_type = opts.format_type.clone().unwrap_or_else(|| {
-        if is_path {
-            "point".into()
-        } else {
-            "bbox".into()
-        }
-    });
-    let str_list =
-        |v: Option<&str>| PyValue::List(v.map(|s| PyValue::Str(s.into())).into_iter().collect());
-    let gt = derive_gt_path(&images, ty.as_deref());
-    let rec = PyValue::Dict(vec![
-        ("task_category".into(), str_list(cat)),
-        ("task_type".into(), str_list(ty.as_deref())),
-        ("format_type".into(), str_list(Some(&format_type))),
-        (
-            "coordinate_system".into(),
-            str_list(Some(&opts.coordinate_system)),
-        ),
-        (
-            "formatted_response_localization".into(),
-            field(0, f.map(|f| &f.localization)),
-        ),
-        (
-            "formatted_response_count".into(),
-            field(1, f.map(|f| &f.count)),
-        ),
-        (
-            "formatted_response_path".into(),
-            field(2, f.map(|f| &f.path)),
-        ),
-        (
-            "formatted_response_binary".into(),
-            field(3, f.map(|f| &f.binary)),
-        ),
-        (
-            "images".into(),
-            PyValue::List(images.iter().map(|s| PyValue::Str(s.clone())).collect()),
-        ),
-        (
-            "ground_truth".into(),
-            PyValue::Dict(vec![("gt_json_path".into(), str_list(gt.as_deref()))]),
-        ),
-    ]);
-    Formatted {
-        record: rec,
-        failure,
-        response: response.unwrap_or_default(),
     }
 }
 

@@ -5,13 +5,14 @@
 //! bytes by relative path, so the page can serve dropped files from memory
 //! and the CLI can read a folder ([`DirSource`], native only).
 
-use std::cell::RefCell;
+use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use super::pyjson;
 use super::pyvalue::{py_float_from_str, py_int, py_strip, PyError, PyValue};
-use super::rle::{decode_union, DecodedUnion};
+use super::rle::{decode_union, decode_union_text, DecodedUnion};
 
 /// Hands out GT files by path.
 pub trait GroundTruthSource {
@@ -145,6 +146,25 @@ pub fn epic_suffix(path: &str) -> Option<String> {
     Some(parts[i..].join("/"))
 }
 
+/// [`epic_suffix`] without building it, when the path's part from its
+/// `EPIC_Bench` component on is already written with single `/`
+/// separators (a generated path always is).
+fn plain_epic_suffix(path: &str) -> Option<&str> {
+    let start = path
+        .match_indices("EPIC_Bench")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || matches!(path.as_bytes()[i - 1], b'/' | b'\\'))?;
+    let suffix = &path[start..];
+    // The first text `EPIC_Bench` after a separator: when it is a whole
+    // component, it is the first such component, the one `epic_suffix`
+    // takes; otherwise the long way decides.
+    let plain = suffix.split('/').next() == Some("EPIC_Bench")
+        && suffix
+            .split('/')
+            .all(|c| !c.is_empty() && !c.contains('\\'));
+    plain.then_some(suffix)
+}
+
 /// The candidate keys for a record's GT path: "resolved by their part from
 /// `EPIC_Bench/` on, under the root the user gave, falling back to the path
 /// as written" (`epic.md`, Inputs).
@@ -159,29 +179,166 @@ pub fn candidate_keys(gt_path: &str) -> Vec<String> {
     keys
 }
 
-/// A parsed GT JSON file.
+/// A GT JSON file as the scorer reads it: the file's text, checked once
+/// as a whole (`json.loads` semantics: a file that is not one JSON object
+/// is no file), and the members of its `text_annotation` and
+/// `mask_annotation` objects as spans of that text. A member's value is
+/// parsed when first read, and a `masklet_*` list of RLE instances is
+/// decoded straight from the text into runs
+/// ([`super::rle::decode_union_text`]), once for both passes: no value
+/// tree of the file, no copy of its counts strings.
 #[derive(Debug, Clone)]
 pub struct GtFile {
-    /// The file's top-level JSON value.
-    pub root: PyValue,
+    text: String,
+    /// `text_annotation`'s members, when it is an object.
+    text_annotation: Option<Vec<Member>>,
+    /// `mask_annotation`'s members, when it is an object.
+    mask_annotation: Option<Vec<Member>>,
+    /// The whole file as a value, for a reader that wants all of it.
+    root: OnceCell<PyValue>,
+}
+
+/// One member of a GT file's annotation object: where its value is in
+/// the file's text, and the value (and mask) read from it.
+#[derive(Debug, Clone)]
+pub struct Member {
+    key: MemberKey,
+    /// The span of its value in the file's text.
+    value: Range<usize>,
+    parsed: OnceCell<PyValue>,
+    decoded: OnceCell<Rc<DecodedUnion>>,
+}
+
+/// A member's key: the span of its text, or the text an escape made.
+#[derive(Debug, Clone)]
+enum MemberKey {
+    Plain(Range<usize>),
+    Escaped(String),
+}
+
+impl GtFile {
+    /// Reads a GT file's text; `None` when it is not one JSON object (the
+    /// official code then treats the GT as empty, §14 item 2).
+    pub fn parse(text: String) -> Option<GtFile> {
+        let (text_annotation, mask_annotation) = read_annotations(&text).ok()??;
+        Some(GtFile {
+            text,
+            text_annotation,
+            mask_annotation,
+            root: OnceCell::new(),
+        })
+    }
+
+    /// The file's top-level value (parsed on first use).
+    pub fn root(&self) -> &PyValue {
+        self.root
+            .get_or_init(|| pyjson::loads(&self.text).unwrap_or(PyValue::None))
+    }
+
+    /// The member `key` of the annotation object `section`.
+    fn member(&self, section: Section, key: &str) -> Option<&Member> {
+        let members = match section {
+            Section::Text => self.text_annotation.as_ref(),
+            Section::Mask => self.mask_annotation.as_ref(),
+        }?;
+        members.iter().find(|m| m.key(&self.text) == key)
+    }
+}
+
+impl Member {
+    fn key<'t>(&'t self, text: &'t str) -> &'t str {
+        match &self.key {
+            MemberKey::Plain(span) => &text[span.clone()],
+            MemberKey::Escaped(k) => k,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Section {
+    Text,
+    Mask,
+}
+
+/// The members of the two annotation objects of a GT file's text; `None`
+/// when the text is JSON but not an object, an error when it is not JSON.
+/// The whole text is checked as `json.loads` reads it (by the same
+/// grammar, [`pyjson::Reader`]); a repeated key keeps its last value, as in
+/// a Python dict.
+#[allow(clippy::type_complexity)] // the two sections, each maybe an object
+fn read_annotations(
+    text: &str,
+) -> Result<Option<(Option<Vec<Member>>, Option<Vec<Member>>)>, pyjson::JsonError> {
+    let mut r = pyjson::Reader::new(text);
+    r.ws();
+    if r.peek() != Some(b'{') {
+        // Not an object: not a GT file, whether it is JSON or not.
+        return Ok(None);
+    }
+    let (mut text_annotation, mut mask_annotation) = (None, None);
+    let mut top = r.begin_object()?;
+    while let Some(key) = r.next_member(&mut top)? {
+        let slot = match &*r.key_text(&key) {
+            "text_annotation" => Some(&mut text_annotation),
+            "mask_annotation" => Some(&mut mask_annotation),
+            _ => None,
+        };
+        match slot {
+            Some(slot) if r.peek() == Some(b'{') => *slot = Some(read_members(&mut r)?),
+            Some(slot) => {
+                r.skip_value()?;
+                *slot = None;
+            }
+            None => {
+                r.skip_value()?;
+            }
+        }
+    }
+    r.finish()?;
+    Ok(Some((text_annotation, mask_annotation)))
+}
+
+/// The members of the object at the reader's cursor, each value checked
+/// and kept as its span.
+fn read_members(r: &mut pyjson::Reader) -> Result<Vec<Member>, pyjson::JsonError> {
+    let mut members: Vec<Member> = Vec::new();
+    let mut walk = r.begin_object()?;
+    while let Some(key) = r.next_member(&mut walk)? {
+        let value = r.skip_value()?;
+        let key = if key.escaped {
+            MemberKey::Escaped(r.key_text(&key).into_owned())
+        } else {
+            MemberKey::Plain(key.span)
+        };
+        let member = Member {
+            key,
+            value,
+            parsed: OnceCell::new(),
+            decoded: OnceCell::new(),
+        };
+        // Keys are compared as text: a Python dict keeps the last value.
+        let text = r.text();
+        match members.iter_mut().find(|m| m.key(text) == member.key(text)) {
+            Some(old) => *old = member,
+            None => members.push(member),
+        }
+    }
+    Ok(members)
 }
 
 /// How many parsed GT files [`GtCache`] keeps. The official code keeps an
 /// LRU cache too; here it only has to span the two passes over one sample
 /// (official and corrected are scored sample by sample), so a small window
 /// keeps a run's memory bounded by its largest files, not by its size.
+/// A file keeps the masks decoded from it, so each GT mask is decoded once
+/// for both passes.
 const KEEP_FILES: usize = 64;
 
-/// How many decoded masks [`GtCache`] keeps (a sample has at most two).
-const KEEP_MASKS: usize = 8;
-
 /// GT files loaded once per sample for both passes, like the official LRU
-/// cache, and their decoded masks, so each GT mask is decoded once.
+/// cache, with the masks decoded from them.
 pub struct GtCache<'a> {
     source: &'a dyn GroundTruthSource,
     files: HashMap<String, Option<Rc<GtFile>>>,
-    /// `(gt path, field, union)`, newest last.
-    masks: RefCell<Vec<(String, &'static str, Rc<DecodedUnion>)>>,
 }
 
 impl<'a> GtCache<'a> {
@@ -190,7 +347,6 @@ impl<'a> GtCache<'a> {
         GtCache {
             source,
             files: HashMap::new(),
-            masks: RefCell::new(Vec::new()),
         }
     }
 
@@ -200,49 +356,114 @@ impl<'a> GtCache<'a> {
         if let Some(hit) = self.files.get(gt_path) {
             return hit.clone();
         }
-        let loaded = candidate_keys(gt_path).iter().find_map(|k| {
+        let read = |k: &str| {
             let bytes = self.source.read(k)?;
-            let text = crate::input::text::decode(&bytes).ok()?;
-            match pyjson::loads(text) {
-                Ok(root @ PyValue::Dict(_)) => Some(Rc::new(GtFile { root })),
-                _ => None,
+            let text = crate::input::text::decode_owned(bytes).ok()?;
+            GtFile::parse(text).map(Rc::new)
+        };
+        // The keys of `candidate_keys`, borrowed from the path when it is
+        // already written with single `/`.
+        let loaded = match plain_epic_suffix(gt_path) {
+            Some(suffix) => {
+                read(suffix).or_else(|| (suffix != gt_path).then(|| read(gt_path)).flatten())
             }
-        });
+            None => candidate_keys(gt_path).iter().find_map(|k| read(k)),
+        };
         if self.files.len() >= KEEP_FILES {
             self.files.clear();
         }
         self.files.insert(gt_path.to_string(), loaded.clone());
         loaded
     }
+}
 
-    /// The union of the instances of `value`, the GT field `field` as
-    /// [`lookup`] found it for the file at `gt_path`. A value read from the
-    /// file itself is decoded once and shared by both passes; a value from
-    /// the record's own `ground_truth` (which the passes may not share) is
-    /// decoded each time.
-    pub fn mask(
-        &self,
-        gt_path: Option<&str>,
-        file: Option<&GtFile>,
-        field: &'static str,
-        value: &PyValue,
-    ) -> Rc<DecodedUnion> {
-        let from_file = file
-            .and_then(|f| lookup(Some(f), None, field))
-            .is_some_and(|v| std::ptr::eq(v, value));
-        let Some(path) = gt_path.filter(|_| from_file) else {
-            return Rc::new(decode_union(value));
-        };
-        let mut masks = self.masks.borrow_mut();
-        if let Some((_, _, hit)) = masks.iter().find(|(p, f, _)| *f == field && p == path) {
-            return hit.clone();
+/// A GT field as [`lookup`] finds it: in the GT file, or in the record's
+/// own `ground_truth`.
+#[derive(Clone, Copy)]
+pub enum Found<'v> {
+    /// A member of the file's annotations.
+    File(&'v GtFile, &'v Member),
+    /// A value of the record's `ground_truth`.
+    Record(&'v PyValue),
+}
+
+impl<'v> Found<'v> {
+    /// The field's value (a file's member is parsed on first use).
+    pub fn value(self) -> &'v PyValue {
+        match self {
+            Found::File(file, m) => m.parsed.get_or_init(|| {
+                // The span was checked with the whole file, so it parses.
+                pyjson::loads(&file.text[m.value.clone()]).unwrap_or(PyValue::None)
+            }),
+            Found::Record(v) => v,
         }
-        let decoded = Rc::new(decode_union(value));
-        if masks.len() >= KEEP_MASKS {
-            masks.remove(0);
+    }
+
+    /// Whether the value is `null` (Python's `None`).
+    fn is_null(self) -> bool {
+        match self {
+            // A checked value that starts with `n` is `null`.
+            Found::File(file, m) => file.text.as_bytes()[m.value.start] == b'n',
+            Found::Record(v) => v.is_none(),
         }
-        masks.push((path.to_string(), field, decoded.clone()));
-        decoded
+    }
+}
+
+/// A GT mask field, as the localization and path scorers read it.
+pub trait MaskField {
+    /// Whether the field is "empty": `null`, `[]` or `{}`
+    /// ([`mask_field_empty`]).
+    fn is_empty_field(&self) -> bool;
+
+    /// The union of its instances ([`decode_union`]).
+    fn decode(&self) -> Rc<DecodedUnion>;
+}
+
+/// A value (a record's own field, a test's): decoded each time it is asked.
+impl MaskField for PyValue {
+    fn is_empty_field(&self) -> bool {
+        mask_field_empty(Some(self))
+    }
+
+    fn decode(&self) -> Rc<DecodedUnion> {
+        Rc::new(decode_union(self))
+    }
+}
+
+/// A field of the GT file is decoded once, from the file's text, and kept
+/// with the file for both passes; a field of the record is decoded each
+/// time (the passes may not share it).
+impl MaskField for Found<'_> {
+    fn is_empty_field(&self) -> bool {
+        match *self {
+            Found::File(file, m) => {
+                let b = &file.text.as_bytes()[m.value.clone()];
+                let inner = |open: u8, close: u8| {
+                    b.first() == Some(&open)
+                        && b[1..]
+                            .iter()
+                            .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+                            == Some(&close)
+                };
+                self.is_null() || inner(b'[', b']') || inner(b'{', b'}')
+            }
+            Found::Record(v) => v.is_empty_field(),
+        }
+    }
+
+    fn decode(&self) -> Rc<DecodedUnion> {
+        match *self {
+            Found::File(file, m) => m
+                .decoded
+                .get_or_init(|| {
+                    Rc::new(
+                        decode_union_text(&file.text[m.value.clone()])
+                            .unwrap_or_else(|| decode_union(self.value())),
+                    )
+                })
+                .clone(),
+            Found::Record(v) => v.decode(),
+        }
     }
 }
 
@@ -254,25 +475,18 @@ pub fn lookup<'v>(
     gt: Option<&'v GtFile>,
     inline: Option<&'v PyValue>,
     field: &str,
-) -> Option<&'v PyValue> {
-    let mut found: Option<&PyValue> = None;
+) -> Option<Found<'v>> {
+    let mut found: Option<Found<'v>> = None;
     if let Some(g) = gt {
-        let text = g.root.get("text_annotation");
-        let mask = g.root.get("mask_annotation");
-        let has = |d: Option<&'v PyValue>, k: &str| -> Option<&'v PyValue> {
-            match d {
-                Some(PyValue::Dict(items)) => items.iter().find(|(kk, _)| kk == k).map(|(_, v)| v),
-                _ => None,
-            }
-        };
-        found = has(text, field).or_else(|| has(mask, field));
+        let has = |section: Section, k: &str| g.member(section, k).map(|m| Found::File(g, m));
+        found = has(Section::Text, field).or_else(|| has(Section::Mask, field));
         if found.is_none() && field == "placement_feasibility" {
-            found = has(text, "placement_feasible");
+            found = has(Section::Text, "placement_feasible");
         }
     }
-    if found.is_none_or(PyValue::is_none) {
+    if found.is_none_or(Found::is_null) {
         if let Some(v) = inline.and_then(|i| i.get(field)).filter(|v| !v.is_none()) {
-            return Some(v);
+            return Some(Found::Record(v));
         }
     }
     found
@@ -376,6 +590,29 @@ mod tests {
             ]
         );
         assert_eq!(candidate_keys("a.json"), vec!["a.json".to_string()]);
+    }
+
+    #[test]
+    fn a_plain_suffix_is_the_suffix() {
+        for p in [
+            "EPIC_Bench/a/b.json",
+            "/x/EPIC_Bench/a.json",
+            "x\\EPIC_Bench\\a.json",
+            "x/EPIC_Benchy/EPIC_Bench/a.json",
+            "x//EPIC_Bench/a.json",
+            "EPIC_Bench//a.json",
+            "a.json",
+            "xEPIC_Bench/a",
+            "x/EPIC_Bench",
+        ] {
+            if let Some(s) = plain_epic_suffix(p) {
+                assert_eq!(Some(s.to_string()), epic_suffix(p), "{p}");
+            }
+        }
+        assert_eq!(
+            plain_epic_suffix("/x/EPIC_Bench/a.json"),
+            Some("EPIC_Bench/a.json")
+        );
     }
 
     #[test]

@@ -95,10 +95,13 @@ impl Intake {
     }
 }
 
+/// The record fields that say which sample a record is about.
+const KEY_FIELDS: [&str; 5] = ["gt_json_path", "task_type", "question", "prompt", "images"];
+
 /// The sample a record is about: its GT file and task, or (without a GT
-/// path) the record's whole text.
-fn sample_key(record: &PyValue, text: &str) -> String {
-    let field = |k: &str| match record.get(k) {
+/// path) the record's whole text. `get` gives a field of the record.
+fn sample_key<'v>(get: impl Fn(&str) -> Option<&'v PyValue>, text: &str) -> String {
+    let field = |k: &str| match get(k) {
         Some(PyValue::Str(s)) => Some(s.clone()),
         Some(PyValue::List(items)) => match items.first() {
             Some(PyValue::Str(s)) => Some(s.clone()),
@@ -107,7 +110,7 @@ fn sample_key(record: &PyValue, text: &str) -> String {
         _ => None,
     };
     // A raw reply names its sample by its image (`images[0].path`).
-    let image = || match record.get("images") {
+    let image = || match get("images") {
         Some(PyValue::List(items)) => match items.first().and_then(|i| i.get("path")) {
             Some(PyValue::Str(s)) => Some(s.clone()),
             _ => None,
@@ -126,19 +129,59 @@ fn sample_key(record: &PyValue, text: &str) -> String {
     }
 }
 
+/// What one line of a JSON Lines file is.
+enum Line {
+    /// A JSON object, with the values of its [`KEY_FIELDS`] (a repeated
+    /// key keeps its last value, as in a Python dict).
+    Object([Option<PyValue>; 5]),
+    /// JSON, but not an object.
+    NotAnObject,
+    /// Not JSON.
+    Invalid(pyjson::JsonError),
+}
+
+/// Reads a line as `json.loads` does, building only the fields that name
+/// its sample: the rest of the object is checked (by the same grammar,
+/// [`pyjson::Reader`]) but not built, so a reply's text is not copied.
+fn read_line(line: &str) -> Line {
+    let mut r = pyjson::Reader::new(line);
+    r.ws();
+    if r.peek() != Some(b'{') {
+        return match pyjson::loads(line) {
+            Ok(_) => Line::NotAnObject,
+            Err(e) => Line::Invalid(e),
+        };
+    }
+    let mut fields: [Option<PyValue>; 5] = Default::default();
+    let walked = (|| {
+        let mut members = r.begin_object()?;
+        while let Some(key) = r.next_member(&mut members)? {
+            let name = r.key_text(&key);
+            match KEY_FIELDS.iter().position(|k| *k == name) {
+                Some(at) => fields[at] = Some(r.value()?),
+                None => {
+                    r.skip_value()?;
+                }
+            }
+        }
+        r.finish()
+    })();
+    match walked {
+        Ok(()) => Line::Object(fields),
+        Err(e) => Line::Invalid(e),
+    }
+}
+
 /// The intake of a JSON Lines or JSON array predictions file (raw replies
 /// or std records).
 pub fn intake(text: &str) -> Intake {
     let t = text.trim_start_matches('\u{feff}');
     let mut out = Intake::default();
     let mut first: HashMap<String, usize> = HashMap::new();
-    let mut note = |out: &mut Intake, line: usize, record: &PyValue, raw: &str| {
-        let key = sample_key(record, raw);
-        match first.get(&key) {
-            Some(&f) => out.duplicates.push(DuplicateLine { line, first: f }),
-            None => {
-                first.insert(key, line);
-            }
+    let mut note = |out: &mut Intake, line: usize, key: String| match first.get(&key) {
+        Some(&f) => out.duplicates.push(DuplicateLine { line, first: f }),
+        None => {
+            first.insert(key, line);
         }
     };
     if t.trim_start().starts_with('[') {
@@ -146,7 +189,8 @@ pub fn intake(text: &str) -> Intake {
         if let Ok(PyValue::List(items)) = pyjson::loads(t.trim()) {
             for (i, item) in items.iter().enumerate() {
                 if matches!(item, PyValue::Dict(_)) {
-                    note(&mut out, i + 1, item, &format!("{item:?}"));
+                    let key = sample_key(|k| item.get(k), &format!("{item:?}"));
+                    note(&mut out, i + 1, key);
                 } else {
                     out.skipped.push(SkippedLine {
                         line: i + 1,
@@ -161,13 +205,19 @@ pub fn intake(text: &str) -> Intake {
         if line.trim().is_empty() {
             continue;
         }
-        match pyjson::loads(line) {
-            Ok(v @ PyValue::Dict(_)) => note(&mut out, i + 1, &v, line),
-            Ok(_) => out.skipped.push(SkippedLine {
+        match read_line(line) {
+            Line::Object(fields) => {
+                let get = |k: &str| {
+                    let at = KEY_FIELDS.iter().position(|f| *f == k)?;
+                    fields[at].as_ref()
+                };
+                note(&mut out, i + 1, sample_key(get, line));
+            }
+            Line::NotAnObject => out.skipped.push(SkippedLine {
                 line: i + 1,
                 reason: "not a JSON object".into(),
             }),
-            Err(e) => out.skipped.push(SkippedLine {
+            Line::Invalid(e) => out.skipped.push(SkippedLine {
                 line: i + 1,
                 reason: format!("not valid JSON: {e}"),
             }),

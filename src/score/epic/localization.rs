@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::coords::{normalize_boxes, resolve, CoordMode, ModeRequest};
-use super::gt::mask_field_empty;
+use super::gt::MaskField;
 use super::mask::Mask;
 use super::prediction::{parse_boxes, sentinel};
 use super::pyvalue::PyValue;
@@ -24,8 +24,9 @@ pub const ERR_SHAPE: &str = "Pred mask shape does not match GT mask shape";
 pub struct LocInput<'a> {
     /// The predicted field (boxes, or a mask in mask mode); `None` if absent.
     pub pred: Option<&'a PyValue>,
-    /// The record's GT mask field (COCO RLE); `None` if absent.
-    pub gt_field: Option<&'a PyValue>,
+    /// The GT mask field (COCO RLE) as found, decoded when needed
+    /// (a GT file's field once for both passes); `None` if absent.
+    pub gt: Option<&'a dyn MaskField>,
     /// The record's format type: `mask` scores a predicted mask, anything else boxes.
     pub format_type: &'a str,
     /// The coordinate system the boxes are read in.
@@ -36,17 +37,9 @@ pub struct LocInput<'a> {
     pub gt_count: Option<i128>,
     /// Corrected mode: list-wrapped sentinels count as sentinels.
     pub honour_wrapped: bool,
-    /// Decodes `gt_field` (the scorer's [`super::gt::GtCache::mask`], so
-    /// both passes share one decoding; [`decode_fresh`] otherwise).
-    pub decode: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
     /// Whether [`LocOutcome::details`] is filled in: a caller that drops
     /// the details (the printed document carries none) saves building them.
     pub details: bool,
-}
-
-/// Decodes a mask field without a cache.
-pub fn decode_fresh(v: &PyValue) -> Rc<DecodedUnion> {
-    Rc::new(decode_union(v))
 }
 
 /// The localization result.
@@ -89,12 +82,12 @@ pub fn score_localization(inp: &LocInput) -> LocOutcome {
     let Some(pred) = inp.pred else {
         return out;
     };
-    let field_empty = mask_field_empty(inp.gt_field);
+    let field_empty = inp.gt.is_none_or(|g| g.is_empty_field());
     let gt_empty = field_empty || inp.gt_count == Some(0);
     let mut decoded: Option<Rc<DecodedUnion>> = None;
     if !field_empty {
-        if let Some(f) = inp.gt_field {
-            let u = (inp.decode)(f);
+        if let Some(g) = inp.gt {
+            let u = g.decode();
             out.dropped_gt_instances = u.dropped_other_size;
             decoded = Some(u);
         }

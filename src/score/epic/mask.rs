@@ -89,21 +89,30 @@ impl Mask {
 
     /// Builds a mask from runs already sorted by (x, y0) and merged. Runs
     /// at or beyond `width` are kept in `runs()` but belong to no column.
+    ///
+    /// The runs inside the frame come first (they are sorted by column), so
+    /// the index is one pass that marks where each column's runs end, and
+    /// one that carries the end over the columns without runs.
     pub fn from_runs(height: u32, width: u32, runs: Vec<Run>) -> Mask {
-        let inside = |r: &&Run| r.x < width;
-        let x0 = runs.iter().find(inside).map_or(0, |r| r.x);
-        let x1 = runs.iter().rev().find(inside).map_or(0, |r| r.x + 1);
+        let inside = runs.partition_point(|r| r.x < width);
+        let (x0, x1) = match (runs.first(), runs[..inside].last()) {
+            (Some(first), Some(last)) => (first.x, last.x + 1),
+            _ => (0, 0),
+        };
         let span = x1.saturating_sub(x0) as usize;
         let mut col_start = vec![0u32; span + 1];
-        for r in runs.iter().filter(inside) {
-            col_start[(r.x - x0) as usize + 1] += 1;
+        let mut area = 0u64;
+        for (i, r) in runs[..inside].iter().enumerate() {
+            area += r.len();
+            if let Some(end) = col_start.get_mut(r.x.wrapping_sub(x0) as usize + 1) {
+                *end = i as u32 + 1;
+            }
         }
-        for k in 0..span {
-            col_start[k + 1] += col_start[k];
+        area += runs[inside..].iter().map(Run::len).sum::<u64>();
+        // A column without runs ends where the one before it ends.
+        for k in 1..col_start.len() {
+            col_start[k] = col_start[k].max(col_start[k - 1]);
         }
-        // Runs outside the frame sort after every column's runs, so the
-        // offsets start at the first run inside it (always 0 for sorted runs).
-        let area = runs.iter().map(Run::len).sum();
         Mask {
             height,
             width,
@@ -156,6 +165,25 @@ impl Mask {
         &self.runs[a..b]
     }
 
+    /// The runs of the columns `columns` (within the frame), column by
+    /// column.
+    pub fn runs_in_columns(&self, columns: std::ops::Range<u32>) -> &[Run] {
+        let span = self.column_span();
+        let (a, b) = (columns.start.max(span.start), columns.end.min(span.end));
+        if a >= b {
+            return &[];
+        }
+        let k = |x: u32| self.col_start[(x - self.x0) as usize] as usize;
+        &self.runs[k(a)..k(b)]
+    }
+
+    /// The runs at or past the frame's width, which belong to no column
+    /// (only [`Mask::from_runs`] given such runs makes them).
+    pub fn runs_past_width(&self) -> &[Run] {
+        let inside = self.col_start.last().map_or(0, |&n| n as usize);
+        self.runs.get(inside..).unwrap_or(&[])
+    }
+
     /// Whether pixel (row, col) is set; false outside the image.
     pub fn contains(&self, row: i64, col: i64) -> bool {
         if row < 0 || col < 0 || row >= i64::from(self.height) || col >= i64::from(self.width) {
@@ -169,24 +197,7 @@ impl Mask {
 
     /// The union with a mask of the same shape.
     pub fn union(&self, other: &Mask) -> Mask {
-        let mut runs = Vec::with_capacity(self.runs.len() + other.runs.len());
-        let (mut i, mut j) = (0, 0);
-        while i < self.runs.len() || j < other.runs.len() {
-            let take_self = match (self.runs.get(i), other.runs.get(j)) {
-                (Some(a), Some(b)) => (a.x, a.y0) <= (b.x, b.y0),
-                (Some(_), None) => true,
-                _ => false,
-            };
-            let r = if take_self {
-                i += 1;
-                self.runs[i - 1]
-            } else {
-                j += 1;
-                other.runs[j - 1]
-            };
-            push_run(&mut runs, r);
-        }
-        Mask::from_runs(self.height, self.width, runs)
+        Mask::from_runs(self.height, self.width, merge_runs(&self.runs, &other.runs))
     }
 
     /// The centroid `(mean x, mean y)` of the set pixels, as the official
@@ -405,30 +416,51 @@ pub fn centroid_of<'a>(runs: impl Iterator<Item = &'a Run>) -> Option<(f64, f64)
     (n > 0).then(|| (sx as f64 / n as f64, sy as f64 / n as f64))
 }
 
-/// Sorts runs by (column, first row) and merges the overlapping or
-/// touching ones of a column: the runs of the union of several masks.
-///
-/// The runs are several masks' sorted lists one after the other, which a
-/// stable sort merges as the sorted stretches they are; they are then
-/// merged in place, with no second list.
-pub fn merge_sorted_runs(mut runs: Vec<Run>) -> Vec<Run> {
-    runs.sort_by_key(|r| (r.x, r.y0));
-    let mut kept = 0usize;
-    for i in 0..runs.len() {
-        let r = runs[i];
-        if r.y1 <= r.y0 {
-            continue;
-        }
-        match kept.checked_sub(1).map(|k| &mut runs[k]) {
-            Some(last) if last.x == r.x && r.y0 <= last.y1 => last.y1 = last.y1.max(r.y1),
-            _ => {
-                runs[kept] = r;
-                kept += 1;
+/// The runs of the union of two masks' runs (each sorted by column then
+/// row, as [`Mask::runs`] gives them), merged in one linear pass: the
+/// runs of a union of several instances. Where only one side has runs, a
+/// stretch of columns is copied whole (instances seldom share columns).
+pub fn merge_runs(a: &[Run], b: &[Run]) -> Vec<Run> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let (from, at, until) = match (a.get(i), b.get(j)) {
+            (Some(p), Some(q)) if p.x == q.x => {
+                if p.y0 <= q.y0 {
+                    push_run(&mut out, *p);
+                    i += 1;
+                } else {
+                    push_run(&mut out, *q);
+                    j += 1;
+                }
+                continue;
             }
-        }
+            (Some(p), Some(q)) if p.x < q.x => (a, &mut i, Some(q.x)),
+            (Some(p), Some(_)) => (b, &mut j, Some(p.x)),
+            (Some(_), None) => (a, &mut i, None),
+            (None, Some(_)) => (b, &mut j, None),
+            (None, None) => break,
+        };
+        // The side with the lower column, up to the other side's column.
+        let end = match until {
+            Some(x) => *at + from[*at..].partition_point(|r| r.x < x),
+            None => from.len(),
+        };
+        copy_runs(&mut out, &from[*at..end]);
+        *at = end;
     }
-    runs.truncate(kept);
-    runs
+    out
+}
+
+/// Appends sorted, merged runs: those in the column `out` ends with run
+/// by run (they may touch its last run), the rest as they are.
+fn copy_runs(out: &mut Vec<Run>, runs: &[Run]) {
+    let last = out.last().map(|r| r.x);
+    let shared = runs.iter().take_while(|r| Some(r.x) == last).count();
+    for r in &runs[..shared] {
+        push_run(out, *r);
+    }
+    out.extend(runs[shared..].iter().filter(|r| r.y1 > r.y0));
 }
 
 /// Appends a run, merging it with the previous one when they touch.

@@ -5,11 +5,10 @@
 use serde_json::{json, Map, Value};
 
 use super::coords::{normalize_points, resolve, CoordMode, ModeRequest};
+use super::gt::MaskField;
 use super::mask::Mask;
 use super::prediction::{parse_points, sentinel};
 use super::pyvalue::{float_to_json, PyValue};
-use super::rle::DecodedUnion;
-use std::rc::Rc;
 
 /// The official error when the walkable-area mask is missing or does not decode.
 pub const ERR_WALKABLE: &str =
@@ -41,10 +40,11 @@ pub enum Perspective {
 pub struct PathInput<'a> {
     /// The predicted `points` field; `None` if absent.
     pub pred: Option<&'a PyValue>,
-    /// The GT walkable area, `masklet_path` (COCO RLE).
-    pub walkable: Option<&'a PyValue>,
-    /// The GT target area, `masklet_target_area` (the goal, or start and goal).
-    pub target: Option<&'a PyValue>,
+    /// The GT walkable area, `masklet_path` (COCO RLE), decoded when needed.
+    pub walkable: Option<&'a dyn MaskField>,
+    /// The GT target area, `masklet_target_area` (the goal, or start and
+    /// goal), decoded when needed.
+    pub target: Option<&'a dyn MaskField>,
     /// First or third person, from the task type.
     pub perspective: Perspective,
     /// The coordinate system the points are read in.
@@ -53,11 +53,6 @@ pub struct PathInput<'a> {
     pub mode_name: &'a str,
     /// Corrected mode: list-wrapped sentinels count as sentinels.
     pub honour_wrapped: bool,
-    /// Decode `walkable` and `target` (the scorer's
-    /// [`super::gt::GtCache::mask`], or [`super::localization::decode_fresh`]).
-    pub decode_walkable: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
-    /// Decodes `target`, like `decode_walkable`.
-    pub decode_target: &'a dyn Fn(&PyValue) -> Rc<DecodedUnion>,
     /// Whether [`PathOutcome::details`] is filled in (each point's scores
     /// are most of a sample's memory); the score is the same either way.
     pub details: bool,
@@ -150,7 +145,7 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     let Some(pred) = inp.pred else {
         return out;
     };
-    let walkable = inp.walkable.map(|w| (inp.decode_walkable)(w));
+    let walkable = inp.walkable.map(|w| w.decode());
     let Some(f) = walkable.as_deref().and_then(|u| u.mask.as_ref()) else {
         out.error = Some(ERR_WALKABLE);
         return out;
@@ -233,7 +228,7 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
     }
     // Step 5: start and goal areas.
     let s0 = [f64::from(w) / 2.0, f64::from(h) - 1.0];
-    let target = inp.target.map(|v| (inp.decode_target)(v));
+    let target = inp.target.map(|v| v.decode());
     let t: Option<&Mask> = target.as_deref().and_then(|u| u.mask.as_ref());
     let split = match inp.perspective {
         Perspective::Third => t.and_then(split_regions),
@@ -386,7 +381,7 @@ pub fn score_path(inp: &PathInput) -> PathOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::epic::localization::{decode_fresh, ERR_NVR};
+    use crate::score::epic::localization::ERR_NVR;
     use crate::score::epic::pyjson::loads;
     use crate::score::epic::rle::encode;
 
@@ -414,8 +409,6 @@ mod tests {
             mode: ModeRequest::Auto,
             mode_name: "auto",
             honour_wrapped: false,
-            decode_walkable: &decode_fresh,
-            decode_target: &decode_fresh,
             details: true,
         }
     }

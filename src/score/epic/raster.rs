@@ -8,7 +8,7 @@
 //! the mask's runs are intersected with the stripe they fall in: the same
 //! integer counts without touching every pixel.
 
-use super::mask::Mask;
+use super::mask::{Mask, Run};
 
 /// A box in whole pixels, half-open: columns `x1..x2`, rows `y1..y2`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,74 +28,99 @@ pub struct PixelBox {
 pub struct BoxUnion {
     /// Stripe edges: stripe `k` covers columns `xs[k]..xs[k+1]`.
     xs: Vec<u32>,
-    /// Merged row intervals per stripe.
-    rows: Vec<Vec<(u32, u32)>>,
+    /// The merged row intervals of every stripe, one stripe after another.
+    rows: Vec<(u32, u32)>,
+    /// Stripe `k`'s intervals are `rows[starts[k]..starts[k + 1]]`.
+    starts: Vec<usize>,
 }
 
 impl BoxUnion {
     /// The union of `boxes`; boxes with no area are left out.
     pub fn new(boxes: &[PixelBox]) -> BoxUnion {
-        let live: Vec<PixelBox> = boxes
-            .iter()
-            .copied()
-            .filter(|b| b.x2 > b.x1 && b.y2 > b.y1)
-            .collect();
-        let mut xs: Vec<u32> = live.iter().flat_map(|b| [b.x1, b.x2]).collect();
+        let live = || boxes.iter().filter(|b| b.x2 > b.x1 && b.y2 > b.y1);
+        let mut xs: Vec<u32> = live().flat_map(|b| [b.x1, b.x2]).collect();
         xs.sort_unstable();
         xs.dedup();
-        let mut rows = Vec::with_capacity(xs.len().saturating_sub(1));
-        for k in 0..xs.len().saturating_sub(1) {
+        let stripes = xs.len().saturating_sub(1);
+        let mut rows: Vec<(u32, u32)> = Vec::new();
+        let mut starts: Vec<usize> = Vec::with_capacity(stripes + 1);
+        let mut iv: Vec<(u32, u32)> = Vec::new();
+        starts.push(0);
+        for k in 0..stripes {
             let (a, b) = (xs[k], xs[k + 1]);
-            let mut iv: Vec<(u32, u32)> = live
-                .iter()
-                .filter(|bx| bx.x1 <= a && bx.x2 >= b)
-                .map(|bx| (bx.y1, bx.y2))
-                .collect();
+            iv.clear();
+            iv.extend(
+                live()
+                    .filter(|bx| bx.x1 <= a && bx.x2 >= b)
+                    .map(|bx| (bx.y1, bx.y2)),
+            );
             iv.sort_unstable();
-            let mut merged: Vec<(u32, u32)> = Vec::with_capacity(iv.len());
-            for (s, e) in iv {
-                match merged.last_mut() {
+            let first = rows.len();
+            for &(s, e) in &iv {
+                // Merged with the stripe's last interval when they touch.
+                match rows[first..].last_mut() {
                     Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                    _ => merged.push((s, e)),
+                    _ => rows.push((s, e)),
                 }
             }
-            rows.push(merged);
+            starts.push(rows.len());
         }
-        BoxUnion { xs, rows }
+        BoxUnion { xs, rows, starts }
+    }
+
+    /// Stripe `k`'s merged row intervals.
+    fn stripe(&self, k: usize) -> &[(u32, u32)] {
+        &self.rows[self.starts[k]..self.starts[k + 1]]
     }
 
     /// The number of pixels covered by at least one box.
     pub fn area(&self) -> u64 {
-        self.rows
-            .iter()
-            .enumerate()
-            .map(|(k, iv)| {
+        (0..self.starts.len() - 1)
+            .map(|k| {
                 let w = u64::from(self.xs[k + 1] - self.xs[k]);
-                w * iv.iter().map(|&(s, e)| u64::from(e - s)).sum::<u64>()
+                w * self
+                    .stripe(k)
+                    .iter()
+                    .map(|&(s, e)| u64::from(e - s))
+                    .sum::<u64>()
             })
             .sum()
     }
 
-    /// The number of mask pixels covered by the union.
+    /// The number of mask pixels covered by the union: each stripe meets
+    /// only the mask's runs in the columns under it (through the mask's
+    /// column index), each run against the stripe's rows.
     pub fn intersection(&self, mask: &Mask) -> u64 {
-        let (Some(&lo), Some(&hi)) = (self.xs.first(), self.xs.last()) else {
-            return 0;
-        };
         let mut total = 0u64;
-        for run in mask.runs() {
-            if run.x < lo || run.x >= hi {
+        for k in 0..self.starts.len() - 1 {
+            let runs = mask.runs_in_columns(self.xs[k]..self.xs[k + 1]);
+            total += covered(runs, self.stripe(k));
+        }
+        // Runs past the frame's width belong to no column (a mask decoded
+        // from RLE has none); they are counted against their stripe too.
+        for run in mask.runs_past_width() {
+            let k = self.xs.partition_point(|&x| x <= run.x);
+            if k == 0 || k == self.xs.len() {
                 continue;
             }
-            let k = self.xs.partition_point(|&x| x <= run.x) - 1;
-            for &(s, e) in &self.rows[k] {
-                let a = s.max(run.y0);
-                let b = e.min(run.y1);
-                if b > a {
-                    total += u64::from(b - a);
-                }
-            }
+            total += covered(std::slice::from_ref(run), self.stripe(k - 1));
         }
         total
+    }
+}
+
+/// The pixels of `runs` inside the row intervals `rows` (disjoint, so
+/// each run's overlaps add up).
+fn covered(runs: &[Run], rows: &[(u32, u32)]) -> u64 {
+    let overlap = |r: &Run, s: u32, e: u32| u64::from(r.y1.min(e).saturating_sub(r.y0.max(s)));
+    match rows {
+        [] => 0,
+        // One box over these columns: the common case.
+        [(s, e)] => runs.iter().map(|r| overlap(r, *s, *e)).sum(),
+        _ => runs
+            .iter()
+            .map(|r| rows.iter().map(|&(s, e)| overlap(r, s, e)).sum::<u64>())
+            .sum(),
     }
 }
 

@@ -7,12 +7,11 @@ use thiserror::Error;
 
 use super::aggregate::Summary;
 use super::coords::ModeRequest;
-use super::extract::Dialect;
-use super::formatter::{format_jsonl_each, FormatOptions, FormatOutput};
+use super::formatter::{format_jsonl_both, BothDialects, FormatOptions, FormatOutput};
 use super::gt::{GroundTruthSource, GtCache};
 use super::pyjson;
 use super::pyvalue::PyValue;
-use super::scorer::{score_record, Quirk, SampleResult, ScoreOptions};
+use super::scorer::{passes_agree, score_record, Quirk, SampleResult, ScoreOptions};
 use super::taxonomy::family_coord_mode;
 
 /// What kind of predictions file this is.
@@ -263,8 +262,8 @@ fn records_from_scores(v: &PyValue) -> Vec<PyValue> {
 struct Inputs {
     kind: InputKind,
     /// Raw input: the official formatter's output (its records are the
-    /// official pass's), and the corrected dialect's.
-    formatted: Option<(FormatOutput, FormatOutput)>,
+    /// official pass's), and the corrected dialect's where it differs.
+    formatted: Option<BothDialects>,
     /// Std or score-file input: one list for both passes.
     records: Vec<PyValue>,
     /// An official score file, parsed.
@@ -282,20 +281,9 @@ impl Inputs {
         };
         match kind {
             InputKind::Raw => {
-                // Each line is parsed once for both dialects.
-                let mut both = format_jsonl_each(
-                    text,
-                    &[
-                        FormatOptions::default(),
-                        FormatOptions {
-                            dialect: Dialect::Corrected,
-                            ..FormatOptions::default()
-                        },
-                    ],
-                )
-                .into_iter();
-                let (off, cor) = (both.next(), both.next());
-                inputs.formatted = Some((off.unwrap_or_default(), cor.unwrap_or_default()));
+                // Each line is parsed once, and each reply read once where
+                // both dialects read it alike.
+                inputs.formatted = Some(format_jsonl_both(text, &FormatOptions::default()));
             }
             InputKind::Std => inputs.records = read_std(text),
             InputKind::OfficialScores => {
@@ -314,7 +302,7 @@ impl Inputs {
     /// The official pass's records.
     fn official(&self) -> Vec<&PyValue> {
         match &self.formatted {
-            Some((off, _)) => off.records.iter().map(|f| &f.record).collect(),
+            Some(both) => both.official.records.iter().map(|f| &f.record).collect(),
             None => self.records.iter().collect(),
         }
     }
@@ -322,7 +310,9 @@ impl Inputs {
     /// The corrected pass's records.
     fn corrected(&self) -> Vec<&PyValue> {
         match &self.formatted {
-            Some((_, cor)) => cor.records.iter().map(|f| &f.record).collect(),
+            Some(both) => (0..both.official.records.len())
+                .filter_map(|i| both.corrected_record(i))
+                .collect(),
             None => self.records.iter().collect(),
         }
     }
@@ -419,14 +409,20 @@ fn score_shard_inputs(
         corrected: Vec::new(),
     };
     for i in (0..off.len().max(cor.len())).filter(|&i| shard.has(i)) {
-        if let Some(r) = off.get(i) {
-            out.official
-                .push(keep(score_record(i, r, &mut cache, &off_opts)));
+        let official = off
+            .get(i)
+            .map(|&r| keep(score_record(i, r, &mut cache, &off_opts)));
+        if let Some(&r) = cor.get(i) {
+            // The same record, with no list-wrapped sentinel where its task
+            // scores: the corrected pass would score it as the official one.
+            let same = off.get(i).is_some_and(|&o| std::ptr::eq(o, r)) && passes_agree(r);
+            let corrected = match &official {
+                Some(o) if same => o.clone(),
+                _ => keep(score_record(i, r, &mut cache, &cor_opts)),
+            };
+            out.corrected.push(corrected);
         }
-        if let Some(r) = cor.get(i) {
-            out.corrected
-                .push(keep(score_record(i, r, &mut cache, &cor_opts)));
-        }
+        out.official.extend(official);
     }
     out
 }
@@ -584,7 +580,7 @@ fn assemble(inputs: Inputs, coord_override: Option<String>, shards: Vec<ShardRes
         scores_file,
         ..
     } = inputs;
-    let formatted = formatted.map(|(off, _)| off);
+    let formatted = formatted.map(|both| both.official);
     if let Some(f) = &formatted {
         for s in off.iter_mut() {
             if let Some(why) = f.records.get(s.index).and_then(|r| r.failure) {

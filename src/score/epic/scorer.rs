@@ -2,12 +2,16 @@
 //! task dispatch, GT fields, component scores, weights, errors, the
 //! invalid flag, and the quirks that decided the score.
 
+use std::borrow::Cow;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
-use super::coords::{parse_mode, ModeRequest};
+use super::coords::{parse_mode, CoordMode, ModeRequest};
 use super::count::{score_binary, score_count_with};
-use super::gt::{lookup, parse_count, parse_feasibility, parse_flag, GtCache, GtFile};
+use super::gt::{
+    lookup, parse_count, parse_feasibility, parse_flag, Found, GtCache, GtFile, MaskField,
+};
 use super::localization::{score_localization, LocInput, LocOutcome};
 use super::path::{score_path, PathInput, Perspective};
 use super::prediction::is_wrapped_sentinel;
@@ -326,10 +330,15 @@ impl Serialize for GroundTruth<'_> {
 }
 
 fn first_str(rec: &PyValue, key: &str) -> Option<String> {
+    first_text(rec, key).map(Cow::into_owned)
+}
+
+/// `str(field[0])` of a record's field, borrowed when it is a string.
+fn first_text<'r>(rec: &'r PyValue, key: &str) -> Option<Cow<'r, str>> {
     match rec.get(key)?.first()? {
-        PyValue::Str(s) => Some(s.clone()),
+        PyValue::Str(s) => Some(Cow::Borrowed(s)),
         PyValue::None => None,
-        other => Some(other.py_str()),
+        other => Some(Cow::Owned(other.py_str())),
     }
 }
 
@@ -353,6 +362,37 @@ enum Task {
     LocOnly(&'static str),
     Path(Perspective),
     Placement,
+}
+
+impl Task {
+    /// The prediction fields the task scores, in the order their quirks are
+    /// noted, with the quirk's label: the only fields in which the
+    /// corrected mode reads anything differently (a list-wrapped sentinel).
+    fn scored_fields(&self) -> &'static [(&'static str, &'static str)] {
+        const LOC: (&str, &str) = ("formatted_response_localization", "localization");
+        match self {
+            Task::Counted { .. } => &[LOC, ("formatted_response_count", "count")],
+            Task::LocOnly(_) => &[LOC],
+            Task::Placement => &[LOC, ("formatted_response_binary", "binary")],
+            Task::Path(_) => &[("formatted_response_path", "path")],
+        }
+    }
+}
+
+/// Whether the corrected pass scores `rec` exactly as the official pass
+/// does, so that its result can be the official one's: the corrected mode
+/// differs only in honouring a list-wrapped sentinel
+/// ([`super::prediction::sentinel`]) in a field the task scores (and the
+/// official pass notes it as a quirk), so a record with none scores alike
+/// in both (`tests/epic_shortcuts.rs`, `agreeing_passes_score_alike`).
+pub fn passes_agree(rec: &PyValue) -> bool {
+    let category = first_text(rec, "task_category").unwrap_or_default();
+    let ty = first_text(rec, "task_type").unwrap_or_default();
+    task_of(&category, &ty).is_none_or(|task| {
+        task.scored_fields()
+            .iter()
+            .all(|(key, _)| is_wrapped_sentinel(rec.get(key)).is_none())
+    })
 }
 
 fn task_of(category: &str, ty: &str) -> Option<Task> {
@@ -403,24 +443,17 @@ pub fn score_record(
     gt: &mut GtCache,
     opts: &ScoreOptions,
 ) -> SampleResult {
-    let category = first_str(rec, "task_category").unwrap_or_default();
-    let ty = first_str(rec, "task_type").unwrap_or_default();
-    let gt_path = rec
-        .get("ground_truth")
-        .and_then(|g| g.get("gt_json_path"))
-        .and_then(PyValue::first)
-        .and_then(PyValue::as_str)
-        .map(str::to_string);
-    let gt_json_path = rec
-        .get("ground_truth")
-        .and_then(|g| g.get("gt_json_path"))
-        .map_or(json!([]), PyValue::to_json);
-    let leaf = resolve_leaf(&category, &ty, gt_path.as_deref().unwrap_or(""));
-    let file = gt_path.as_deref().and_then(|p| gt.load(p));
+    let category = first_text(rec, "task_category").unwrap_or_default();
+    let ty = first_text(rec, "task_type").unwrap_or_default();
+    let paths = rec.get("ground_truth").and_then(|g| g.get("gt_json_path"));
+    let gt_path = paths.and_then(PyValue::first).and_then(PyValue::as_str);
+    let gt_json_path = paths.map_or(json!([]), PyValue::to_json);
+    let leaf = resolve_leaf(&category, &ty, gt_path.unwrap_or(""));
+    let file = gt_path.and_then(|p| gt.load(p));
     let mut res = SampleResult {
         index,
-        task_category: category.clone(),
-        task_type: ty.clone(),
+        task_category: category.to_string(),
+        task_type: ty.to_string(),
         score: 0.0,
         score_details: ScoreDetails::Empty,
         response_details: ResponseDetails::Empty,
@@ -430,7 +463,7 @@ pub fn score_record(
         metric_details: Map::new(),
         quirks: Vec::new(),
         leaf,
-        gt_path: gt_path.clone(),
+        gt_path: gt_path.map(str::to_string),
         gt_found: file.is_some(),
     };
     let Some(task) = task_of(&category, &ty) else {
@@ -440,7 +473,7 @@ pub fn score_record(
     if file.is_none() {
         res.quirks.push(Quirk::MissingGtFile);
     }
-    match evaluate(&task, rec, file.as_deref(), gt, opts, &mut res, &ty) {
+    match evaluate(&task, rec, file.as_deref(), opts, &mut res, &ty) {
         Ok(()) => {}
         Err(e) => {
             res.score = 0.0;
@@ -454,43 +487,50 @@ pub fn score_record(
     res
 }
 
+/// A found GT field as the mask the localization and path scorers read.
+fn as_mask<'a>(found: &'a Option<Found<'_>>) -> Option<&'a dyn MaskField> {
+    found.as_ref().map(|f| f as &dyn MaskField)
+}
+
 fn evaluate(
     task: &Task,
     rec: &PyValue,
     file: Option<&GtFile>,
-    cache: &GtCache,
     opts: &ScoreOptions,
     res: &mut SampleResult,
     ty: &str,
 ) -> Result<(), PyError> {
-    let gt_path = res.gt_path.clone();
-    let gt_path = gt_path.as_deref();
-    // Each GT mask is decoded once for both passes (`GtCache::mask`).
-    let decoder = |field: &'static str| move |v: &PyValue| cache.mask(gt_path, file, field, v);
     let inline = rec.get("ground_truth");
     let format_type = first_str(rec, "format_type").unwrap_or_else(|| "bbox".into());
-    let mode_name = match &opts.coord_override {
-        Some(m) => m.clone(),
-        None => first_str(rec, "coordinate_system")
+    let mode_name: Cow<str> = match &opts.coord_override {
+        Some(m) => Cow::Borrowed(m),
+        None => first_text(rec, "coordinate_system")
             .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "auto".into()),
+            .unwrap_or(Cow::Borrowed("auto")),
     };
     let mode: ModeRequest = parse_mode(&mode_name);
     let field = |k: &str| rec.get(k);
     let hw = opts.corrected;
-    let get = |k: &str| lookup(file, inline, k);
-    let resolved_name: Option<String>;
+    // A GT file's mask is decoded once for both passes (it is kept with
+    // the file, `gt::Found`'s `MaskField`).
+    let find = |k: &str| lookup(file, inline, k);
+    let get = |k: &str| find(k).map(Found::value);
+    let resolved_name: Option<&'static str>;
     let mut errors: Vec<&'static str> = Vec::new();
-    let note_wrapped = |res: &mut SampleResult, key: &'static str, label: &'static str| {
-        if !hw && is_wrapped_sentinel(rec.get(key)).is_some() {
-            res.quirks
-                .push(Quirk::WrappedSentinelParsed { field: label });
+    // The official pass reads a list-wrapped sentinel in a field the task
+    // scores as data, and notes it.
+    let note_wrapped = |res: &mut SampleResult| {
+        for (key, label) in task.scored_fields() {
+            if !hw && is_wrapped_sentinel(rec.get(key)).is_some() {
+                res.quirks
+                    .push(Quirk::WrappedSentinelParsed { field: label });
+            }
         }
     };
     // What a localization part leaves on the sample, whichever task it is
     // part of: the quirks it met, its details; returns the coordinate
     // system it resolved to.
-    let finish_loc = |res: &mut SampleResult, l: LocOutcome| -> Option<String> {
+    let finish_loc = |res: &mut SampleResult, l: LocOutcome| -> Option<&'static str> {
         if l.gt_count_zero_with_pixels {
             res.quirks.push(Quirk::GtCountZeroWithPixels);
         }
@@ -509,9 +549,9 @@ fn evaluate(
                 .insert("localization".into(), Value::Object(l.details));
         }
         if l.mask_mode {
-            Some("n/a".into())
+            Some("n/a")
         } else {
-            l.resolved.map(|m| m.name().to_string())
+            l.resolved.map(CoordMode::name)
         }
     };
     match task {
@@ -522,17 +562,22 @@ fn evaluate(
             fixed_half,
         } => {
             let gt_count = parse_count(get(count))?;
-            let precise_v = parse_flag(&precise.iter().map(|k| get(k)).collect::<Vec<_>>());
+            // At most two spellings: the first that parses wins.
+            let mut flags = [None; 2];
+            for (slot, k) in flags.iter_mut().zip(precise.iter()) {
+                *slot = get(k);
+            }
+            let precise_v = parse_flag(&flags[..precise.len().min(2)]);
             let cid = parse_flag(&[get("count_in_description")]);
+            let gt_mask = find(mask);
             let loc = score_localization(&LocInput {
                 pred: field("formatted_response_localization"),
-                gt_field: get(mask),
+                gt: as_mask(&gt_mask),
                 format_type: &format_type,
                 mode,
                 mode_name: &mode_name,
                 gt_count,
                 honour_wrapped: hw,
-                decode: &decoder(mask),
                 details: !opts.skip_metric_details,
             });
             let cnt = score_count_with(
@@ -562,8 +607,7 @@ fn evaluate(
             );
             errors.extend(loc.error);
             errors.extend(cnt.error);
-            note_wrapped(res, "formatted_response_localization", "localization");
-            note_wrapped(res, "formatted_response_count", "count");
+            note_wrapped(res);
             resolved_name = finish_loc(res, loc);
             if !cnt.details.is_empty() {
                 res.metric_details
@@ -571,33 +615,33 @@ fn evaluate(
             }
         }
         Task::LocOnly(mask) => {
+            let gt_mask = find(mask);
             let loc = score_localization(&LocInput {
                 pred: field("formatted_response_localization"),
-                gt_field: get(mask),
+                gt: as_mask(&gt_mask),
                 format_type: &format_type,
                 mode,
                 mode_name: &mode_name,
                 gt_count: None,
                 honour_wrapped: hw,
-                decode: &decoder(mask),
                 details: !opts.skip_metric_details,
             });
             res.score = loc.score;
             res.score_details = score_details((loc.score, 1.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0));
             errors.extend(loc.error);
-            note_wrapped(res, "formatted_response_localization", "localization");
+            note_wrapped(res);
             resolved_name = finish_loc(res, loc);
         }
         Task::Placement => {
+            let gt_mask = find("masklet_placement_region");
             let loc = score_localization(&LocInput {
                 pred: field("formatted_response_localization"),
-                gt_field: get("masklet_placement_region"),
+                gt: as_mask(&gt_mask),
                 format_type: &format_type,
                 mode,
                 mode_name: &mode_name,
                 gt_count: None,
                 honour_wrapped: hw,
-                decode: &decoder("masklet_placement_region"),
                 details: !opts.skip_metric_details,
             });
             let gt_bin =
@@ -608,8 +652,7 @@ fn evaluate(
                 score_details((loc.score, 0.5), (0.0, 0.0), (0.0, 0.0), (bin.score, 0.5));
             errors.extend(loc.error);
             errors.extend(bin.error);
-            note_wrapped(res, "formatted_response_localization", "localization");
-            note_wrapped(res, "formatted_response_binary", "binary");
+            note_wrapped(res);
             resolved_name = finish_loc(res, loc);
             if !bin.details.is_empty() {
                 res.metric_details
@@ -617,22 +660,21 @@ fn evaluate(
             }
         }
         Task::Path(perspective) => {
+            let (walkable, target) = (find("masklet_path"), find("masklet_target_area"));
             let p = score_path(&PathInput {
                 pred: field("formatted_response_path"),
-                walkable: get("masklet_path"),
-                target: get("masklet_target_area"),
+                walkable: as_mask(&walkable),
+                target: as_mask(&target),
                 perspective: *perspective,
                 mode,
                 mode_name: &mode_name,
                 honour_wrapped: hw,
-                decode_walkable: &decoder("masklet_path"),
-                decode_target: &decoder("masklet_target_area"),
                 details: !opts.skip_metric_details,
             });
             res.score = p.score;
             res.score_details = score_details((0.0, 0.0), (0.0, 0.0), (p.score, 1.0), (0.0, 0.0));
             errors.extend(p.error);
-            note_wrapped(res, "formatted_response_path", "path");
+            note_wrapped(res);
             if p.sampled_distance {
                 res.quirks.push(Quirk::ExoSampledDistance);
             }
@@ -649,7 +691,7 @@ fn evaluate(
             if ty == "FeasiblePath" && on_exo {
                 res.quirks.push(Quirk::UnsuffixedFeasiblePathOnExo);
             }
-            resolved_name = p.resolved.map(|m| m.name().to_string());
+            resolved_name = p.resolved.map(CoordMode::name);
             if !p.details.is_empty() {
                 res.metric_details
                     .insert("path".into(), Value::Object(p.details));
@@ -663,7 +705,7 @@ fn evaluate(
     res.error = (!joined.is_empty()).then_some(joined);
     res.response_details = ResponseDetails::Read {
         format_type,
-        coordinate_system: resolved_name.unwrap_or(mode_name),
+        coordinate_system: resolved_name.map_or_else(|| mode_name.into_owned(), str::to_string),
         formatted: Box::new(
             FORMATTED_KEYS.map(|k| rec.get(k).map_or(Value::Null, PyValue::to_json)),
         ),

@@ -64,7 +64,7 @@ fn numbers(v: &Value) -> Option<Vec<f64>> {
 /// image path), when the input was raw.
 pub fn overlay(s: &SampleResult, record: Option<&PyValue>, cache: &mut GtCache) -> Option<Overlay> {
     let file = cache.load(s.gt_path.as_deref()?)?;
-    let mask = gt_mask(&file.root)?;
+    let mask = gt_mask(file.root())?;
     let (w, h) = (f64::from(mask.width()), f64::from(mask.height()));
     let mut shapes = vec![Shape::Mask {
         runs: mask.runs().iter().map(|r| [r.x, r.y0, r.y1]).collect(),
