@@ -78,25 +78,58 @@ pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
 /// corrected dialect of a run), parsing each line once for all of them:
 /// the same outputs as [`format_jsonl`] with each, in the same order.
 pub fn format_jsonl_each(text: &str, opts: &[FormatOptions]) -> Vec<FormatOutput> {
-    let mut outs: Vec<FormatOutput> = opts.iter().map(|_| FormatOutput::default()).collect();
+    let picked = format_jsonl_picked(text, opts, |_| true);
+    picked
+        .records
+        .into_iter()
+        .map(|records| FormatOutput {
+            records: records.into_iter().flatten().collect(),
+            skipped_lines: picked.skipped_lines.clone(),
+        })
+        .collect()
+}
+
+/// What [`format_jsonl_picked`] gives: per set of options, a slot per
+/// record of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Picked {
+    /// Per set of options, each record of the file in order: formatted
+    /// when picked, `None` when not.
+    pub records: Vec<Vec<Option<Formatted>>>,
+    /// The lines skipped because they are not JSON objects, 1-based.
+    pub skipped_lines: Vec<usize>,
+}
+
+/// [`format_jsonl_each`] for the records `pick` chooses, by their 0-based
+/// position among the file's records: every line is parsed (to know which
+/// lines are records), only the picked records are formatted. A worker
+/// that scores every n-th sample of a run formats only those.
+pub fn format_jsonl_picked(
+    text: &str,
+    opts: &[FormatOptions],
+    pick: impl Fn(usize) -> bool,
+) -> Picked {
+    let mut out = Picked {
+        records: opts.iter().map(|_| Vec::new()).collect(),
+        skipped_lines: Vec::new(),
+    };
+    let mut index = 0;
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match pyjson::loads(line) {
             Ok(v @ PyValue::Dict(_)) => {
-                for (out, o) in outs.iter_mut().zip(opts) {
-                    out.records.push(format_record(&v, o));
+                let picked = pick(index);
+                for (records, o) in out.records.iter_mut().zip(opts) {
+                    records.push(picked.then(|| format_record(&v, o)));
                 }
+                index += 1;
             }
-            _ => {
-                for out in outs.iter_mut() {
-                    out.skipped_lines.push(n + 1);
-                }
-            }
+            _ => out.skipped_lines.push(n + 1),
         }
     }
-    outs
+    out
 }
 
 /// The task family that picks the extractor and the required fields.
