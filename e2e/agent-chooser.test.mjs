@@ -2,16 +2,17 @@
 // devices, each of the 26 categories with its device and episode count,
 // single- and multi-turn tasks, search by id or name, repeats; every
 // figure checked against the shipped files (the index, the generated
-// manifest and the hand devices' task files). Generated devices are
-// listed and counted but cannot run in the page yet: a batch of them is
-// refused with how many. The layout: three columns on a 1440 px screen,
-// one on a 390 px phone with nothing wider than the screen.
+// manifest, the generated devices' task list and the hand devices' task
+// files). A batch of all 968 plans at once from those lists, opening no
+// device (agent-generated.test.mjs runs generated devices). The layout:
+// three columns on a 1440 px screen, one on a 390 px phone with nothing
+// wider than the screen.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, SHOTS, PHONE } from './support.mjs';
 import {
   openAgent, shippedLibrary, dataJson, grouped, summary, summaryIs, chooseDevices, runAndWait,
-  assertNoUnexpectedErrors,
+  progressCounts, assertNoUnexpectedErrors,
 } from './agent-support.mjs';
 
 const WIDE = { width: 1440, height: 900 };
@@ -43,7 +44,7 @@ test('all, by category and by kind: the counts are the shipped library\'s', asyn
     const generated = all.filter((d) => d.generated).length;
     await summaryIs(page, `all: ${grouped(all.length)} devices, ${grouped(episodes(all))} episodes`);
     assert.equal(await page.getByTestId('agent-summary-note').textContent(),
-      `${grouped(generated)} of these devices are generated: this page cannot make them yet, so a batch of them does not start.`);
+      `${grouped(generated)} of these devices are generated: each is drawn in this page when the run reaches it (a few seconds each).`);
 
     // Every category with its figures, in a list (26 rows, not 968 boxes).
     await page.getByTestId('agent-by-category').check();
@@ -73,12 +74,16 @@ test('all, by category and by kind: the counts are the shipped library\'s', asyn
     await page.getByTestId('agent-kind-multi').check();
     await summaryIs(page, `all, multi-turn tasks: ${grouped(all.length)} devices, ${grouped(episodes(all, 'multi'))} episodes`);
 
-    // A batch with generated devices in it is refused, saying how many.
+    // A batch of every device's multi-turn tasks, generated ones included,
+    // is planned at once from the task lists (nothing drawn), then cancelled.
     await page.getByTestId('agent-source').selectOption({ label: 'Oracle (no model)' });
     await page.getByTestId('agent-run-batch').click();
-    await page.getByTestId('agent-problems').getByText(
-      `${grouped(generated)} of the ${grouped(all.length)} devices chosen are generated`, { exact: false }).waitFor();
-    assert.equal(await page.getByTestId('agent-progress').count(), 0);
+    await page.getByTestId('agent-done').waitFor();
+    const [, total] = await progressCounts(page);
+    assert.equal(total, episodes(all, 'multi'));
+    await page.getByTestId('agent-cancel').click();
+    await page.getByTestId('agent-run-batch').waitFor();
+    assert.equal(await page.getByTestId('agent-problems').count(), 0);
     assertNoUnexpectedErrors(agent);
   } finally {
     await page.close();
@@ -100,13 +105,20 @@ test('by device: search by id or name, pick, count, take out; a run beside the s
     const made = library.devices.find((d) => d.generated && d.category === 'Microwave');
     await chooseDevices(page, [hand[0].id, made.id]);
     await summaryIs(page, `2 devices picked: 2 devices, ${episodes([hand[0], made])} episodes`);
-    // By task id: counted where the task list is known (the hand device's
-    // file); a generated device's ids are known only once it is made.
+    // By task id: counted on both, the hand device's from its file and the
+    // generated one's from the task list.
     const { tasks } = await dataJson(`${library.index.devices.find((d) => d.id === hand[0].id).path}/tasks.json`);
+    const madeTasks = (await dataJson('generated-tasks.json')).devices.find((d) => d.id === made.id).tasks;
+    const id = tasks[0].id;
+    const onMade = madeTasks.some((t) => t.id === id) ? 1 : 0;
     await page.getByTestId('agent-kind-ids').check();
-    await page.getByTestId('agent-tasks').fill(`${tasks[0].id}, no-such-task`);
-    await summaryIs(page, `2 devices picked, tasks ${tasks[0].id}, no-such-task: 1 device, 1 episode `
-      + '(and 1 device whose task ids are known once opened)');
+    await page.getByTestId('agent-tasks').fill(`${id}, no-such-task`);
+    await summaryIs(page, `2 devices picked, tasks ${id}, no-such-task: ${1 + onMade} device${onMade ? 's' : ''}, `
+      + `${1 + onMade} episode${onMade ? 's' : ''}`);
+    await page.getByTestId('agent-tasks').fill(madeTasks.at(-1).id);
+    const onHand = tasks.some((t) => t.id === madeTasks.at(-1).id) ? 1 : 0;
+    await summaryIs(page, `2 devices picked, tasks ${madeTasks.at(-1).id}: ${1 + onHand} device${onHand ? 's' : ''}, `
+      + `${1 + onHand} episode${onHand ? 's' : ''}`);
     await page.getByTestId('agent-kind-every').check();
     await page.getByTestId(`agent-unpick-${made.id}`).click();
     await summaryIs(page, `${hand[0].id}: 1 device, ${episodes([hand[0]])} episodes`);

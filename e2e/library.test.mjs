@@ -2,10 +2,14 @@
 // hand, 916 generated) in 26 categories, with their counts, the search and
 // the pages; the first load's bytes, requests and time; a generated
 // device's card drawn on demand, then the device drawn when it is opened
-// and played in static and live modes.
+// and played to its goal in static and live modes; the page API and embed
+// mode on generated devices. Generated devices and their cards are drawn
+// in the device worker: the page stays responsive meanwhile (no long task
+// of the main thread over LONG_TASK_MS, and clicks are handled), and a
+// drawing stops when the page that asked for it is left.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
+import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import { fetchJson, actByClicking, optimal } from './player-support.mjs';
 
 let browser;
@@ -21,6 +25,26 @@ before(async () => {
 after(async () => { await browser?.close(); });
 
 const cardCount = (page) => page.getByTestId('device-card').count();
+
+/** The main thread's longest acceptable task while a device or a card is drawn. */
+const LONG_TASK_MS = 200;
+
+/**
+ * Before the page loads: every long task of its main thread (over 50 ms,
+ * the browser's definition), with when it started, in `window.longTasks`.
+ */
+async function watchLongTasks(page) {
+  await page.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}
+
+/** The long tasks that started at or after `since` (the page's clock). */
+const longTasksSince = (page, since) =>
+  page.evaluate((t) => window.longTasks.filter((l) => l.start + l.ms >= t), since);
 
 test('the first load lists 968 devices by category and fetches only the visible thumbnails', async () => {
   const { page, errors } = await openPage(browser, DESKTOP);
@@ -111,33 +135,103 @@ test('the library at 390 px', async () => {
   await page.close();
 });
 
+test('the library page stays responsive while generated cards are drawn in the worker', async () => {
+  const { page, errors } = await openPage(browser, DESKTOP);
+  await watchLongTasks(page);
+  const supported = await page.evaluate(() => PerformanceObserver.supportedEntryTypes.includes('longtask'));
+  assert.ok(supported, 'this Chromium reports long tasks');
+  await gotoRoute(page, '#/library');
+  await page.getByTestId('device-card').first().waitFor();
+  // Lamp: 46 devices, two pages of cards, most of them generated.
+  await page.locator('[data-testid="category"][data-category="Lamp"]').click();
+  const since = await page.evaluate(() => performance.now());
+  const drawing = page.getByTestId('thumbnail-drawing');
+  await drawing.first().waitFor();
+  const first = await page.getByTestId('device-card').first().getAttribute('data-id');
+  // A click on another control while cards are being drawn is handled:
+  // the next page of cards shows.
+  await page.getByTestId('page-next').click();
+  await page.getByTestId('page-number').filter({ hasText: /^page 2 of 2$/ }).waitFor();
+  assert.notEqual(await page.getByTestId('device-card').first().getAttribute('data-id'), first);
+  // Page 2's cards are all drawn (page 1's queue was dropped, not waited for).
+  const generatedCards = page.locator('[data-testid="device-card"][data-generated="true"]');
+  const generated = await generatedCards.count();
+  assert.ok(generated > 0);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="thumbnail-drawing"]').length === 0,
+    null, { timeout: 120_000 });
+  assert.equal(await generatedCards.locator('img[data-testid="thumbnail"]').count(), generated);
+  for (const src of await generatedCards.locator('img').evaluateAll((is) => is.map((i) => i.src))) {
+    assert.match(src, /^data:image\/png;base64,/);
+  }
+  const long = await longTasksSince(page, since);
+  console.log(`library: ${generated} cards drawn in the worker; main-thread long tasks meanwhile: ${JSON.stringify(long.map((l) => Math.round(l.ms)))}`);
+  assert.ok(long.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(long)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 for (const mode of ['static', 'live']) {
-  test(`a generated device opens from its card, is drawn, and plays in ${mode} mode`, async () => {
+  test(`a generated device is drawn in the worker, the page answering meanwhile, and played to its goal in ${mode} mode`, async () => {
     const { page, errors } = await openPage(browser, DESKTOP);
     const drew = [];
     page.on('console', (m) => { if (/drew the device/.test(m.text())) drew.push(m.text()); });
-    // The status line is up while the main thread draws, when the test
-    // cannot look: a mutation observer notes it the moment it appears.
+    await watchLongTasks(page);
+    // On the page's clock: when the status line appears (the drawing
+    // starts), when it goes (the device is drawn and checked), and when the
+    // player shows (the episode has started).
     await page.addInitScript(() => {
       new MutationObserver(() => {
         const status = document.querySelector('[data-testid="loading"]');
-        if (status && /Drawing the device/.test(status.textContent)) window.sawDrawing = status.textContent;
+        if (status && /Drawing the device/.test(status.textContent) && !window.drawingAt) {
+          window.sawDrawing = status.textContent;
+          window.drawingAt = performance.now();
+        }
+        if (!status && window.drawingAt && !window.drawnAt) window.drawnAt = performance.now();
+        if (document.querySelector('[data-testid="player"]') && !window.playerAt) window.playerAt = performance.now();
       }).observe(document, { childList: true, subtree: true, characterData: true });
     });
     const id = 'microwave-g0003';
     const entry = devices.find((d) => d.id === id);
     await gotoRoute(page, `#/play?bundle=${id}&render=${mode}`);
-    await page.getByTestId('player').waitFor({ timeout: 120_000 });
+    await page.waitForFunction(() => window.sawDrawing);
     assert.match(await page.evaluate(() => window.sawDrawing), new RegExp(`Drawing the device ${id}`));
+    // A click on another page's link while the device is drawn is handled
+    // at once: the About page shows before the drawing has ended, and
+    // leaving the play page stops it (it never reports).
+    await page.getByTestId('nav-about').click();
+    await page.getByTestId('about').waitFor();
+    assert.deepEqual(drew, [], 'the click waited for the drawing');
+    // Back on the play page the device is drawn again, from the start.
+    await page.evaluate(() => { window.drawingAt = undefined; window.drawnAt = undefined; window.playerAt = undefined; });
+    await page.goBack();
+    await page.getByTestId('player').waitFor({ timeout: 120_000 });
+    await page.waitForFunction(() => window.playerAt && window.drawnAt && window.drawingAt);
     console.log(drew.join('\n'));
-    assert.equal(drew.length, 1);
+    assert.equal(drew.length, 1, 'the drawing of the page that was left reported');
+    assert.match(drew[0], new RegExp(`drew the device ${id} in \\d+ ms \\(in the device worker\\)`));
+    const [drawingAt, drawnAt, playerAt] = await page.evaluate(() => [window.drawingAt, window.drawnAt, window.playerAt]);
+    const long = await longTasksSince(page, drawingAt);
+    const whileDrawn = long.filter((l) => l.start < drawnAt);
+    console.log(`play (${mode}): ${Math.round(drawnAt - drawingAt)} ms from the status line to the device drawn and checked, ` +
+      `${Math.round(playerAt - drawnAt)} ms more to the player; main-thread long tasks: ${JSON.stringify(whileDrawn.map((l) => Math.round(l.ms)))} ` +
+      `while drawn, ${JSON.stringify(long.filter((l) => l.start >= drawnAt).map((l) => Math.round(l.ms)))} after`);
+    assert.ok(whileDrawn.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(whileDrawn)}`);
+    // A static episode starts with the device's own picture: the whole way
+    // to the player stays responsive. (A live one first decodes and composes
+    // its picture on the main thread, the live renderer's cost for any device.)
+    if (mode === 'static') assert.ok(long.every((l) => l.ms <= LONG_TASK_MS), `a long task of the main thread: ${JSON.stringify(long)}`);
+
     assert.equal(await page.locator('.stage').getAttribute('data-render'), mode);
     const task = await page.evaluate(() => window.knoblab.trajectory().task_id);
     assert.ok(entry.single + entry.multi > 0);
+    // The optimal path, played with the mouse, reaches the task's goal.
     const path = await optimal(page, task);
-    const step = path.find((s) => !s.action.startsWith('Switch_view')) ?? path[0];
-    for (const s of path.slice(0, path.indexOf(step))) await actByClicking(page, s.action);
-    await actByClicking(page, step.action);
+    assert.ok(path.length > 0);
+    for (const s of path) await actByClicking(page, s.action);
+    assert.match(await page.getByTestId('goal').textContent(), /^(Goal reached|All \d+ goals reached)$/);
+    const trajectory = await page.evaluate(() => window.knoblab.trajectory());
+    assert.equal(trajectory.terminated, true);
+    assert.equal(trajectory.goals_reached, trajectory.goals_total);
     const feedback = page.getByTestId('feedback-entry').first();
     assert.ok((await feedback.textContent()).trim().length > 0);
     if (mode === 'static') await page.screenshot({ path: `${SHOTS}library-generated-playing.png` });
@@ -146,3 +240,34 @@ for (const mode of ['static', 'live']) {
     await page.close();
   });
 }
+
+test('a generated device in embed mode and through window.knoblab is drawn in the worker', async () => {
+  const { page, errors } = await openPage(browser, DESKTOP);
+  const drew = [];
+  page.on('console', (m) => { if (/drew the device/.test(m.text())) drew.push(m.text()); });
+  const [embedded, loaded] = devices.filter((d) => d.generated && d.category === 'Lamp').slice(0, 2);
+  // The embed page has no site header (no brand to wait for): the player alone.
+  await page.goto(new URL(`#/embed?bundle=${embedded.id}`, BASE_URL).href);
+  await page.getByTestId('player').waitFor({ timeout: 120_000 });
+  assert.equal(await page.getByTestId('brand').count(), 0);
+  assert.equal(await page.evaluate(() => window.knoblab.trajectory().bundle_id), embedded.id);
+
+  // The page API: load a generated id, reset its first task, play the
+  // optimal path to the end.
+  const device = await page.evaluate((id) => window.knoblab.load(id), loaded.id);
+  assert.equal(device.id, loaded.id);
+  assert.equal(device.tasks.length, loaded.single + loaded.multi);
+  await page.evaluate((t) => window.knoblab.reset(t), device.tasks[0]);
+  const path = await optimal(page, device.tasks[0]);
+  const steps = await page.evaluate((actions) => actions.map((a) => window.knoblab.step(a)), path.map((s) => s.action));
+  assert.equal(steps.at(-1).terminated, true);
+  assert.equal(await page.evaluate(() => window.knoblab.metrics().sr), 1);
+
+  console.log(drew.join('\n'));
+  assert.equal(drew.length, 2);
+  for (const [line, d] of [[drew[0], embedded], [drew[1], loaded]]) {
+    assert.match(line, new RegExp(`drew the device ${d.id} in \\d+ ms \\(in the device worker\\)`));
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

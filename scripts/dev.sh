@@ -168,12 +168,14 @@ python_test() {
 
 # Regenerates the device library (data/devices, data/library.json,
 # data/library-sheet.png) from data/gen and data/ucsm, the manifest of
-# the generated devices (data/generated.json; they are made on demand) and
-# the 26 per-category contact sheets (docs/sheets/<Category>.png).
+# the generated devices (data/generated.json; they are made on demand),
+# their task list (data/generated-tasks.json), the library's version file
+# (data/library-version.json: one version more when its content changed)
+# and the 26 per-category contact sheets (docs/sheets/<Category>.png).
 library() {
   step "device library (knoblab library build)"
   cargo run --quiet --bin knoblab -- library build --out data
-  step "generated devices' manifest (knoblab library generate)"
+  step "generated devices' manifest and task list, the library's version (knoblab library generate)"
   cargo run --quiet --bin knoblab -- library generate --out data
   step "per-category contact sheets (knoblab library sheet --all)"
   cargo run --quiet --bin knoblab -- library sheet --all --out docs/sheets

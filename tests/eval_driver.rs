@@ -296,7 +296,8 @@ fn a_run_spec_names_what_differs_and_reads_back() {
     );
     let text = serde_json::to_string(&a).unwrap();
     assert_eq!(RunSpec::parse(&text).unwrap(), a);
-    let newer = text.replacen("\"version\":1", "\"version\":99", 1);
+    let newer = text.replacen("\"version\":2", "\"version\":99", 1);
+    assert_ne!(newer, text, "the spec is written at version 2");
     assert!(RunSpec::parse(&newer)
         .unwrap_err()
         .to_string()

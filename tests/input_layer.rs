@@ -35,7 +35,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("src/score/finestate/predictions.rs", "FineState predictions: Python json semantics (parity); text decoded by input::text"),
     ("src/score/finestate/desktop.rs", "FineState desktop annotations: Python json semantics (parity)"),
     ("src/score/finestate/synthetic.rs", "generates test data"),
-    ("src/score/switch/predictions.rs", "SWITCH predictions: duplicates refused by line, text decoded first"),
+    ("src/score/switch/fields.rs", "SWITCH predictions, release rows and video-judge outputs (json_records): duplicates refused by line, text decoded first"),
     ("src/score/switch/load.rs", "SWITCH vqa.json: Python json semantics (parity); files read by input::fs, zips by input::zip"),
     ("src/score/switch/release.rs", "SWITCH release rows and answers: Python json semantics (parity); text decoded by input::text, files read by input::fs and input::zip"),
     ("src/score/switch/judge.rs", "a model's reply body, not a file"),
@@ -99,10 +99,7 @@ const READERS: &[(&str, &str)] = &[
     ("src/score/epic/gt.rs", "crate::input::fs::OnceReader"),
     ("src/score/epic/gt.rs", "crate::input::text::decode"),
     ("src/score/detect.rs", "crate::input::text::decode"),
-    (
-        "src/score/switch/predictions.rs",
-        "crate::input::text::decode",
-    ),
+    ("src/score/switch/fields.rs", "crate::input::text::decode"),
     ("src/metrics/file.rs", "crate::input::json::from_text"),
     ("src/metrics/file.rs", "crate::input::text::decode"),
     // The core entries the CLI and Python call (src/documents).

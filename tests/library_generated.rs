@@ -1,10 +1,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
 //! The generated part of the library (`knoblab::devicegen::generated`):
-//! the committed manifest (`data/generated.json`) is what the generator
-//! makes now, hash for hash; a seeded sample of generated devices is made
-//! in full and is sound (no diagnostic, manifest hash and task counts, the
-//! oracle solves every task within budget); the figures have the paper's
+//! the committed manifest (`data/generated.json`), task list
+//! (`data/generated-tasks.json`) and logic hashes (in
+//! `data/library-version.json`) are what the generator makes now, hash for
+//! hash; a seeded sample of generated devices is made in full and is sound
+//! (no diagnostic, manifest hash, task list and logic hash, the oracle
+//! solves every task within budget); the figures have the paper's
 //! shape; and devices of one category differ in their logic and in what a
 //! model sees. The whole library's check is `knoblab library check`
 //! (README, "The device library at the paper's scale").
@@ -12,8 +14,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use knoblab::bundle::generated::GENERATED_TASKS_FILE;
+use knoblab::bundle::stamp::{LibraryVersion, VERSION_FILE};
 use knoblab::bundle::{check_path, LibraryIndex};
-use knoblab::devicegen::generated::{check_device, GeneratedIndex, Inputs};
+use knoblab::devicegen::generated::{
+    check_listed_device, GeneratedIndex, GeneratedTasks, Inputs, Listed,
+};
 use knoblab::devicegen::stats::{figures, stats};
 
 fn data() -> PathBuf {
@@ -28,10 +34,47 @@ fn inputs() -> &'static Inputs {
     Inputs::embedded().unwrap()
 }
 
+fn committed_tasks() -> GeneratedTasks {
+    let bytes = std::fs::read(data().join(GENERATED_TASKS_FILE)).unwrap();
+    GeneratedTasks::parse(&bytes, &committed()).unwrap()
+}
+
+fn committed_version() -> LibraryVersion {
+    LibraryVersion::parse(&std::fs::read(data().join(VERSION_FILE)).unwrap()).unwrap()
+}
+
+/// The manifest, the task list (`generated-tasks.json`: what the Agent
+/// page plans with and `knoblab.library()` lists, without making a
+/// device) and each generated device's logic hash in the library's
+/// version file are what the generator makes now.
 #[test]
 fn the_committed_manifest_is_what_the_generator_makes() {
-    let made = inputs().manifest(|_| true).unwrap();
+    let catalogue = inputs().catalogue(|_| true).unwrap();
+    let made = catalogue.manifest;
     let committed = committed();
+    let tasks = committed_tasks();
+    assert_eq!(
+        catalogue.tasks.devices.len(),
+        tasks.devices.len(),
+        "data/{GENERATED_TASKS_FILE}: run `knoblab library generate`"
+    );
+    for (m, c) in catalogue.tasks.devices.iter().zip(&tasks.devices) {
+        assert_eq!(
+            m, c,
+            "{}: differs from data/{GENERATED_TASKS_FILE}; run `knoblab library generate`",
+            m.id
+        );
+    }
+    assert_eq!(catalogue.tasks, tasks);
+    let version = committed_version();
+    for (id, logic) in &catalogue.logic {
+        assert_eq!(
+            version.devices.get(id),
+            Some(logic),
+            "{id}: its logic hash differs from data/{VERSION_FILE}; run `knoblab library generate`"
+        );
+    }
+    assert_eq!(catalogue.logic.len(), made.devices.len());
     assert_eq!(made.devices.len(), committed.devices.len());
     for (m, c) in made.devices.iter().zip(&committed.devices) {
         assert_eq!(
@@ -50,11 +93,19 @@ fn the_committed_manifest_is_what_the_generator_makes() {
 #[test]
 fn a_seeded_sample_of_generated_devices_is_sound() {
     let manifest = committed();
+    let (tasks, version) = (committed_tasks(), committed_version());
     let offset = (0x5eed_u64 % 46) as usize;
     let mut checked = 0;
     let mut episodes = 0;
     for entry in manifest.devices.iter().skip(offset).step_by(46) {
-        episodes += check_device(inputs(), entry).unwrap_or_else(|e| panic!("{}: {e}", entry.id));
+        // Drawn, its tasks are the task list's and its logic hash the
+        // version file's (made there without pictures).
+        let listed = Listed {
+            tasks: tasks.of(&entry.id),
+            logic: version.devices.get(&entry.id).map(String::as_str),
+        };
+        episodes += check_listed_device(inputs(), entry, Some(listed))
+            .unwrap_or_else(|e| panic!("{}: {e}", entry.id));
         checked += 1;
     }
     assert!(checked >= 19, "{checked} devices checked");

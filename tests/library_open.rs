@@ -3,7 +3,9 @@
 //! every reader: the library read natively lists all 968 devices; a
 //! generated device opened by its id (`knoblab run`, `eval`'s bundles),
 //! and from the library index (`eval --library`) is
-//! the same device, whose JSON files hash to the manifest's; and its
+//! the same device, whose JSON files hash to the manifest's (made in two
+//! halves too, as the page makes it in a worker and checks it on its main
+//! thread: `generated_files`, then `open_made`); and its
 //! trajectories score against a bundles folder that cannot hold it
 //! (`knoblab metrics`, the Score page's scorer). One generated device is
 //! made, a few times (about 55 s of the suite in a debug build on this
@@ -13,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use knoblab::agents::{run_tasks, Oracle};
 use knoblab::bundle::generated::{is_generated, GeneratedIndex};
-use knoblab::bundle::{open_entry, read_library};
+use knoblab::bundle::{generated_files, open_entry, open_made, read_library};
 use knoblab::devicegen::generated::{content_hash, load_device, Inputs};
 use knoblab::eval::{load_library, DeviceFilter};
 use knoblab::sim::{Settings, Trajectory};
@@ -58,7 +60,11 @@ fn a_generated_device_is_the_same_by_every_path_and_its_trajectories_score() {
     };
     let by_library = load_library(&data().join("library.json"), &filter).unwrap();
     assert_eq!(by_library.len(), 1);
-    for other in [&by_id, &by_library[0]] {
+    // The page's way: the files made in its worker, checked on its main thread.
+    let by_halves = open_made(&entry.library_entry(), generated_files(DEVICE))
+        .into_result()
+        .unwrap();
+    for other in [&by_id, &by_library[0], &by_halves] {
         assert_eq!(other.logic_hash(), by_rule.logic_hash());
         assert_eq!(
             other.views["front"].image.bytes[..],
@@ -70,6 +76,11 @@ fn a_generated_device_is_the_same_by_every_path_and_its_trajectories_score() {
     // folder (which has no folder for a generated device): made on demand.
     let mut oracle = Oracle::new(&by_rule);
     let trajectories = run_tasks(&by_rule, None, &mut oracle, &Settings::default()).unwrap();
+    // Drawn, it is the library's device: its episodes record the library.
+    let stamp = knoblab::bundle::stamp::shipped().unwrap().stamp();
+    assert!(trajectories
+        .iter()
+        .all(|t| t.settings.library.as_ref() == Some(&stamp)));
     let dir = std::env::temp_dir().join(format!("knoblab-library-open-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("oracle.jsonl");
@@ -81,4 +92,31 @@ fn a_generated_device_is_the_same_by_every_path_and_its_trajectories_score() {
     assert_eq!(run.episodes, entry.single + entry.multi);
     assert_eq!(run.metrics.sr, Some(1.0));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_device_the_worker_could_not_make_is_reported_as_open_entry_reports_it() {
+    let manifest =
+        GeneratedIndex::parse(&std::fs::read(data().join("generated.json")).unwrap()).unwrap();
+    let entry = manifest.devices[0].library_entry();
+    let checked = open_made(&entry, Err("the worker stopped".to_string()));
+    assert!(checked.bundle.is_none());
+    assert_eq!(checked.source, entry.id);
+    assert_eq!(checked.diagnostics.len(), 1);
+    let message = checked.diagnostics[0].to_string();
+    assert!(
+        message.contains(&format!(
+            "the generated device {} could not be made",
+            entry.id
+        )) && message.contains("the worker stopped"),
+        "{message}"
+    );
+    // An id that is not a generated device's is refused by the same words
+    // whichever half is asked.
+    let mut unknown = entry.clone();
+    unknown.id = "lamp-g9999".to_string();
+    assert_eq!(
+        open_entry(&unknown, Vec::new()),
+        open_made(&unknown, generated_files(&unknown.id))
+    );
 }

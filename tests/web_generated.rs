@@ -6,20 +6,28 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test: a panic here is a failed test
 
+use std::collections::BTreeMap;
+
+use knoblab::bundle::open_made;
+use knoblab::ui::browser::device_worker::{files_of, knoblab_draw_device, knoblab_draw_thumbnail};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 /// A seeded sample of three generated devices, made in the browser by the
-/// library's one rule (`bundle::open_entry`, as the page opens them): each
-/// validates with no diagnostic, has the manifest's task counts, and its
-/// JSON files hash to the manifest's content hash, so the page's device is
-/// byte for byte the native one. (Seed 19, the number: a fixed,
-/// spread-out sample, not the first three.)
+/// library's one rule (`bundle::open_entry`), and by the page's way of
+/// opening them: the device worker's entry (`knoblab_draw_device`) makes
+/// the files, which travel as `[name, bytes]` pairs and are checked on the
+/// main thread (`device_worker::files_of`, then `bundle::open_made`). Each
+/// validates with no diagnostic, has the manifest's task counts, its JSON
+/// files hash to the manifest's content hash, so the page's device is byte
+/// for byte the native one, and its pictures are those `open_entry` makes.
+/// (Seed 19, the number: a fixed, spread-out sample, not the first
+/// three.)
 #[wasm_bindgen_test]
 fn generated_devices_made_in_the_browser_are_the_manifests() {
     use knoblab::bundle::generated::GeneratedIndex;
-    use knoblab::devicegen::generated::{content_hash, Inputs};
+    use knoblab::devicegen::generated::content_hash;
     use rand_chacha::rand_core::{RngCore, SeedableRng};
 
     let manifest = GeneratedIndex::parse(include_bytes!("../data/generated.json")).unwrap();
@@ -37,18 +45,25 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
         include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
     )
     .unwrap();
-    let inputs = Inputs::embedded().unwrap();
     for i in picked {
         let entry = &manifest.devices[i];
-        let made = inputs.open(&entry.id).unwrap();
-        assert_eq!(content_hash(&made.files), entry.hash, "{}", entry.id);
+        // The worker's answer, as the main thread reads it.
+        let answer = knoblab_draw_device(&entry.id).unwrap();
+        let files = files_of(&answer).unwrap();
+        let made: BTreeMap<String, Vec<u8>> = files.iter().cloned().collect();
+        assert_eq!(made.len(), files.len(), "{}: a file named twice", entry.id);
+        assert_eq!(content_hash(&made), entry.hash, "{}", entry.id);
+        let by_worker = open_made(&entry.library_entry(), Ok::<_, String>(files));
         let checked = knoblab::bundle::open_entry(&entry.library_entry(), Vec::new());
-        assert!(
-            checked.diagnostics.is_empty(),
-            "{}: {:?}",
-            entry.id,
-            checked.diagnostics
-        );
+        for checked in [&checked, &by_worker] {
+            assert!(
+                checked.diagnostics.is_empty(),
+                "{}: {:?}",
+                entry.id,
+                checked.diagnostics
+            );
+        }
+        let by_worker = by_worker.bundle.unwrap();
         let bundle = checked.bundle.unwrap();
         let single = bundle.tasks.iter().filter(|t| t.goals.len() == 1).count();
         assert_eq!(
@@ -57,10 +72,46 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
             "{}",
             entry.id
         );
-        // The front view the page shows is the one made with the files.
-        assert_eq!(
-            bundle.views["front"].image.bytes[..],
-            made.files["views/front.png"][..]
-        );
+        // The two ways give one device: its logic, and every picture the
+        // page shows is the one made with the files.
+        assert_eq!(by_worker.logic_hash(), bundle.logic_hash(), "{}", entry.id);
+        assert_eq!(by_worker.views.len(), bundle.views.len());
+        for (name, view) in &bundle.views {
+            assert_eq!(
+                by_worker.views[name].image.bytes[..],
+                view.image.bytes[..],
+                "{}: view {name}",
+                entry.id
+            );
+            assert_eq!(
+                view.image.bytes[..],
+                made[&format!("views/{name}.png")][..],
+                "{}: view {name}",
+                entry.id
+            );
+        }
     }
+}
+
+/// A library card's picture from the device worker's entry: the device's
+/// front view alone as a PNG, half the canvas's size, the same bytes every
+/// time it is drawn; an id that is not a generated device's is refused,
+/// naming it.
+#[wasm_bindgen_test]
+fn the_device_workers_card_picture_is_the_front_view_at_half_size() {
+    knoblab::devicegen::render::provide_font(
+        include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
+    )
+    .unwrap();
+    let id = "lamp-g0001";
+    let png = knoblab_draw_thumbnail(id).unwrap();
+    let image = knoblab::bundle::image::read_view_image(png.clone()).unwrap();
+    assert_eq!(image.media_type, "image/png");
+    assert_eq!((image.width, image.height), (320, 240));
+    assert_eq!(knoblab_draw_thumbnail(id).unwrap(), png);
+    let refused = knoblab_draw_thumbnail("lamp-g9999").unwrap_err();
+    let message = refused.as_string().unwrap();
+    assert!(message.contains("lamp-g9999"), "{message}");
+    let refused = knoblab_draw_device("lamp-g9999").unwrap_err();
+    assert!(refused.as_string().unwrap().contains("lamp-g9999"));
 }

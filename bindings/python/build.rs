@@ -1,6 +1,7 @@
 //! Embeds the shipped device library (`data/library.json` and the files
-//! it lists, and `data/generated.json`, the manifest of the generated
-//! devices, which are made when opened) in the extension, so `knoblab.make("coffee-0001")` works from
+//! it lists, `data/generated.json`, the manifest of the generated
+//! devices, which are made when opened, and their task list
+//! `data/generated-tasks.json`) in the extension, so `knoblab.make("coffee-0001")` works from
 //! an installed wheel with no data folder beside it. The files are loaded
 //! by the core's in-memory loader, as the page loads fetched ones.
 
@@ -29,8 +30,10 @@ fn main() {
         .expect("writing to a String");
     };
     add("library.json");
-    // The generated devices' manifest: they are made when opened.
+    // The generated devices' manifest (they are made when opened) and
+    // their task list (what `knoblab.library()` lists of them).
     add("generated.json");
+    add("generated-tasks.json");
     for device in value["devices"].as_array().expect("a devices list") {
         let dir = device["path"].as_str().expect("a device path");
         for file in device["files"].as_array().expect("a files list") {

@@ -18,6 +18,23 @@ pub const GENERATED_FILE: &str = "generated.json";
 /// A generated device's `path` in the library index: it has no folder.
 pub const GENERATED_PATH: &str = "generated";
 
+/// Why a generated devices' manifest was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The bytes are not the manifest's JSON.
+    #[error("{GENERATED_FILE}: {message}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")]
+    Json {
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The manifest is of another format or version.
+    #[error("{GENERATED_FILE}: format is {found:?}; expected {GENERATED_FORMAT:?}")]
+    Format {
+        /// The `format` found.
+        found: String,
+    },
+}
+
 /// The manifest of the generated devices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GeneratedIndex {
@@ -57,15 +74,15 @@ pub struct GeneratedEntry {
 
 impl GeneratedIndex {
     /// Reads a manifest, checking its format.
-    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, String> {
-        let index: GeneratedIndex = serde_json::from_slice(bytes).map_err(|e| {
-            format!("{GENERATED_FILE}: {e}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")
-        })?;
+    pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, ManifestError> {
+        let index: GeneratedIndex =
+            serde_json::from_slice(bytes).map_err(|e| ManifestError::Json {
+                message: e.to_string(),
+            })?;
         if index.format != GENERATED_FORMAT {
-            return Err(format!(
-                "{GENERATED_FILE}: format is {:?}; expected {GENERATED_FORMAT:?}",
-                index.format
-            ));
+            return Err(ManifestError::Format {
+                found: index.format,
+            });
         }
         Ok(index)
     }
@@ -90,4 +107,110 @@ impl GeneratedEntry {
 /// Whether a library entry is a generated device (made on demand).
 pub fn is_generated(entry: &LibraryEntry) -> bool {
     entry.files.is_empty() && entry.path.starts_with(&format!("{GENERATED_PATH}/"))
+}
+
+/// Where the generated devices' task list is, relative to `data/`.
+pub const GENERATED_TASKS_FILE: &str = "generated-tasks.json";
+/// The `format` of [`GENERATED_TASKS_FILE`].
+pub const GENERATED_TASKS_FORMAT: &str = "knoblab-generated-tasks/1";
+
+/// The generated devices' tasks (`data/generated-tasks.json`), written by
+/// `knoblab library generate` beside the manifest: what a chooser, a plan
+/// or a listing needs of a generated device without making it (its task
+/// ids are known only once it is made, and making all 916 takes tens of
+/// seconds). The test that regenerates the manifest compares it too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedTasks {
+    /// Always [`GENERATED_TASKS_FORMAT`].
+    pub format: String,
+    /// The hash of the manifest these tasks belong to
+    /// ([`GeneratedIndex::hash`]): a list of another manifest is refused.
+    pub manifest: String,
+    /// Every generated device's tasks, in manifest order.
+    pub devices: Vec<DeviceTasks>,
+}
+
+/// One generated device's tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceTasks {
+    /// The device's id.
+    pub id: String,
+    /// Its tasks, in its `tasks.json`'s order.
+    pub tasks: Vec<TaskSummary>,
+}
+
+/// One task as a listing shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskSummary {
+    /// The task's id in its device's `tasks.json`.
+    pub id: String,
+    /// The goal states, in order (one: a single-turn task).
+    pub goals: Vec<String>,
+    /// What a user says for each goal, in order.
+    pub instructions: Vec<String>,
+}
+
+impl TaskSummary {
+    /// The summary of a task of a bundle's `tasks.json`.
+    pub fn of(task: &crate::bundle::Task) -> TaskSummary {
+        TaskSummary {
+            id: task.id.clone(),
+            goals: task.goals.iter().map(|g| g.state.clone()).collect(),
+            instructions: task.goals.iter().map(|g| g.instruction.clone()).collect(),
+        }
+    }
+}
+
+/// Why a generated task list was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TasksError {
+    /// The bytes are not the task list's JSON.
+    #[error("{GENERATED_TASKS_FILE}: {message}; expected {{\"format\": \"{GENERATED_TASKS_FORMAT}\", \"manifest\", \"devices\"}}")]
+    Json {
+        /// The input layer's message.
+        message: String,
+    },
+    /// Another format.
+    #[error("{GENERATED_TASKS_FILE}: format is {found:?}; expected {GENERATED_TASKS_FORMAT:?}")]
+    Format {
+        /// The `format` found.
+        found: String,
+    },
+    /// The list is of another manifest than the one beside it.
+    #[error("{GENERATED_TASKS_FILE} belongs to the manifest of hash {found}, but {GENERATED_FILE}'s hash is {expected}: run `knoblab library generate`")]
+    OtherManifest {
+        /// The manifest's hash.
+        expected: String,
+        /// The hash the list names.
+        found: String,
+    },
+}
+
+impl GeneratedTasks {
+    /// Reads a task list through the input layer (duplicate keys refused)
+    /// and checks that it belongs to `manifest`.
+    pub fn parse(bytes: &[u8], manifest: &GeneratedIndex) -> Result<GeneratedTasks, TasksError> {
+        let list: GeneratedTasks =
+            crate::input::json::from_bytes(bytes).map_err(|e| TasksError::Json {
+                message: e.to_string(),
+            })?;
+        if list.format != GENERATED_TASKS_FORMAT {
+            return Err(TasksError::Format { found: list.format });
+        }
+        if list.manifest != manifest.hash {
+            return Err(TasksError::OtherManifest {
+                expected: manifest.hash.clone(),
+                found: list.manifest,
+            });
+        }
+        Ok(list)
+    }
+
+    /// The tasks of the device of this id.
+    pub fn of(&self, id: &str) -> Option<&[TaskSummary]> {
+        self.devices
+            .iter()
+            .find(|d| d.id == id)
+            .map(|d| d.tasks.as_slice())
+    }
 }

@@ -167,6 +167,24 @@ impl Bundle {
         super::hash::logic_hash(self)
     }
 
+    /// The same device without its pictures: each view's bytes dropped
+    /// (its size kept), no live layer. All that the metrics and the planner
+    /// read, and the same logic hash, for a fraction of the memory: what a
+    /// long batch keeps of the devices it has played.
+    pub fn without_pictures(&self) -> Bundle {
+        let mut out = Bundle {
+            manifest: self.manifest.clone(),
+            ssm: self.ssm.clone(),
+            views: self.views.clone(),
+            tasks: self.tasks.clone(),
+            live: None,
+        };
+        for view in out.views.values_mut() {
+            view.image.bytes = Vec::new().into();
+        }
+        out
+    }
+
     /// The single-file form of this bundle: `{"manifest", "ssm", "views",
     /// "tasks"}` with each view's `file` a `data:` URL of its image. Loading
     /// it with [`super::load_bytes`] gives an equal bundle (views' `file`

@@ -1,5 +1,6 @@
-//! View images: only their size is needed, read from the header without
-//! decoding the pixels, within the bounds of [`super::limits`].
+//! View images ([`ViewImage`]): only their size is needed, read from the
+//! header without decoding the pixels, within the bounds of
+//! [`super::limits`].
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -9,7 +10,21 @@ use image::{ImageFormat, ImageReader};
 use thiserror::Error;
 
 use super::limits::{human_bytes, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
-use super::model::ViewImage;
+
+/// A view's picture, decoded enough to know its size. The encoded bytes are
+/// kept (shared, cheap to clone) so the page can show them and an agent can
+/// send them to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The media type of `bytes`, e.g. `image/png`.
+    pub media_type: String,
+    /// The encoded file, as it came.
+    pub bytes: Arc<[u8]>,
+}
 
 /// Why a view image, or the `data:` URL holding one, was refused. Each
 /// message says what was found and what is accepted; the caller names the

@@ -21,6 +21,7 @@ use thiserror::Error;
 use super::generated::{is_generated, GeneratedIndex};
 use super::source::{normalize_path, SourceError};
 use super::{check_files_in_memory, Checked, Diagnostic, Location};
+use crate::input::InputError;
 
 /// Why a library index was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -48,6 +49,57 @@ pub enum LibraryError {
         path: String,
         /// What is wrong with it.
         reason: Box<SourceError>,
+    },
+}
+
+/// Why a library could not be read from disk, or a device of it made.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum OpenError {
+    /// A generated device was asked of a build without the generator.
+    #[error("this build has no device generator (the crate's feature `generate`)")]
+    NoGenerator,
+    /// The generator could not make the device.
+    #[cfg(feature = "generate")]
+    #[error(transparent)]
+    Generator(Box<crate::devicegen::GeneratedError>),
+    /// A generated device's logic could not be made without pictures.
+    #[cfg(feature = "generate")]
+    #[error("the generated device {id} could not be made: {problem}")]
+    Made {
+        /// The device's id.
+        id: String,
+        /// The generator's error.
+        problem: Box<crate::devicegen::GeneratedError>,
+    },
+    /// A device was opened, and the loader refused it.
+    #[error("device {id}: {problem}")]
+    Device {
+        /// The device's id.
+        id: String,
+        /// The loader's report.
+        problem: Box<super::LoadError>,
+    },
+    /// The index could not be read (the input layer names the file).
+    #[error(transparent)]
+    Read(InputError),
+    /// The index was refused.
+    #[error(transparent)]
+    Index(LibraryError),
+    /// The generated devices' manifest beside the index could not be read.
+    #[error("{path}: {problem}")]
+    ManifestRead {
+        /// The manifest's path.
+        path: String,
+        /// The input layer's error.
+        problem: InputError,
+    },
+    /// The generated devices' manifest beside the index was refused.
+    #[error("{path}: {problem}")]
+    Manifest {
+        /// The manifest's path.
+        path: String,
+        /// What is wrong with it.
+        problem: super::generated::ManifestError,
     },
 }
 
@@ -150,7 +202,18 @@ pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checke
     if !is_generated(entry) {
         return check_files_in_memory(&entry.id, files);
     }
-    match generated_files(&entry.id) {
+    open_made(entry, generated_files(&entry.id))
+}
+
+/// The second half of [`open_entry`] for a generated device whose files
+/// [`generated_files`] made elsewhere (the page makes them in a Web Worker
+/// and checks them on its main thread): the files checked as a bundle, or
+/// why they could not be made, reported as [`open_entry`] reports it.
+pub fn open_made<E: std::fmt::Display>(
+    entry: &LibraryEntry,
+    made: Result<Vec<(String, Vec<u8>)>, E>,
+) -> Checked {
+    match made {
         Ok(files) => check_files_in_memory(&entry.id, files),
         Err(message) => Checked {
             source: entry.id.clone(),
@@ -164,6 +227,29 @@ pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checke
             )],
         },
     }
+}
+
+/// A device of the library without its pictures, for scoring the
+/// trajectories recorded on it: a hand-described device is its files,
+/// opened by [`open_entry`], with the pictures then dropped
+/// ([`super::Bundle::without_pictures`]); a generated one is made without
+/// drawing (its JSON files, each view standing in at the size it is drawn
+/// at: `devicegen::generated::Inputs::logic`), in a fraction of
+/// [`open_entry`]'s time. Either way its logic hash is the device's.
+pub fn open_entry_logic(
+    entry: &LibraryEntry,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<super::Bundle, OpenError> {
+    if !is_generated(entry) {
+        return open_entry(entry, files)
+            .into_result()
+            .map(|b| b.without_pictures())
+            .map_err(|problem| OpenError::Device {
+                id: entry.id.clone(),
+                problem: Box::new(problem),
+            });
+    }
+    generated_logic(&entry.id)
 }
 
 /// The library card of a generated device's id, when this build's
@@ -181,12 +267,13 @@ pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
 }
 
 /// The generated devices among `ids` (a run's devices, say) that `given`
-/// lacks, each made once by [`open_entry`]; ids that are neither are left
-/// to the caller to report.
+/// lacks, each made once without its pictures ([`open_entry_logic`]: all
+/// that scoring reads); ids that are neither are left to the caller to
+/// report.
 pub fn open_missing_generated<'a>(
     ids: impl IntoIterator<Item = &'a str>,
     given: &[super::Bundle],
-) -> Result<Vec<super::Bundle>, String> {
+) -> Result<Vec<super::Bundle>, OpenError> {
     let mut wanted: Vec<&str> = ids
         .into_iter()
         .filter(|id| !given.iter().any(|b| b.manifest.id == *id))
@@ -196,25 +283,45 @@ pub fn open_missing_generated<'a>(
     let mut out = Vec::new();
     for id in wanted {
         if let Some(entry) = generated_entry(id) {
-            let bundle = open_entry(&entry, Vec::new())
-                .into_result()
-                .map_err(|e| format!("device {id}: {e}"))?;
+            let bundle = open_entry_logic(&entry, Vec::new())?;
             out.push(bundle);
         }
     }
     Ok(out)
 }
 
-/// A generated device's files, made now.
+/// A generated device's files (pictures and live layer included), made
+/// now from the inputs compiled into this build: what [`open_entry`]
+/// checks for a generated id. Refused without the generator (the crate's
+/// feature `generate`).
 #[cfg(feature = "generate")]
-fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let inputs = crate::devicegen::generated::Inputs::embedded()?;
-    Ok(inputs.open(id)?.files.into_iter().collect())
+pub fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.open(id))
+        .map(|made| made.files.into_iter().collect())
+        .map_err(|e| OpenError::Generator(Box::new(e)))
+}
+
+/// A generated device's files: refused, this build has no generator.
+#[cfg(not(feature = "generate"))]
+pub fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+    Err(OpenError::NoGenerator)
+}
+
+/// A generated device's logic, made now without drawing.
+#[cfg(feature = "generate")]
+fn generated_logic(id: &str) -> Result<super::Bundle, OpenError> {
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.logic(id))
+        .map_err(|problem| OpenError::Made {
+            id: id.to_string(),
+            problem: Box::new(problem),
+        })
 }
 
 #[cfg(not(feature = "generate"))]
-fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    Err("this build has no device generator (the crate's feature `generate`)".to_string())
+fn generated_logic(_id: &str) -> Result<super::Bundle, OpenError> {
+    Err(OpenError::NoGenerator)
 }
 
 /// Reads the library natively: the index at `index` and, when a
@@ -223,12 +330,12 @@ fn generated_files(_id: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
 /// files within the bound). Messages about the index leave its path to the
 /// caller; those about the manifest name it.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
+pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, OpenError> {
     use crate::input::limits::MAX_RESULTS_FILE_BYTES;
-    let read = |path: &std::path::Path| {
-        crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES).map_err(|e| e.to_string())
-    };
-    let library = LibraryIndex::parse(&read(index)?).map_err(|e| e.to_string())?;
+    let read =
+        |path: &std::path::Path| crate::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES);
+    let library =
+        LibraryIndex::parse(&read(index).map_err(OpenError::Read)?).map_err(OpenError::Index)?;
     let beside = index
         .parent()
         .unwrap_or(std::path::Path::new("."))
@@ -236,9 +343,15 @@ pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, String> {
     if !beside.exists() {
         return Ok(library);
     }
-    let generated = read(&beside)
-        .and_then(|bytes| GeneratedIndex::parse(&bytes))
-        .map_err(|e| format!("{}: {e}", beside.display()))?;
+    let path = || beside.display().to_string();
+    let bytes = read(&beside).map_err(|problem| OpenError::ManifestRead {
+        path: path(),
+        problem,
+    })?;
+    let generated = GeneratedIndex::parse(&bytes).map_err(|problem| OpenError::Manifest {
+        path: path(),
+        problem,
+    })?;
     Ok(library.with_generated(&generated))
 }
 

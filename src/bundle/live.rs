@@ -33,8 +33,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::diagnostics::{Diagnostic, Location};
-use super::model::{StateMachine, ViewImage, ViewSpec};
+use super::image::ViewImage;
 
 /// The live layer's file name (in the single-file form, the key `live`).
 pub const LIVE_FILE: &str = "live.json";
@@ -122,108 +121,5 @@ impl Live {
     /// Bytes of the layer (the file aside): its sheets.
     pub fn sheet_bytes(&self) -> usize {
         self.sheets.values().map(|s| s.bytes.len()).sum()
-    }
-}
-
-/// Every problem of a live layer, given the bundle's views (and their
-/// image sizes), its state machine, and the size of each sheet read.
-pub(crate) fn check_live(
-    spec: &LiveSpec,
-    views: Option<&BTreeMap<String, ViewSpec>>,
-    image_sizes: &BTreeMap<String, (u32, u32)>,
-    ssm: Option<&StateMachine>,
-    sheet_sizes: &BTreeMap<String, (u32, u32)>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let at = |field: String| Location::file(LIVE_FILE).field(field);
-    if spec.format != LIVE_FORMAT {
-        out.push(Diagnostic::error(
-            at("format".into()),
-            format!(
-                "found format \"{}\"; this version reads \"{LIVE_FORMAT}\"",
-                spec.format
-            ),
-        ));
-    }
-    if let Some(views) = views {
-        for view in spec.sheets.keys() {
-            if !views.contains_key(view) {
-                out.push(Diagnostic::error(
-                    at(format!("sheets.{view}")),
-                    format!(
-                        "a sheet for view \"{view}\", which views.json does not have; the views are: {}",
-                        super::validate::list(views.keys())
-                    ),
-                ));
-            }
-        }
-    }
-    for (i, p) in spec.patches.iter().enumerate() {
-        let field = |f: &str| at(format!("patches[{i}].{f}"));
-        let Some(&(sw, sh)) = sheet_sizes.get(&p.view) else {
-            if !spec.sheets.contains_key(&p.view) {
-                out.push(Diagnostic::error(
-                    field("view"),
-                    format!(
-                        "the patch is on view \"{}\", which has no sheet; the sheets are: {}",
-                        p.view,
-                        super::validate::list(spec.sheets.keys())
-                    ),
-                ));
-            }
-            continue;
-        };
-        let [x, y, w, h] = p.from;
-        if w == 0
-            || h == 0
-            || u64::from(x) + u64::from(w) > u64::from(sw)
-            || u64::from(y) + u64::from(h) > u64::from(sh)
-        {
-            out.push(Diagnostic::error(
-                field("from"),
-                format!(
-                    "the rectangle [{x}, {y}, {w}, {h}] is not inside the {sw}×{sh} sheet of view \"{}\"",
-                    p.view
-                ),
-            ));
-        }
-        if let Some(&(vw, vh)) = image_sizes.get(&p.view) {
-            let [ax, ay] = p.at;
-            if u64::from(ax) + u64::from(w) > u64::from(vw)
-                || u64::from(ay) + u64::from(h) > u64::from(vh)
-            {
-                out.push(Diagnostic::error(
-                    field("at"),
-                    format!(
-                        "a {w}×{h} patch at [{ax}, {ay}] goes past the {vw}×{vh} picture of view \"{}\"",
-                        p.view
-                    ),
-                ));
-            }
-        }
-    }
-    for (state, look) in &spec.states {
-        if let Some(ssm) = ssm {
-            if !ssm.states.contains_key(state) {
-                out.push(Diagnostic::error(
-                    at(format!("states.{state}")),
-                    format!(
-                        "the state \"{state}\" is not in ssm.json; the states are: {}",
-                        super::validate::list(ssm.states.keys())
-                    ),
-                ));
-            }
-        }
-        for &i in &look.patches {
-            if i >= spec.patches.len() {
-                out.push(Diagnostic::error(
-                    at(format!("states.{state}.patches")),
-                    format!(
-                        "patch {i} does not exist; there are {} patches",
-                        spec.patches.len()
-                    ),
-                ));
-            }
-        }
     }
 }

@@ -15,12 +15,14 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 
 use super::diagnostics::{Diagnostic, LoadError, Location};
-use super::image::{decode_data_url, read_view_image};
+use super::image::{decode_data_url, read_view_image, ViewImage};
 use super::limits::{human_bytes, MAX_BUNDLE_BYTES, MAX_DIAGNOSTICS};
-use super::live::{check_live, Live, LiveSpec, LIVE_FILE};
-use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewImage, ViewSpec};
+use super::live::{Live, LiveSpec, LIVE_FILE};
+use super::model::{Bundle, Manifest, StateMachine, TaskFile, View, ViewSpec};
 use super::source::{normalize_path, FileSource, SourceError, ZipSource};
-use super::validate::{validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE};
+use super::validate::{
+    check_live, validate, Parts, MANIFEST_FILE, SSM_FILE, TASKS_FILE, VIEWS_FILE,
+};
 
 pub use super::hash::logic_hash;
 

@@ -4,16 +4,22 @@
 //!   geometry the simulator asks for ([`Bundle::component_boxes`]).
 //! - [`load`]: loading from a folder, a `.zip` of it, or one JSON file with
 //!   `data:` URLs ([`load_bytes`], [`load_path`], [`check_bytes`]).
-//! - [`validate`]: every rule, every problem at once ([`validate_bundle`]).
+//! - [`validate`]: every rule, the live layer's too, every problem at once
+//!   ([`validate_bundle`]).
 //! - [`diagnostics`]: problems with their locations.
 //! - [`derive`](mod@derive): UCSM → SSM derivation ([`derive()`], [`derive_device`]).
 //! - [`hash`]: the logic hash that trajectories carry ([`logic_hash`]).
 //! - [`library`]: the index of the shipped device library (`data/library.json`),
 //!   and [`open_entry`], the one rule by which a library id becomes a bundle.
-//! - [`generated`]: the manifest of the generated devices (`data/generated.json`).
+//! - [`generated`]: the manifest of the generated devices (`data/generated.json`)
+//!   and their task list (`data/generated-tasks.json`).
+//! - [`stamp`]: the library's version and content hash
+//!   (`data/library-version.json`), which every trajectory of one of its
+//!   devices records ([`library_of`]).
 //! - [`limits`]: the bounds that keep hostile input from exhausting memory.
 //! - [`live`]: the optional live layer, what each state shows.
-//! - [`image`]: view image sizes from their headers, `data:` URLs.
+//! - [`image`]: view images ([`ViewImage`]), their sizes read from their
+//!   headers, `data:` URLs.
 //!
 //! ## Using a bundle
 //!
@@ -59,6 +65,7 @@ pub mod live;
 pub mod load;
 pub mod model;
 mod source;
+pub mod stamp;
 pub mod validate;
 
 pub use derive::{
@@ -66,10 +73,10 @@ pub use derive::{
 };
 pub use diagnostics::{Diagnostic, LoadError, Location, Severity};
 pub use hash::logic_hash;
-pub use image::ImageError;
+pub use image::{ImageError, ViewImage};
 pub use library::{
-    generated_entry, open_entry, open_missing_generated, LibraryEntry, LibraryError, LibraryIndex,
-    LIBRARY_FORMAT,
+    generated_entry, generated_files, open_entry, open_entry_logic, open_made,
+    open_missing_generated, LibraryEntry, LibraryError, LibraryIndex, OpenError, LIBRARY_FORMAT,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use library::{open_entry_in, read_library};
@@ -78,9 +85,15 @@ pub use load::{check_bytes, check_files_in_memory, load_bytes, load_files, Check
 #[cfg(not(target_arch = "wasm32"))]
 pub use load::{check_path, load_path};
 pub use source::SourceError;
+pub use stamp::{library_of, library_of_bundle, LibraryStamp};
 pub use validate::validate_bundle;
 
 pub use model::{
     BboxOrigin, Bundle, Goal, Manifest, State, StateMachine, Task, TaskFile, Transition, View,
-    ViewBox, ViewImage, ViewKind, ViewSpec,
+    ViewBox, ViewKind, ViewSpec,
 };
+
+// Last in the file: what follows a test-only item is left out of the
+// source checks (tests/layers.rs, tests/input_layer.rs).
+#[cfg(test)]
+pub(crate) mod fixtures;

@@ -5,9 +5,10 @@
 //! them and turns them into a [`Bundle`].
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+use super::image::ViewImage;
 
 /// The bundle format this crate reads and writes.
 pub const FORMAT: &str = "knoblab-bundle/1";
@@ -180,21 +181,6 @@ pub struct Goal {
     pub state: String,
     /// The instruction an agent reads.
     pub instruction: String,
-}
-
-/// A view's picture, decoded enough to know its size. The encoded bytes are
-/// kept (shared, cheap to clone) so the page can show them and an agent can
-/// send them to a model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewImage {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// The media type of `bytes`, e.g. `image/png`.
-    pub media_type: String,
-    /// The encoded file, as it came.
-    pub bytes: Arc<[u8]>,
 }
 
 /// One view of a loaded bundle: its spec and its picture.

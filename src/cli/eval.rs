@@ -102,7 +102,7 @@ pub struct Args {
     /// How views are drawn: static (the paper's, the default) or live (the
     /// current state drawn on them). Recorded in every episode's settings;
     /// the prompt is the same in both.
-    #[arg(long, default_value = "static", value_parser = super::run::parse_render)]
+    #[arg(long, default_value = "static", value_parser = crate::sim::RenderMode::parse)]
     pub render: crate::sim::RenderMode,
     /// Print the metrics as one JSON document (as `knoblab metrics --json`).
     #[arg(long)]

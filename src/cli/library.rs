@@ -18,13 +18,17 @@ pub enum Command {
     /// index and the contact sheet (replacing OUT/devices entirely).
     Build(BuildArgs),
     /// Make every generated device (no pictures) and write their manifest,
-    /// OUT/generated.json: ids, task and action counts, content hashes.
+    /// OUT/generated.json (ids, task and action counts, content hashes),
+    /// their task list, OUT/generated-tasks.json, and the library's
+    /// identity, OUT/library-version.json (one version more when the
+    /// library's content hash changed).
     Generate(GenerateArgs),
     /// The library's figures (devices, episodes, devices per category,
     /// action mix) beside the paper's (VGEBench Tables 2, 7 and 8).
     Stats(StatsArgs),
     /// Check generated devices: each is made with its pictures, validates
-    /// with no diagnostic, matches its manifest hash, and the oracle
+    /// with no diagnostic, matches its manifest hash, its task list entry
+    /// and its logic hash in the library's version file, and the oracle
     /// solves every task within budget.
     Check(CheckArgs),
     /// Draw a category's contact sheet: its hand-described devices, then
@@ -58,7 +62,8 @@ pub struct StatsArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The folder holding generated.json.
+    /// The folder holding generated.json, generated-tasks.json and
+    /// library-version.json.
     #[arg(long, default_value = "data")]
     pub data: PathBuf,
     /// Check every n-th generated device (1: all of them).
@@ -74,7 +79,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
-    /// Where the manifest goes (OUT/generated.json).
+    /// Where the manifest goes (OUT/generated.json), with the task list
+    /// and the library's version file; OUT must hold library.json.
     #[arg(long, default_value = "data")]
     pub out: PathBuf,
 }
@@ -112,6 +118,25 @@ fn read_generated(
     GeneratedIndex::parse(&bytes).map_err(anyhow::Error::msg)
 }
 
+/// The library's identity committed in `data` (`library-version.json`).
+fn read_version(data: &std::path::Path) -> anyhow::Result<crate::bundle::stamp::LibraryVersion> {
+    use crate::bundle::stamp::{LibraryVersion, VERSION_FILE};
+    let path = data.join(VERSION_FILE);
+    LibraryVersion::parse(&super::read::read_bounded(&path)?)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// The generated devices' task list committed in `data`.
+fn read_tasks(
+    data: &std::path::Path,
+    manifest: &crate::devicegen::generated::GeneratedIndex,
+) -> anyhow::Result<crate::devicegen::generated::GeneratedTasks> {
+    use crate::devicegen::generated::{GeneratedTasks, GENERATED_TASKS_FILE};
+    let path = data.join(GENERATED_TASKS_FILE);
+    GeneratedTasks::parse(&super::read::read_bounded(&path)?, manifest)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
 fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     use crate::devicegen::generated::Inputs;
     use crate::devicegen::stats::{figures, stats, table};
@@ -127,7 +152,8 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     }
     let generated = read_generated(&args.data)?;
     let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
-    let s = stats(&hand, &generated, &inputs.space.counts);
+    let mut s = stats(&hand, &generated, &inputs.space.counts);
+    s.library = Some(read_version(&args.data)?.stamp());
     if args.json {
         super::out::json(&s)?;
     } else {
@@ -137,10 +163,12 @@ fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    use crate::devicegen::generated::{check_device, Inputs};
+    use crate::devicegen::generated::{check_listed_device, Inputs, Listed};
     let started = std::time::Instant::now();
     let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
     let manifest = read_generated(&args.data)?;
+    let tasks = read_tasks(&args.data, &manifest)?;
+    let version = read_version(&args.data)?;
     let every = args.every.max(1);
     let mut problems = Vec::new();
     let (mut devices, mut episodes) = (0usize, 0usize);
@@ -149,7 +177,11 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|e| args.category.is_empty() || args.category.contains(&e.category));
     for entry in chosen.skip(args.offset).step_by(every) {
-        match check_device(inputs, entry) {
+        let listed = Listed {
+            tasks: tasks.of(&entry.id),
+            logic: version.devices.get(&entry.id).map(String::as_str),
+        };
+        match check_listed_device(inputs, entry, Some(listed)) {
             Ok(n) => episodes += n,
             Err(e) => problems.push(format!("{}: {e}", entry.id)),
         }
@@ -176,15 +208,40 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
-    use crate::devicegen::generated::{Inputs, GENERATED_FILE};
+    use crate::bundle::stamp::{compute_hash, LibraryVersion, VERSION_FILE};
+    use crate::devicegen::generated::{Inputs, GENERATED_FILE, GENERATED_TASKS_FILE};
     let started = std::time::Instant::now();
     let inputs = Inputs::embedded().map_err(anyhow::Error::msg)?;
-    let manifest = inputs.manifest(|_| true).map_err(anyhow::Error::msg)?;
+    let made = inputs.catalogue(|_| true).map_err(anyhow::Error::msg)?;
+    let manifest = &made.manifest;
     let path = args.out.join(GENERATED_FILE);
-    let json = serde_json::to_string(&manifest)? + "\n";
+    let json = serde_json::to_string(manifest)? + "\n";
     crate::input::fs::write_atomic(&path, json.as_bytes())?;
+    let tasks_path = args.out.join(GENERATED_TASKS_FILE);
+    let json = serde_json::to_string(&made.tasks)? + "\n";
+    crate::input::fs::write_atomic(&tasks_path, json.as_bytes())?;
+    // The library's identity, after the manifest it covers: one version
+    // more when its content hash changed.
+    let version_path = args.out.join(VERSION_FILE);
+    let previous = if version_path.exists() {
+        Some(
+            LibraryVersion::parse(&super::read::read_bounded(&version_path)?)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", version_path.display()))?,
+        )
+    } else {
+        None
+    };
+    let (hash, mut devices) = compute_hash(&args.out)?;
+    devices.extend(made.logic.clone());
+    let version = LibraryVersion::next(previous.as_ref(), hash, devices);
+    crate::input::fs::write_atomic(&version_path, version.to_text()?.as_bytes())?;
+    let change = match &previous {
+        Some(p) if p.version == version.version => "unchanged".to_string(),
+        Some(p) => format!("was {}", p.stamp()),
+        None => "the first".to_string(),
+    };
     super::out::text(&format!(
-        "{} generated devices, {} tasks, in {:.1} s; manifest {}\n",
+        "{} generated devices, {} tasks, in {:.1} s; manifest {}, task list {}; {} ({change}) in {}\n",
         manifest.devices.len(),
         manifest
             .devices
@@ -192,7 +249,10 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
             .map(|d| d.single + d.multi)
             .sum::<usize>(),
         started.elapsed().as_secs_f64(),
-        path.display()
+        path.display(),
+        tasks_path.display(),
+        version.stamp(),
+        version_path.display()
     ))?;
     Ok(ExitCode::SUCCESS)
 }

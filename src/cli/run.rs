@@ -32,12 +32,8 @@ pub struct Args {
     pub out: PathBuf,
     /// How views are drawn: static (the paper's) or live (for the state).
     /// Recorded in every episode's settings.
-    #[arg(long, default_value = "static", value_parser = parse_render)]
+    #[arg(long, default_value = "static", value_parser = RenderMode::parse)]
     pub render: RenderMode,
-}
-
-pub(super) fn parse_render(text: &str) -> Result<RenderMode, String> {
-    RenderMode::parse(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -124,24 +124,12 @@ fn runs(
     layout: Layout,
     export: Option<TableFormat>,
 ) -> anyhow::Result<ExitCode> {
-    if args.model_name.is_some() || args.model_access.is_some() {
-        anyhow::bail!(
-            "--model-name and --model-access name one model, but {} --pred files were given; \
-             give each run's model_name and model_access in its predictions",
-            args.pred.len()
-        );
-    }
-    if args.video.is_some() {
-        anyhow::bail!(
-            "--video goes with one --pred, but {} were given",
-            args.pred.len()
-        );
-    }
-    let mut scored = Vec::new();
-    for pred in &args.pred {
-        let report = documents::switch::score(args.gt.as_deref(), Some(pred), None, options)?;
-        scored.push((pred.display().to_string(), report));
-    }
+    let scored = documents::switch::score_runs(
+        args.gt.as_deref(),
+        &args.pred,
+        args.video.as_deref(),
+        options,
+    )?;
     let rows = documents::switch::runs_rows(&scored, layout)?;
     let board = view::switch::runs_table(&rows, layout);
     if args.json {

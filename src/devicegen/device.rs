@@ -9,15 +9,137 @@ use resvg::usvg::Tree;
 
 use crate::bundle::model::FORMAT;
 use crate::bundle::{
-    check_files_in_memory, derive_device, template_components, ComponentParts, Manifest,
-    StateMachine, TaskFile, ViewBox, ViewSpec,
+    check_files_in_memory, derive_device, template_components, ComponentParts, DeriveError,
+    Diagnostic, Manifest, StateMachine, TaskFile, ViewBox, ViewSpec,
 };
+use crate::sim::planner::PlanError;
 
 use super::desc::{CategoryFile, DeviceDesc};
-use super::mechanics::{operate, operation_of};
-use super::render::{measured_box, parse};
-use super::tasks::{counted_tasks, Counts};
-use super::views::{dashboard, document, part_rect, scenes, Only, Scene, CANVAS};
+use super::live::LiveError;
+use super::mechanics::{operate, operation_of, MechanicsError};
+use super::render::{measured_box, parse, RenderError};
+use super::tasks::{counted_tasks, Counts, TooFewTasks};
+use super::views::{dashboard, document, part_rect, scenes, Only, Scene, ViewError, CANVAS};
+
+/// Why a device could not be made, or was refused as unsound.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DeviceError {
+    /// What went wrong in making one device, with its id and category.
+    #[error("{device} ({category}): {problem}")]
+    Device {
+        /// The device's id.
+        device: String,
+        /// Its category.
+        category: String,
+        /// What went wrong.
+        problem: Box<DeviceError>,
+    },
+    /// The body has no front view (never, for the shapes there are).
+    #[error("no front view")]
+    NoFrontView,
+    /// A part marked `panel` is not on the front face.
+    #[error("{device}: a panel part must be on the front face")]
+    PanelOffFront {
+        /// The device's id.
+        device: String,
+    },
+    /// A dashboard is asked for, and no part is marked `panel`.
+    #[error("{device}: a dashboard needs parts marked \"panel\"")]
+    NoPanel {
+        /// The device's id.
+        device: String,
+    },
+    /// The panel is too wide for a dashboard to magnify it.
+    #[error(
+        "{device}: the panel spans {width:.0} of {canvas} pixels of the front view; a dashboard is for a small \
+         panel (at most {most:.0})"
+    )]
+    PanelTooWide {
+        /// The device's id.
+        device: String,
+        /// The panel's width, padded, in pixels.
+        width: f64,
+        /// The front view's width, in pixels.
+        canvas: f64,
+        /// The widest panel a dashboard takes, in pixels.
+        most: f64,
+    },
+    /// A view could not be drawn.
+    #[error(transparent)]
+    View(#[from] ViewError),
+    /// A view could not be rendered.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The description names a component its category's template lacks.
+    #[error(
+        "component \"{component}\" is not a part of the {category} template; its parts are: {}",
+        .known.join(", ")
+    )]
+    NotInTemplate {
+        /// The component.
+        component: String,
+        /// The category.
+        category: String,
+        /// The template's components.
+        known: Vec<String>,
+    },
+    /// A component's actions could not be worked out.
+    #[error(transparent)]
+    Mechanics(#[from] MechanicsError),
+    /// A component is drawn in no view (so it has no box).
+    #[error("component {component} is seen in no view")]
+    Unseen {
+        /// The component.
+        component: String,
+    },
+    /// The SSM could not be derived from the template.
+    #[error(transparent)]
+    Derive(#[from] DeriveError),
+    /// Some states have no way out.
+    #[error(
+        "states with no way out: {}; give the device the part that leaves them",
+        .states.join(", ")
+    )]
+    DeadEnd {
+        /// The states.
+        states: Vec<String>,
+    },
+    /// Too few tasks can be found.
+    #[error(transparent)]
+    Tasks(#[from] TooFewTasks),
+    /// The bundle's rules report problems.
+    #[error(
+        "the generated bundle has problems:\n{}",
+        .diagnostics.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
+    )]
+    Problems {
+        /// Every problem found.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// A task's start or goal is not a state or view of the device.
+    #[error("task {task:?}: its start or a goal is not a state or view")]
+    TaskStart {
+        /// The task's id.
+        task: String,
+    },
+    /// A task has no ideal path.
+    #[error("task {task:?}: {problem}")]
+    NoIdealPath {
+        /// The task's id.
+        task: String,
+        /// Why the planner found none.
+        problem: PlanError,
+    },
+    /// The live layer could not be made.
+    #[error(transparent)]
+    Live(#[from] LiveError),
+    /// A file could not be written as JSON.
+    #[error("{message}")]
+    Json {
+        /// The JSON writer's message.
+        message: String,
+    },
+}
 
 /// The view an episode starts in.
 pub const INITIAL_VIEW: &str = "front";
@@ -41,7 +163,7 @@ pub struct Drawing {
 }
 
 /// Draws every view of `desc` and measures its components' boxes.
-pub fn draw(desc: &DeviceDesc) -> Result<Drawing, String> {
+pub fn draw(desc: &DeviceDesc) -> Result<Drawing, DeviceError> {
     let mut scenes = scenes(&desc.body);
     let mut trees = Vec::new();
     for scene in &scenes {
@@ -56,7 +178,7 @@ pub fn draw(desc: &DeviceDesc) -> Result<Drawing, String> {
         let front = scenes
             .iter()
             .find(|s| s.name == INITIAL_VIEW)
-            .ok_or("no front view")?
+            .ok_or(DeviceError::NoFrontView)?
             .clone();
         let r = panel_region(desc, &front)?;
         let scene = dashboard(&front, r);
@@ -101,25 +223,27 @@ fn measure(
 /// The front-view region around the parts marked `panel` (components and
 /// decorations, such as the display), padded and widened to the canvas's
 /// proportions, kept inside the picture.
-fn panel_region(desc: &DeviceDesc, front: &Scene) -> Result<[f64; 4], String> {
+fn panel_region(desc: &DeviceDesc, front: &Scene) -> Result<[f64; 4], DeviceError> {
     let (cw, ch) = CANVAS;
     let mut union: Option<[f64; 4]> = None;
     for p in desc.parts.iter().filter(|p| p.panel) {
-        let [x, y, w, h] = part_rect(front, p)
-            .ok_or_else(|| format!("{}: a panel part must be on the front face", desc.id))?;
+        let [x, y, w, h] = part_rect(front, p).ok_or_else(|| DeviceError::PanelOffFront {
+            device: desc.id.clone(),
+        })?;
         let u = union.get_or_insert([x, y, x + w, y + h]);
         *u = [u[0].min(x), u[1].min(y), u[2].max(x + w), u[3].max(y + h)];
     }
-    let [x0, y0, x1, y1] =
-        union.ok_or_else(|| format!("{}: a dashboard needs parts marked \"panel\"", desc.id))?;
+    let [x0, y0, x1, y1] = union.ok_or_else(|| DeviceError::NoPanel {
+        device: desc.id.clone(),
+    })?;
     let w = ((x1 - x0) + 2.0 * PANEL_PADDING).max(((y1 - y0) + 2.0 * PANEL_PADDING) * cw / ch);
     if w > cw * MAX_PANEL_SHARE {
-        return Err(format!(
-            "{}: the panel spans {w:.0} of {cw} pixels of the front view; a dashboard is for a small \
-             panel (at most {:.0})",
-            desc.id,
-            cw * MAX_PANEL_SHARE
-        ));
+        return Err(DeviceError::PanelTooWide {
+            device: desc.id.clone(),
+            width: w,
+            canvas: cw,
+            most: cw * MAX_PANEL_SHARE,
+        });
     }
     let h = w * ch / cw;
     let x = ((x0 + x1) / 2.0 - w / 2.0).clamp(0.0, cw - w).round();
@@ -145,7 +269,7 @@ pub fn generate(
     desc: &DeviceDesc,
     ucsm: &StateMachine,
     pictures: bool,
-) -> Result<Generated, String> {
+) -> Result<Generated, DeviceError> {
     generate_counted(category, desc, ucsm, pictures, Counts::HAND, HAND_SOURCE)
 }
 
@@ -163,24 +287,42 @@ pub fn generate_counted(
     pictures: bool,
     counts: Counts,
     source: &str,
-) -> Result<Generated, String> {
-    let at = |e: String| format!("{} ({}): {e}", desc.id, category.category);
-    let drawing = draw(desc).map_err(at)?;
+) -> Result<Generated, DeviceError> {
+    let at = |problem: DeviceError| DeviceError::Device {
+        device: desc.id.clone(),
+        category: category.category.clone(),
+        problem: Box::new(problem),
+    };
+    make(category, desc, ucsm, pictures, counts, source).map_err(at)
+}
+
+/// [`generate_counted`]'s work; its errors do not name the device yet.
+fn make(
+    category: &CategoryFile,
+    desc: &DeviceDesc,
+    ucsm: &StateMachine,
+    pictures: bool,
+    counts: Counts,
+    source: &str,
+) -> Result<Generated, DeviceError> {
+    let drawing = draw(desc)?;
     let mut parts: BTreeMap<String, ComponentParts> = BTreeMap::new();
     let known = template_components(ucsm);
     for component in desc.parts.iter().filter_map(|p| p.component.as_ref()) {
         if !known.contains(component) {
-            return Err(at(format!(
-                "component \"{component}\" is not a part of the {} template; its parts are: {}",
-                category.category,
-                known.iter().cloned().collect::<Vec<_>>().join(", ")
-            )));
+            return Err(DeviceError::NotInTemplate {
+                component: component.clone(),
+                category: category.category.clone(),
+                known: known.iter().cloned().collect(),
+            });
         }
-        let op = operation_of(component, &category.operations).map_err(at)?;
-        let operated = operate(ucsm, component, &op).map_err(at)?;
+        let op = operation_of(component, &category.operations)?;
+        let operated = operate(ucsm, component, &op)?;
         let bbox = drawing.boxes.get(component).cloned().unwrap_or_default();
         if bbox.is_empty() {
-            return Err(at(format!("component {component} is seen in no view")));
+            return Err(DeviceError::Unseen {
+                component: component.clone(),
+            });
         }
         parts.insert(
             component.clone(),
@@ -192,9 +334,9 @@ pub fn generate_counted(
             },
         );
     }
-    let ssm = derive_device(ucsm, &parts).map_err(|e| at(e.to_string()))?;
-    no_dead_end(&ssm).map_err(at)?;
-    let task_list = counted_tasks(&ssm, INITIAL_VIEW, counts).map_err(at)?;
+    let ssm = derive_device(ucsm, &parts)?;
+    no_dead_end(&ssm)?;
+    let task_list = counted_tasks(&ssm, INITIAL_VIEW, counts)?;
     let manifest = Manifest {
         format: FORMAT.to_string(),
         id: desc.id.clone(),
@@ -221,18 +363,19 @@ pub fn generate_counted(
             (scene.name.clone(), spec)
         })
         .collect();
-    sound(&manifest, &ssm, &specs, &task_list).map_err(at)?;
+    sound(&manifest, &ssm, &specs, &task_list)?;
+    let json_error = |e: serde_json::Error| DeviceError::Json {
+        message: e.to_string(),
+    };
     let mut views = serde_json::Map::new();
     for (name, spec) in &specs {
         views.insert(
             name.clone(),
-            serde_json::to_value(spec).map_err(|e| at(e.to_string()))?,
+            serde_json::to_value(spec).map_err(json_error)?,
         );
     }
     let json = |value: serde_json::Result<String>| {
-        value
-            .map(|s| (s + "\n").into_bytes())
-            .map_err(|e| at(e.to_string()))
+        value.map(|s| (s + "\n").into_bytes()).map_err(json_error)
     };
     let mut files = BTreeMap::new();
     files.insert(
@@ -253,24 +396,27 @@ pub fn generate_counted(
             tasks: task_list.clone(),
         }))?,
     );
-    let signs = super::live::part_signs(category, desc, ucsm, &ssm).map_err(at)?;
+    let signs = super::live::part_signs(category, desc, ucsm, &ssm)?;
     if pictures {
         let mut statics = Vec::new();
         for (scene, tree) in drawing.scenes.iter().zip(&drawing.trees) {
-            let pixmap = super::render::raster(tree).map_err(at)?;
+            let pixmap = super::render::raster(tree)?;
             files.insert(
                 format!("views/{}.png", scene.name),
-                super::render::png(&pixmap).map_err(at)?,
+                super::render::png(&pixmap)?,
             );
             statics.push(pixmap);
         }
         if !signs.is_empty() {
-            files.extend(
-                super::live::live_files(desc, &drawing.scenes, &statics, &signs, &ssm)
-                    .map_err(at)?,
-            );
+            files.extend(super::live::live_files(
+                desc,
+                &drawing.scenes,
+                &statics,
+                &signs,
+                &ssm,
+            )?);
         }
-        check(desc, &files).map_err(at)?;
+        check(desc, &files)?;
     }
     Ok(Generated {
         manifest,
@@ -282,7 +428,7 @@ pub fn generate_counted(
 /// Every state has a way out: a transition, or it is an error state the
 /// episode ends in. (Pruning a template can leave a state whose only way
 /// out was a left-out component's.)
-fn no_dead_end(ssm: &StateMachine) -> Result<(), String> {
+fn no_dead_end(ssm: &StateMachine) -> Result<(), DeviceError> {
     let dead: Vec<&str> = ssm
         .states
         .iter()
@@ -292,10 +438,9 @@ fn no_dead_end(ssm: &StateMachine) -> Result<(), String> {
     if dead.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "states with no way out: {}; give the device the part that leaves them",
-        dead.join(", ")
-    ))
+    Err(DeviceError::DeadEnd {
+        states: dead.into_iter().map(str::to_string).collect(),
+    })
 }
 
 /// What makes a device sound, checked before a single pixel is drawn (so
@@ -310,14 +455,44 @@ fn sound(
     ssm: &StateMachine,
     specs: &[(String, ViewSpec)],
     tasks: &[crate::bundle::Task],
-) -> Result<(), String> {
-    use crate::bundle::model::{View, ViewImage};
+) -> Result<(), DeviceError> {
     let problems = crate::bundle::validate::machine_diagnostics(ssm);
     if !problems.is_empty() {
-        return Err(problems_message(&problems));
+        return Err(DeviceError::Problems {
+            diagnostics: problems,
+        });
     }
+    let bundle = stand_in(manifest, ssm, specs, tasks);
+    let device = crate::sim::Device::new(&bundle);
+    for task in tasks {
+        let (start, goals) = device
+            .task_start(task)
+            .ok_or_else(|| DeviceError::TaskStart {
+                task: task.id.clone(),
+            })?;
+        crate::sim::planner::ideal_path(&device, start, &goals).map_err(|problem| {
+            DeviceError::NoIdealPath {
+                task: task.id.clone(),
+                problem,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// A device's bundle with each view standing in as an empty picture of
+/// the canvas's size, the size every box is measured on and every view is
+/// drawn at: all that the planner, the state-machine rules and the logic
+/// hash read, without a pixel drawn.
+pub(crate) fn stand_in(
+    manifest: &Manifest,
+    ssm: &StateMachine,
+    specs: &[(String, ViewSpec)],
+    tasks: &[crate::bundle::Task],
+) -> crate::bundle::Bundle {
+    use crate::bundle::{View, ViewImage};
     let (cw, ch) = CANVAS;
-    let bundle = crate::bundle::Bundle {
+    crate::bundle::Bundle {
         manifest: manifest.clone(),
         ssm: ssm.clone(),
         views: specs
@@ -335,40 +510,19 @@ fn sound(
             .collect(),
         tasks: tasks.to_vec(),
         live: None,
-    };
-    let device = crate::sim::Device::new(&bundle);
-    for task in tasks {
-        let (start, goals) = device.task_start(task).ok_or_else(|| {
-            format!(
-                "task {:?}: its start or a goal is not a state or view",
-                task.id
-            )
-        })?;
-        crate::sim::planner::ideal_path(&device, start, &goals)
-            .map_err(|e| format!("task {:?}: {e}", task.id))?;
     }
-    Ok(())
-}
-
-fn problems_message(diagnostics: &[crate::bundle::Diagnostic]) -> String {
-    format!(
-        "the generated bundle has problems:\n{}",
-        diagnostics
-            .iter()
-            .map(|d| format!("  {d}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    )
 }
 
 /// The bundle must load with no diagnostic at all, warnings included.
-fn check(desc: &DeviceDesc, files: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+fn check(desc: &DeviceDesc, files: &BTreeMap<String, Vec<u8>>) -> Result<(), DeviceError> {
     let list: Vec<(String, Vec<u8>)> = files.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let checked = check_files_in_memory(&desc.id, list);
     if checked.diagnostics.is_empty() {
         return Ok(());
     }
-    Err(problems_message(&checked.diagnostics))
+    Err(DeviceError::Problems {
+        diagnostics: checked.diagnostics,
+    })
 }
 
 #[cfg(test)]
@@ -426,7 +580,7 @@ mod tests {
         }
     }
 
-    fn is_sound(ssm: &StateMachine, tasks: &[Task]) -> Result<(), String> {
+    fn is_sound(ssm: &StateMachine, tasks: &[Task]) -> Result<(), DeviceError> {
         let manifest = Manifest {
             format: FORMAT.to_string(),
             id: "camera-test".to_string(),
@@ -449,7 +603,7 @@ mod tests {
     #[test]
     fn a_device_that_can_get_stuck_is_refused_before_its_pictures() {
         // Released leads only to Jammed and back: no way home to Off.
-        let err = is_sound(&camera("Jammed"), &[]).unwrap_err();
+        let err = is_sound(&camera("Jammed"), &[]).unwrap_err().to_string();
         assert!(
             err.contains("state Released: the device can get stuck here"),
             "{err}"
@@ -471,7 +625,9 @@ mod tests {
             task("multi-1", &["On", "Released"]),
         ];
         assert_eq!(is_sound(&ssm, &fine), Ok(()));
-        let err = is_sound(&ssm, &[task("multi-2", &["Released", "On"])]).unwrap_err();
+        let err = is_sound(&ssm, &[task("multi-2", &["Released", "On"])])
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "task \"multi-2\": goal 1 (state On) cannot be reached from state Released in view front"

@@ -8,8 +8,30 @@
 //! shadows and text keep their pixel size whatever the view's scale.
 
 use super::desc::{Body, Face, Look, Part, Shape};
-use super::icons::{icon, ICONS};
-use super::svg::{escape, num, Rgb};
+use super::icons::{glyph, UnknownIcon};
+use super::looks::screen_colour;
+use super::svg::{circle, num, polar, rect, stroke, text, ColourError, Rgb};
+
+pub use super::looks::Variant;
+
+/// Why a part could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DrawError {
+    /// The part's colour is not `#rrggbb`.
+    #[error(transparent)]
+    Colour(#[from] ColourError),
+    /// The part names an icon there is no drawing of.
+    #[error(transparent)]
+    Icon(#[from] UnknownIcon),
+    /// The part's width or height is zero or negative.
+    #[error("size {width}×{height}: width and height must be positive")]
+    Size {
+        /// The width given.
+        width: f64,
+        /// The height given.
+        height: f64,
+    },
+}
 
 /// Label text size, in pixels.
 const LABEL_PX: f64 = 11.0;
@@ -24,7 +46,7 @@ pub fn body_face(
     id: &str,
     light: f64,
     px: f64,
-) -> Result<String, String> {
+) -> Result<String, ColourError> {
     let color = Rgb::parse(&body.color)?.shade(light);
     let outline = color.shade(-0.45).hex();
     let round_top = body.shape == Shape::Cylinder && matches!(face, Face::Top | Face::Bottom);
@@ -101,57 +123,8 @@ pub struct PartSvg {
     pub print: String,
 }
 
-/// How a part is drawn in one state of the device (live pictures); the
-/// static views draw every part [`Variant::Static`].
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Variant {
-    /// As the description draws it.
-    Static,
-    /// A knob or dial pointing at this mark.
-    Pointer(usize),
-    /// A slide switch or lever at step `.0` of `.1` along its track.
-    Thumb(u32, u32),
-    /// A door, lid or drawer open (`lift`: hinged at its top edge, else at
-    /// its left edge); any other part pulled out of its seat.
-    Open {
-        /// Hinged at its top edge (a lid), not at its left edge.
-        lift: bool,
-    },
-    /// A plug in the port.
-    Plugged,
-    /// A display showing this text.
-    Text(String),
-    /// A dimmed display showing this text.
-    DimText(String),
-    /// A light lit dimly, a part glowing faintly.
-    Dim,
-    /// A display that is off.
-    Blank,
-    /// A light that is off.
-    Off,
-    /// A lamp lit, an element glowing.
-    Glow,
-    /// Blades spinning behind a grille, blurred.
-    Spin,
-}
-
-/// A display's screen colour when its part gives none (the lit green of a
-/// small LCD).
-pub(super) const SCREEN: Rgb = Rgb(0x9c, 0xc4, 0x9a);
-
-/// The screen colour of a display part: its own, else [`SCREEN`]; a dimmed
-/// or blank screen is a shade of it.
-fn screen_colour(part: &Part) -> Result<Rgb, String> {
-    Ok(part
-        .color
-        .as_deref()
-        .map(Rgb::parse)
-        .transpose()?
-        .unwrap_or(SCREEN))
-}
-
 /// Draws `part` on a face whose colour is `face_color`.
-pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, String> {
+pub fn part(part: &Part, face_color: Rgb, px: f64) -> Result<PartSvg, DrawError> {
     part_in(part, &Variant::Static, face_color, px)
 }
 
@@ -163,7 +136,7 @@ pub fn part_in(
     variant: &Variant,
     face_color: Rgb,
     px: f64,
-) -> Result<PartSvg, String> {
+) -> Result<PartSvg, DrawError> {
     let owned;
     let part = match variant {
         Variant::Pointer(i) => {
@@ -203,7 +176,10 @@ pub fn part_in(
     let [cx, cy] = part.at;
     let [w, h] = part.size;
     if w <= 0.0 || h <= 0.0 {
-        return Err(format!("size {w}×{h}: width and height must be positive"));
+        return Err(DrawError::Size {
+            width: w,
+            height: h,
+        });
     }
     let color = part.color.as_deref().map(Rgb::parse).transpose()?;
     let ink = face_color.ink();
@@ -233,69 +209,6 @@ pub fn part_in(
         part: body,
         print,
     })
-}
-
-pub(super) fn text(label: &str, x: f64, y: f64, size: f64, ink: Rgb) -> String {
-    format!(
-        r#"<text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="{}">{}</text>"#,
-        num(x),
-        num(y),
-        num(size),
-        ink.hex(),
-        escape(label)
-    )
-}
-
-pub(super) fn glyph(
-    part: &Part,
-    cx: f64,
-    cy: f64,
-    size: f64,
-    color: Rgb,
-) -> Result<String, String> {
-    match part.icon.as_deref() {
-        None => Ok(String::new()),
-        Some(name) => icon(name, cx, cy, size, &color.hex()).ok_or_else(|| {
-            format!(
-                "icon {name:?} is unknown; the icons are: {}",
-                ICONS.join(", ")
-            )
-        }),
-    }
-}
-
-pub(super) fn rect(x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, extra: &str) -> String {
-    format!(
-        r#"<rect x="{}" y="{}" width="{}" height="{}" rx="{}" fill="{fill}" {extra}/>"#,
-        num(x),
-        num(y),
-        num(w),
-        num(h),
-        num(r)
-    )
-}
-
-pub(super) fn circle(cx: f64, cy: f64, r: f64, fill: &str, extra: &str) -> String {
-    format!(
-        r#"<circle cx="{}" cy="{}" r="{}" fill="{fill}" {extra}/>"#,
-        num(cx),
-        num(cy),
-        num(r)
-    )
-}
-
-/// Angle (degrees, 0 = up, clockwise) of scale mark `i` of `n` on a knob:
-/// spread over 270°, as on an oven or a fan.
-pub(super) fn mark_angle(i: usize, n: usize) -> f64 {
-    if n <= 1 {
-        return 0.0;
-    }
-    -135.0 + 270.0 * i as f64 / (n - 1) as f64
-}
-
-pub(super) fn polar(cx: f64, cy: f64, r: f64, degrees: f64) -> (f64, f64) {
-    let (s, c) = degrees.to_radians().sin_cos();
-    (cx + r * s, cy - r * c)
 }
 
 struct Drawn {
@@ -353,27 +266,13 @@ fn part_over(
                     cy,
                     m * 0.3,
                     &dim.hex(),
-                    &format!(
-                        r#"stroke="{}" stroke-width="{}""#,
-                        dim.shade(-0.4).hex(),
-                        num(1.2 * px)
-                    )
+                    &stroke(dim.shade(-0.4), 1.2 * px)
                 )
             )
         }
         Variant::Dim if part.look == Look::Light => {
             let c = color.unwrap_or(Rgb(0x3c, 0xd0, 0x5a)).shade(-0.45);
-            circle(
-                cx,
-                cy,
-                m * 0.3,
-                &c.hex(),
-                &format!(
-                    r#"stroke="{}" stroke-width="{}""#,
-                    c.shade(-0.4).hex(),
-                    num(1.2 * px)
-                ),
-            )
+            circle(cx, cy, m * 0.3, &c.hex(), &stroke(c.shade(-0.4), 1.2 * px))
         }
         Variant::Dim => format!(
             r##"{drawn}{}"##,
@@ -440,11 +339,7 @@ fn part_over(
         Variant::Open { lift } => match part.look {
             Look::Door | Look::Drawer | Look::Porthole => {
                 let c = color.unwrap_or(Rgb(0xd8, 0xd8, 0xd4));
-                let edge = format!(
-                    r#"stroke="{}" stroke-width="{}""#,
-                    c.shade(-0.5).hex(),
-                    num(2.0 * px)
-                );
+                let edge = stroke(c.shade(-0.5), 2.0 * px);
                 let panel = match (part.look, lift) {
                     (Look::Drawer, _) => format!(
                         "{}{}",
@@ -495,7 +390,7 @@ fn look(
     color: Option<Rgb>,
     face: Rgb,
     px: f64,
-) -> Result<Drawn, String> {
+) -> Result<Drawn, DrawError> {
     let (x, y) = (cx - w / 2.0, cy - h / 2.0);
     let m = w.min(h);
     let sw = num(1.2 * px);

@@ -15,13 +15,207 @@ use sha2::{Digest, Sha256};
 use crate::bundle::StateMachine;
 
 pub use crate::bundle::generated::{
-    is_generated, GeneratedEntry, GeneratedIndex, GENERATED_FILE, GENERATED_FORMAT, GENERATED_PATH,
+    is_generated, DeviceTasks, GeneratedEntry, GeneratedIndex, GeneratedTasks, TaskSummary,
+    GENERATED_FILE, GENERATED_FORMAT, GENERATED_PATH, GENERATED_TASKS_FILE, GENERATED_TASKS_FORMAT,
 };
 
 use super::desc::CategoryFile;
-use super::device::{generate_counted, Generated, VARIANT_SOURCE};
+use super::device::{generate_counted, DeviceError, Generated, VARIANT_SOURCE};
+use super::sheet::SheetError;
 use super::tasks::Counts;
-use super::vary::{draw_variant, variant_id, Space, Variant, ATTEMPTS};
+use super::vary::{draw_variant, variant_id, Space, Variant, VaryError, ATTEMPTS};
+
+/// Why the generated devices' inputs were refused, or a generated device
+/// could not be made or did not match its manifest entry.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GeneratedError {
+    /// The design space was refused, or a variant could not be drawn.
+    #[error(transparent)]
+    Vary(#[from] VaryError),
+    /// A category's description file is not its JSON.
+    #[error("data/gen/{category}.json: {message}")]
+    Description {
+        /// The category.
+        category: String,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// A category's template is not its JSON.
+    #[error("data/ucsm/{category}.json: {message}")]
+    Template {
+        /// The category.
+        category: String,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The design space names a category that has no template.
+    #[error(
+        "data/gen/space/space.json: {list} names category {category:?}, which has no template"
+    )]
+    SpaceCategory {
+        /// The list of the design space (`optional_timers`, `instant`).
+        list: &'static str,
+        /// The category named.
+        category: String,
+    },
+    /// The design space names a state that is not a timed one of its
+    /// category's template.
+    #[error(
+        "data/gen/space/space.json: {list}: {category} has no state {state:?} with a timed transition"
+    )]
+    SpaceState {
+        /// The list of the design space (`optional_timers`, `instant`).
+        list: &'static str,
+        /// The category.
+        category: String,
+        /// The state named.
+        state: String,
+    },
+    /// The design space names a component no template's transitions use.
+    #[error(
+        "data/gen/space/space.json: {list} names {component:?}, which no template's transitions use"
+    )]
+    SpaceComponent {
+        /// The list of the design space (`latches`, `timer_controls`).
+        list: &'static str,
+        /// The component named.
+        component: String,
+    },
+    /// No category has this number.
+    #[error("no category number {number}")]
+    CategoryNumber {
+        /// The number asked for.
+        number: usize,
+    },
+    /// No category has this name.
+    #[error("no category {category:?}; the categories are: {}", .known.join(", "))]
+    UnknownCategory {
+        /// The name asked for.
+        category: String,
+        /// The categories there are.
+        known: Vec<String>,
+    },
+    /// Every attempt at a variant was unsound.
+    #[error("{id}: no sound variant in {attempts} attempts; the last: {last}")]
+    NoSoundVariant {
+        /// The variant's id.
+        id: String,
+        /// How many attempts were made.
+        attempts: u32,
+        /// Why the last one was refused.
+        last: Box<DeviceError>,
+    },
+    /// The id is not one of this build's generated devices.
+    #[error("{id:?} is not a generated device id")]
+    NotGenerated {
+        /// The id given.
+        id: String,
+    },
+    /// A device could not be made.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A picture or a contact sheet could not be made.
+    #[error(transparent)]
+    Sheet(#[from] SheetError),
+    /// A device made was refused by the bundle loader, or could not be
+    /// opened (the loader's report).
+    #[error("{0}")]
+    Load(crate::bundle::LoadError),
+    /// A generated device opened by id could not be made or loaded.
+    #[error("{id}: {problem}")]
+    Open {
+        /// The device's id.
+        id: String,
+        /// The loader's report.
+        problem: crate::bundle::LoadError,
+    },
+    /// A device's files do not hash as its manifest entry says.
+    #[error(
+        "its files hash to {found}, the manifest says {expected}: regenerate data/{GENERATED_FILE} \
+         (knoblab library generate)"
+    )]
+    Hash {
+        /// The hash of the files made.
+        found: String,
+        /// The manifest's hash.
+        expected: String,
+    },
+    /// A device's task counts are not its manifest entry's.
+    #[error(
+        "{single} single-turn and {multi} multi-turn tasks; the manifest says {expected_single} and {expected_multi}"
+    )]
+    TaskCounts {
+        /// Single-turn tasks made.
+        single: usize,
+        /// Multi-turn tasks made.
+        multi: usize,
+        /// Single-turn tasks in the manifest.
+        expected_single: usize,
+        /// Multi-turn tasks in the manifest.
+        expected_multi: usize,
+    },
+    /// A generated device's logic could not be made (its id and why).
+    #[error("{id}: {problem}")]
+    InDevice {
+        /// The device's id.
+        id: String,
+        /// Why.
+        problem: Box<GeneratedError>,
+    },
+    /// The generator made no file of this name.
+    #[error("no {file} was made")]
+    NotMade {
+        /// The file's name.
+        file: &'static str,
+    },
+    /// A JSON file the generator made does not read back.
+    #[error("{file}: {message}")]
+    MadeJson {
+        /// The file's name.
+        file: &'static str,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The drawn device's logic hash is not the one made without pictures.
+    #[error("drawn, its logic hashes to {drawn}; made without pictures, to {made}")]
+    LogicDiffers {
+        /// The drawn device's logic hash.
+        drawn: String,
+        /// The logic hash made without pictures.
+        made: String,
+    },
+    /// The device's tasks are not those the committed task list has.
+    #[error(
+        "its tasks are not those data/{GENERATED_TASKS_FILE} lists: regenerate it (knoblab library generate)"
+    )]
+    ListedTasks,
+    /// The device's logic hash is not the one the version file lists.
+    #[error(
+        "its logic hash is {found}, data/{} says {listed}: regenerate it (knoblab library generate)",
+        crate::bundle::stamp::VERSION_FILE
+    )]
+    ListedLogic {
+        /// The device's logic hash.
+        found: String,
+        /// The version file's (or "nothing").
+        listed: String,
+    },
+    /// The oracle could not play a task.
+    #[error("{0}")]
+    Play(crate::sim::SimError),
+    /// The oracle did not reach every goal of a task.
+    #[error("task {task}: the oracle reached {reached} of {total} goals (truncated: {truncated})")]
+    Oracle {
+        /// The task.
+        task: String,
+        /// Goals reached.
+        reached: usize,
+        /// Goals the task has.
+        total: usize,
+        /// Whether a budget ran out.
+        truncated: bool,
+    },
+}
 
 /// What generated devices are made from.
 pub struct Inputs {
@@ -76,7 +270,10 @@ mod embedded {
 impl Inputs {
     /// From texts: the design space, and per category its description
     /// file and template.
-    pub fn from_texts(space: &str, categories: &[(&str, &str, &str)]) -> Result<Inputs, String> {
+    pub fn from_texts(
+        space: &str,
+        categories: &[(&str, &str, &str)],
+    ) -> Result<Inputs, GeneratedError> {
         let mut hasher = Sha256::new();
         hasher.update(space.as_bytes());
         let space = Space::parse(space)?;
@@ -86,9 +283,15 @@ impl Inputs {
             hasher.update(gen.as_bytes());
             hasher.update(ucsm.as_bytes());
             let file: CategoryFile =
-                serde_json::from_str(gen).map_err(|e| format!("data/gen/{name}.json: {e}"))?;
+                serde_json::from_str(gen).map_err(|e| GeneratedError::Description {
+                    category: name.to_string(),
+                    message: e.to_string(),
+                })?;
             let template: StateMachine =
-                serde_json::from_str(ucsm).map_err(|e| format!("data/ucsm/{name}.json: {e}"))?;
+                serde_json::from_str(ucsm).map_err(|e| GeneratedError::Template {
+                    category: name.to_string(),
+                    message: e.to_string(),
+                })?;
             out.push((file, template));
         }
         check_space_names(&space, &out)?;
@@ -100,8 +303,9 @@ impl Inputs {
     }
 
     /// The inputs compiled into this build.
-    pub fn embedded() -> Result<&'static Inputs, String> {
-        static INPUTS: std::sync::OnceLock<Result<Inputs, String>> = std::sync::OnceLock::new();
+    pub fn embedded() -> Result<&'static Inputs, GeneratedError> {
+        static INPUTS: std::sync::OnceLock<Result<Inputs, GeneratedError>> =
+            std::sync::OnceLock::new();
         INPUTS
             .get_or_init(|| Inputs::from_texts(embedded::SPACE, embedded::CATEGORIES))
             .as_ref()
@@ -145,13 +349,13 @@ impl Inputs {
     /// machine draws no diagnostic, stuck states included, and the planner
     /// finds an ideal path for every task; all without pictures), else the
     /// plain one (nothing left out).
-    pub fn variant(&self, c: usize, index: usize) -> Result<(Variant, Generated), String> {
+    pub fn variant(&self, c: usize, index: usize) -> Result<(Variant, Generated), GeneratedError> {
         let (file, ucsm) = self
             .categories
             .get(c)
-            .ok_or_else(|| format!("no category number {c}"))?;
-        let mut last = String::new();
-        for attempt in 0..=ATTEMPTS {
+            .ok_or(GeneratedError::CategoryNumber { number: c })?;
+        let mut attempt = 0;
+        loop {
             let v = draw_variant(&self.space, file, ucsm, index, attempt)?;
             match generate_counted(
                 &v.category,
@@ -162,69 +366,69 @@ impl Inputs {
                 VARIANT_SOURCE,
             ) {
                 Ok(g) => return Ok((v, g)),
-                Err(e) => last = e,
+                Err(_) if attempt < ATTEMPTS => attempt += 1,
+                Err(last) => {
+                    return Err(GeneratedError::NoSoundVariant {
+                        id: variant_id(file, index),
+                        attempts: ATTEMPTS + 1,
+                        last: Box::new(last),
+                    })
+                }
             }
         }
-        Err(format!(
-            "{}: no sound variant in {} attempts; the last: {last}",
-            variant_id(file, index),
-            ATTEMPTS + 1
-        ))
     }
 
     /// A generated device's whole bundle, pictures and live layer
     /// included, by id.
-    pub fn open(&self, id: &str) -> Result<Generated, String> {
-        let (c, index) = self
-            .locate(id)
-            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+    pub fn open(&self, id: &str) -> Result<Generated, GeneratedError> {
+        let (c, index) = self.find(id)?;
         let (v, _) = self.variant(c, index)?;
-        generate_counted(
+        Ok(generate_counted(
             &v.category,
             &v.desc,
             &v.ucsm,
             true,
             self.counts(),
             VARIANT_SOURCE,
-        )
+        )?)
+    }
+
+    /// [`Inputs::locate`], refusing an id that is not a generated device's.
+    fn find(&self, id: &str) -> Result<(usize, usize), GeneratedError> {
+        self.locate(id)
+            .ok_or_else(|| GeneratedError::NotGenerated { id: id.to_string() })
     }
 
     /// A generated device's JSON files alone (manifest, SSM, views, tasks;
     /// no pictures, no live layer), by id: what a listing of its tasks
     /// needs, for a fraction of [`Inputs::open`]'s time.
-    pub fn json_files(&self, id: &str) -> Result<BTreeMap<String, Vec<u8>>, String> {
-        let (c, index) = self
-            .locate(id)
-            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+    pub fn json_files(&self, id: &str) -> Result<BTreeMap<String, Vec<u8>>, GeneratedError> {
+        let (c, index) = self.find(id)?;
         Ok(self.variant(c, index)?.1.files)
     }
 
     /// A generated device's front view alone, as PNG (a library card).
-    pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>, String> {
-        let (c, index) = self
-            .locate(id)
-            .ok_or_else(|| format!("{id:?} is not a generated device id"))?;
+    pub fn thumbnail(&self, id: &str) -> Result<Vec<u8>, GeneratedError> {
+        let (c, index) = self.find(id)?;
         let (v, _) = self.variant(c, index)?;
-        super::sheet::front_png(&v.desc)
+        Ok(super::sheet::front_png(&v.desc)?)
     }
 
     /// A category's contact sheet: its hand-described devices, then its
     /// generated ones, each captioned with its name and id (the sheets of
     /// `docs/sheets/`).
-    pub fn category_sheet(&self, category: &str) -> Result<Vec<u8>, String> {
+    pub fn category_sheet(&self, category: &str) -> Result<Vec<u8>, GeneratedError> {
         let c = self
             .categories
             .iter()
             .position(|(f, _)| f.category == category)
-            .ok_or_else(|| {
-                format!(
-                    "no category {category:?}; the categories are: {}",
-                    self.categories
-                        .iter()
-                        .map(|(f, _)| f.category.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+            .ok_or_else(|| GeneratedError::UnknownCategory {
+                category: category.to_string(),
+                known: self
+                    .category_names()
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect(),
             })?;
         let (file, _) = &self.categories[c];
         let mut descs: Vec<super::desc::DeviceDesc> = file.devices.clone();
@@ -234,7 +438,10 @@ impl Inputs {
             }
         }
         let cells: Vec<(&str, &super::desc::DeviceDesc)> = descs.iter().map(|d| ("", d)).collect();
-        super::sheet::contact_sheet_at(&cells, super::sheet::CATEGORY_THUMB_SCALE)
+        Ok(super::sheet::contact_sheet_at(
+            &cells,
+            super::sheet::CATEGORY_THUMB_SCALE,
+        )?)
     }
 
     /// The categories, by name (the order of [`Inputs::categories`]).
@@ -272,8 +479,17 @@ impl Inputs {
     }
 
     /// The manifest of devices `only` picks from the plan (all: `|_| true`).
-    pub fn manifest(&self, only: impl Fn(usize) -> bool) -> Result<GeneratedIndex, String> {
+    pub fn manifest(&self, only: impl Fn(usize) -> bool) -> Result<GeneratedIndex, GeneratedError> {
+        Ok(self.catalogue(only)?.manifest)
+    }
+
+    /// The manifest, the task list and every device's logic hash of the
+    /// devices `only` picks from the plan, in one pass and without a
+    /// picture: what `knoblab library generate` writes.
+    pub fn catalogue(&self, only: impl Fn(usize) -> bool) -> Result<Catalogue, GeneratedError> {
         let mut devices = Vec::new();
+        let mut tasks = Vec::new();
+        let mut logic = BTreeMap::new();
         let mut hasher = Sha256::new();
         hasher.update(self.digest.as_bytes());
         for (n, (c, index)) in self.plan().into_iter().enumerate() {
@@ -283,15 +499,86 @@ impl Inputs {
             let (v, g) = self.variant(c, index)?;
             let e = self.entry(&v, &g);
             hasher.update(e.hash.as_bytes());
+            let bundle = logic_bundle(&g.files).map_err(|problem| GeneratedError::InDevice {
+                id: e.id.clone(),
+                problem: Box::new(problem),
+            })?;
+            logic.insert(e.id.clone(), bundle.logic_hash());
+            tasks.push(DeviceTasks {
+                id: e.id.clone(),
+                tasks: bundle.tasks.iter().map(TaskSummary::of).collect(),
+            });
             devices.push(e);
         }
-        Ok(GeneratedIndex {
+        let manifest = GeneratedIndex {
             format: GENERATED_FORMAT.to_string(),
             version: self.space.version.clone(),
             hash: hex(&hasher.finalize()),
             devices,
+        };
+        let tasks = GeneratedTasks {
+            format: GENERATED_TASKS_FORMAT.to_string(),
+            manifest: manifest.hash.clone(),
+            devices: tasks,
+        };
+        Ok(Catalogue {
+            manifest,
+            tasks,
+            logic,
         })
     }
+
+    /// A generated device's logic, by id: its JSON files made without a
+    /// picture, each view standing in at the size every generated view is
+    /// drawn at. Its logic hash is the drawn device's ([`check_device`]
+    /// compares them), for a fraction of [`Inputs::open`]'s time.
+    pub fn logic(&self, id: &str) -> Result<crate::bundle::Bundle, GeneratedError> {
+        logic_bundle(&self.json_files(id)?).map_err(|problem| GeneratedError::InDevice {
+            id: id.to_string(),
+            problem: Box::new(problem),
+        })
+    }
+}
+
+/// The generated library in one pass ([`Inputs::catalogue`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalogue {
+    /// `data/generated.json`.
+    pub manifest: GeneratedIndex,
+    /// `data/generated-tasks.json`.
+    pub tasks: GeneratedTasks,
+    /// Each device's logic hash, by id (for `data/library-version.json`).
+    pub logic: BTreeMap<String, String>,
+}
+
+/// The bundle of a generated device's JSON files, its views standing in
+/// ([`super::device::stand_in`]).
+fn logic_bundle(
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<crate::bundle::Bundle, GeneratedError> {
+    fn parse<T: serde::de::DeserializeOwned>(
+        files: &BTreeMap<String, Vec<u8>>,
+        name: &'static str,
+    ) -> Result<T, GeneratedError> {
+        let bytes = files
+            .get(name)
+            .ok_or(GeneratedError::NotMade { file: name })?;
+        serde_json::from_slice(bytes).map_err(|e| GeneratedError::MadeJson {
+            file: name,
+            message: e.to_string(),
+        })
+    }
+    let manifest: crate::bundle::Manifest = parse(files, "manifest.json")?;
+    let ssm: StateMachine = parse(files, "ssm.json")?;
+    let views: BTreeMap<String, crate::bundle::ViewSpec> = parse(files, "views.json")?;
+    let tasks: crate::bundle::TaskFile = parse(files, "tasks.json")?;
+    let specs: Vec<(String, crate::bundle::ViewSpec)> = views.into_iter().collect();
+    Ok(super::device::stand_in(
+        &manifest,
+        &ssm,
+        &specs,
+        &tasks.tasks,
+    ))
 }
 
 /// Every state and component the design space names exists: a state of
@@ -301,7 +588,7 @@ impl Inputs {
 fn check_space_names(
     space: &Space,
     categories: &[(CategoryFile, StateMachine)],
-) -> Result<(), String> {
+) -> Result<(), GeneratedError> {
     use crate::bundle::model::TIMED_WAIT;
     let template = |category: &str| {
         categories
@@ -309,13 +596,14 @@ fn check_space_names(
             .find(|(f, _)| f.category == category)
             .map(|(_, t)| t)
     };
-    for (what, by_category) in [
+    for (list, by_category) in [
         ("optional_timers", &space.optional_timers),
         ("instant", &space.instant),
     ] {
         for (category, states) in by_category {
-            let t = template(category).ok_or_else(|| {
-                format!("data/gen/space/space.json: {what} names category {category:?}, which has no template")
+            let t = template(category).ok_or_else(|| GeneratedError::SpaceCategory {
+                list,
+                category: category.clone(),
             })?;
             for state in states {
                 if !t
@@ -323,14 +611,16 @@ fn check_space_names(
                     .get(state)
                     .is_some_and(|s| s.on.contains_key(TIMED_WAIT))
                 {
-                    return Err(format!(
-                        "data/gen/space/space.json: {what}: {category} has no state {state:?}                          with a timed transition"
-                    ));
+                    return Err(GeneratedError::SpaceState {
+                        list,
+                        category: category.clone(),
+                        state: state.clone(),
+                    });
                 }
             }
         }
     }
-    for (what, names) in [
+    for (list, names) in [
         ("latches", &space.latches),
         ("timer_controls", &space.timer_controls),
     ] {
@@ -339,10 +629,10 @@ fn check_space_names(
                 .iter()
                 .any(|(_, t)| t.states.values().any(|s| s.on.contains_key(name)));
             if !known {
-                return Err(format!(
-                    "data/gen/space/space.json: {what} names {name:?}, which no template's \
-                     transitions use"
-                ));
+                return Err(GeneratedError::SpaceComponent {
+                    list,
+                    component: name.clone(),
+                });
             }
         }
     }
@@ -354,15 +644,18 @@ fn check_space_names(
 /// [`crate::bundle::open_entry`]. The one place a path or an id becomes a
 /// device, for `run`, `eval` and whatever else is given devices by name.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, String> {
+pub fn load_device(path: &std::path::Path) -> Result<crate::bundle::Bundle, GeneratedError> {
     if !path.exists() {
         if let Some(entry) = path.to_str().and_then(library_entry) {
             return crate::bundle::open_entry(&entry, Vec::new())
                 .into_result()
-                .map_err(|e| format!("{}: {e}", entry.id));
+                .map_err(|problem| GeneratedError::Open {
+                    id: entry.id.clone(),
+                    problem,
+                });
         }
     }
-    crate::bundle::load_path(path).map_err(|e| e.to_string())
+    crate::bundle::load_path(path).map_err(GeneratedError::Load)
 }
 
 /// The library card of a generated device's id, when it is one of this
@@ -387,37 +680,82 @@ pub fn library_entry(id: &str) -> Option<crate::bundle::LibraryEntry> {
 /// (the generator refuses it otherwise), its JSON files hash as the
 /// manifest says, its task counts are the manifest's, and the oracle
 /// reaches every goal of every task within budget. Its episode count.
-pub fn check_device(inputs: &Inputs, entry: &GeneratedEntry) -> Result<usize, String> {
+pub fn check_device(inputs: &Inputs, entry: &GeneratedEntry) -> Result<usize, GeneratedError> {
+    check_listed_device(inputs, entry, None)
+}
+
+/// What the committed files say of a generated device besides its
+/// manifest entry: its tasks (`data/generated-tasks.json`) and its logic
+/// hash (`data/library-version.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    /// Its tasks as the task list has them.
+    pub tasks: Option<&'a [TaskSummary]>,
+    /// Its logic hash as the library's version file has it.
+    pub logic: Option<&'a str>,
+}
+
+/// [`check_device`], and the device is as `listed` says: its tasks are
+/// the task list's (ids, goals, instructions) and its logic hash the
+/// version file's. Either way the drawn device's logic hash must be the
+/// one its JSON files give without pictures ([`Inputs::logic`]), which is
+/// how the version file's hashes are made.
+pub fn check_listed_device(
+    inputs: &Inputs,
+    entry: &GeneratedEntry,
+    listed: Option<Listed<'_>>,
+) -> Result<usize, GeneratedError> {
     use crate::agents::{run_tasks, Oracle};
     let generated = inputs.open(&entry.id)?;
     let hash = content_hash(&generated.files);
     if hash != entry.hash {
-        return Err(format!(
-            "its files hash to {hash}, the manifest says {}: regenerate data/{GENERATED_FILE} \
-             (knoblab library generate)",
-            entry.hash
-        ));
+        return Err(GeneratedError::Hash {
+            found: hash,
+            expected: entry.hash.clone(),
+        });
     }
+    let without_pictures = logic_bundle(&generated.files)?.logic_hash();
     let files: Vec<(String, Vec<u8>)> = generated.files.into_iter().collect();
-    let bundle = crate::bundle::load_files(&entry.id, files).map_err(|e| e.to_string())?;
+    let bundle = crate::bundle::load_files(&entry.id, files).map_err(GeneratedError::Load)?;
+    let logic = bundle.logic_hash();
+    if logic != without_pictures {
+        return Err(GeneratedError::LogicDiffers {
+            drawn: logic,
+            made: without_pictures,
+        });
+    }
+    if let Some(listed) = listed {
+        let tasks: Vec<TaskSummary> = bundle.tasks.iter().map(TaskSummary::of).collect();
+        if listed.tasks != Some(tasks.as_slice()) {
+            return Err(GeneratedError::ListedTasks);
+        }
+        if listed.logic != Some(logic.as_str()) {
+            return Err(GeneratedError::ListedLogic {
+                found: logic,
+                listed: listed.logic.unwrap_or("nothing").to_string(),
+            });
+        }
+    }
     let single = bundle.tasks.iter().filter(|t| t.goals.len() == 1).count();
     if (single, bundle.tasks.len() - single) != (entry.single, entry.multi) {
-        return Err(format!(
-            "{single} single-turn and {} multi-turn tasks; the manifest says {} and {}",
-            bundle.tasks.len() - single,
-            entry.single,
-            entry.multi
-        ));
+        return Err(GeneratedError::TaskCounts {
+            single,
+            multi: bundle.tasks.len() - single,
+            expected_single: entry.single,
+            expected_multi: entry.multi,
+        });
     }
     let mut oracle = Oracle::new(&bundle);
     let trajectories = run_tasks(&bundle, None, &mut oracle, &crate::sim::Settings::default())
-        .map_err(|e| e.to_string())?;
+        .map_err(GeneratedError::Play)?;
     for t in &trajectories {
         if t.goals_reached != t.goals_total || !t.terminated || t.truncated {
-            return Err(format!(
-                "task {}: the oracle reached {} of {} goals (truncated: {})",
-                t.task_id, t.goals_reached, t.goals_total, t.truncated
-            ));
+            return Err(GeneratedError::Oracle {
+                task: t.task_id.clone(),
+                reached: t.goals_reached,
+                total: t.goals_total,
+                truncated: t.truncated,
+            });
         }
     }
     Ok(trajectories.len())

@@ -2,7 +2,8 @@
 //! a moon for sleep, a fan, a flame… Each is SVG drawn in a box of side
 //! `size` centred on (`cx`, `cy`), in face units, stroked in `color`.
 
-use super::svg::num;
+use super::desc::Part;
+use super::svg::{num, Rgb};
 
 /// The names [`icon`] knows, for error messages.
 pub const ICONS: [&str; 24] = [
@@ -10,6 +11,31 @@ pub const ICONS: [&str; 24] = [
     "unlock", "timer", "bulb", "drop", "bell", "phone", "mute", "trash", "camera", "menu", "bolt",
     "cup", "wave",
 ];
+
+/// A part names an icon that [`ICONS`] does not list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("icon {name:?} is unknown; the icons are: {}", ICONS.join(", "))]
+pub struct UnknownIcon {
+    /// The name as written.
+    pub name: String,
+}
+
+/// The icon a part names (`part.icon`), centred on (`cx`, `cy`) in a box
+/// of side `size`; nothing when the part names none.
+pub(super) fn glyph(
+    part: &Part,
+    cx: f64,
+    cy: f64,
+    size: f64,
+    color: Rgb,
+) -> Result<String, UnknownIcon> {
+    match part.icon.as_deref() {
+        None => Ok(String::new()),
+        Some(name) => icon(name, cx, cy, size, &color.hex()).ok_or_else(|| UnknownIcon {
+            name: name.to_string(),
+        }),
+    }
+}
 
 /// The SVG of icon `name`, or `None` when there is no such icon.
 pub fn icon(name: &str, cx: f64, cy: f64, size: f64, color: &str) -> Option<String> {

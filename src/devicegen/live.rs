@@ -37,8 +37,59 @@ use crate::bundle::StateMachine;
 use super::desc::{Axis, CategoryFile, DeviceDesc, Look, Operation, ShownAs, SignRule};
 use super::draw::Variant;
 use super::mechanics::operation_of;
-use super::render::{measured_box, parse, png_rgba, raster};
-use super::views::{document_in, part_rect, Only, Scene, Variants, CANVAS};
+use super::render::{bounds_where, measured_box, parse, png_rgba, raster, RenderError};
+use super::views::{document_in, part_rect, Only, Scene, Variants, ViewError, CANVAS};
+
+/// Why a device's live layer could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiveError {
+    /// A sign rule of the category names a state its template lacks.
+    #[error(
+        "sign \"{sign}\" names state \"{state}\", which the {category} template does not have"
+    )]
+    UnknownState {
+        /// The sign.
+        sign: String,
+        /// The state it names.
+        state: String,
+        /// The category.
+        category: String,
+    },
+    /// A part shows a sign the category does not define.
+    #[error(
+        "parts[{index}] shows sign \"{sign}\", which the category's \"signs\" does not \
+         define; it defines: {}",
+        .defined.join(", ")
+    )]
+    UnknownSign {
+        /// The part's index in the description's `parts`.
+        index: usize,
+        /// The sign it names.
+        sign: String,
+        /// The signs the category defines.
+        defined: Vec<String>,
+    },
+    /// A view with one part changed could not be drawn.
+    #[error(transparent)]
+    View(#[from] ViewError),
+    /// A view with one part changed could not be rendered.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// A sheet of patches of this size cannot be made.
+    #[error("cannot make a {width}×{height} sheet")]
+    Sheet {
+        /// Its width, in pixels.
+        width: u32,
+        /// Its height, in pixels.
+        height: u32,
+    },
+    /// `live.json` could not be written.
+    #[error("{message}")]
+    Json {
+        /// The JSON writer's message.
+        message: String,
+    },
+}
 
 /// Width of a sheet of patches (a patch wider than this gets its own row).
 const SHEET_WIDTH: u32 = 640;
@@ -59,7 +110,7 @@ pub fn part_signs(
     desc: &DeviceDesc,
     ucsm: &StateMachine,
     ssm: &StateMachine,
-) -> Result<Vec<PartSigns>, String> {
+) -> Result<Vec<PartSigns>, LiveError> {
     for (sign, rule) in &category.signs {
         for state in rule
             .on
@@ -69,10 +120,11 @@ pub fn part_signs(
             .chain(rule.text.keys())
         {
             if !ucsm.states.contains_key(state) {
-                return Err(format!(
-                    "sign \"{sign}\" names state \"{state}\", which the {} template does not have",
-                    category.category
-                ));
+                return Err(LiveError::UnknownState {
+                    sign: sign.clone(),
+                    state: state.clone(),
+                    category: category.category.clone(),
+                });
             }
         }
     }
@@ -82,13 +134,14 @@ pub fn part_signs(
         let name = part_name(part);
         let mut by_state = BTreeMap::new();
         if let Some(sign) = &part.sign {
-            let rule = category.signs.get(sign).ok_or_else(|| {
-                format!(
-                    "parts[{index}] shows sign \"{sign}\", which the category's \"signs\" does not \
-                     define; it defines: {}",
-                    category.signs.keys().cloned().collect::<Vec<_>>().join(", ")
-                )
-            })?;
+            let rule = category
+                .signs
+                .get(sign)
+                .ok_or_else(|| LiveError::UnknownSign {
+                    index,
+                    sign: sign.clone(),
+                    defined: category.signs.keys().cloned().collect(),
+                })?;
             for &state in &states {
                 by_state.insert(state.to_string(), declared(part.look, sign, rule, state));
             }
@@ -235,7 +288,7 @@ pub fn live_files(
     statics: &[Pixmap],
     signs: &[PartSigns],
     ssm: &StateMachine,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
+) -> Result<BTreeMap<String, Vec<u8>>, LiveError> {
     let mut patches: Vec<Patch> = Vec::new();
     let mut images: Vec<Pixmap> = Vec::new();
     // (part, variant) → the patches drawing it, one per view that shows it.
@@ -314,13 +367,20 @@ pub fn live_files(
     };
     files.insert(
         LIVE_FILE.to_string(),
-        (serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())? + "\n").into_bytes(),
+        (serde_json::to_string_pretty(&spec).map_err(|e| LiveError::Json {
+            message: e.to_string(),
+        })? + "\n")
+            .into_bytes(),
     );
     Ok(files)
 }
 
 /// The component's box on the static drawing of the scene.
-fn base_box(desc: &DeviceDesc, scene: &Scene, component: &str) -> Result<Option<[f64; 4]>, String> {
+fn base_box(
+    desc: &DeviceDesc,
+    scene: &Scene,
+    component: &str,
+) -> Result<Option<[f64; 4]>, LiveError> {
     let tree = parse(&document_in(
         desc,
         scene,
@@ -363,22 +423,11 @@ fn moved(
 fn difference(base: &Pixmap, changed: &Pixmap) -> Option<(Pixmap, [u32; 2])> {
     let w = base.width();
     let differs = |i: usize| base.pixels()[i] != changed.pixels()[i];
-    let mut bounds: Option<[u32; 4]> = None;
-    for i in 0..base.pixels().len() {
-        if differs(i) {
-            let (x, y) = (i as u32 % w, i as u32 / w);
-            let b = bounds.get_or_insert([x, y, x, y]);
-            b[0] = b[0].min(x);
-            b[1] = b[1].min(y);
-            b[2] = b[2].max(x);
-            b[3] = b[3].max(y);
-        }
-    }
-    let [x0, y0, x1, y1] = bounds?;
-    let mut out = Pixmap::new(x1 - x0 + 1, y1 - y0 + 1)?;
+    let [x0, y0, bw, bh] = bounds_where(w, base.pixels().len(), differs)?;
+    let mut out = Pixmap::new(bw, bh)?;
     let ow = out.width();
-    for y in y0..=y1 {
-        for x in x0..=x1 {
+    for y in y0..y0 + bh {
+        for x in x0..x0 + bw {
             let i = (y * w + x) as usize;
             if differs(i) {
                 out.pixels_mut()[((y - y0) * ow + (x - x0)) as usize] = changed.pixels()[i];
@@ -390,7 +439,7 @@ fn difference(base: &Pixmap, changed: &Pixmap) -> Option<(Pixmap, [u32; 2])> {
 
 /// Packs the patches `mine` on one sheet, row by row in their order,
 /// setting each one's `from`.
-fn pack(mine: &[usize], patches: &mut [Patch], images: &[Pixmap]) -> Result<Pixmap, String> {
+fn pack(mine: &[usize], patches: &mut [Patch], images: &[Pixmap]) -> Result<Pixmap, LiveError> {
     let (mut x, mut y, mut row) = (0u32, 0u32, 0u32);
     let mut width = SHEET_WIDTH;
     let mut places = Vec::new();
@@ -407,8 +456,7 @@ fn pack(mine: &[usize], patches: &mut [Patch], images: &[Pixmap]) -> Result<Pixm
         row = row.max(h);
     }
     let height = (y + row).max(1);
-    let mut sheet = Pixmap::new(width, height)
-        .ok_or_else(|| format!("cannot make a {width}×{height} sheet"))?;
+    let mut sheet = Pixmap::new(width, height).ok_or(LiveError::Sheet { width, height })?;
     for (i, px, py) in places {
         let image = &images[i];
         for yy in 0..image.height() {

@@ -29,6 +29,61 @@ use crate::bundle::{StateMachine, TransitionOverride};
 
 use super::desc::{Axis, Operation};
 
+/// Why a component's actions could not be worked out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MechanicsError {
+    /// The category file gives the component no operation, and its name
+    /// implies none.
+    #[error(
+        "component \"{component}\" has no operation; add it under \"operations\" as one of \
+         press, rotate {{positions, default}}, slide {{axis, positions, default}}, grasp, \
+         fixed {{action, parameter}}"
+    )]
+    NoOperation {
+        /// The component.
+        component: String,
+    },
+    /// A move between two states at the same position.
+    #[error("both states are at position {position}; a move needs two different positions")]
+    SamePosition {
+        /// The position both states are at.
+        position: i32,
+    },
+    /// One transition of the template could not be worked out.
+    #[error("{component}, from {from} to {to}: {problem}")]
+    Transition {
+        /// The component.
+        component: String,
+        /// The state the transition leaves.
+        from: String,
+        /// The state it enters.
+        to: String,
+        /// What is wrong.
+        problem: Box<MechanicsError>,
+    },
+    /// Two transitions from one state would be the same action.
+    #[error(
+        "{component}: two transitions from {from} would both be {action} {parameter:?}; \
+         give their states different positions"
+    )]
+    Ambiguous {
+        /// The component.
+        component: String,
+        /// The state both leave.
+        from: String,
+        /// Their action.
+        action: String,
+        /// Their parameters.
+        parameter: Vec<String>,
+    },
+    /// The template has no transition for the component.
+    #[error("component \"{component}\" has no transition in the template")]
+    NoTransition {
+        /// The component.
+        component: String,
+    },
+}
+
 /// The action and parameters of one component's transitions: the default
 /// and, per template transition, an override (see
 /// [`crate::bundle::ComponentParts`]).
@@ -47,7 +102,7 @@ pub struct Operated {
 pub fn operation_of(
     component: &str,
     written: &BTreeMap<String, Operation>,
-) -> Result<Operation, String> {
+) -> Result<Operation, MechanicsError> {
     if let Some(op) = written.get(component) {
         return Ok(op.clone());
     }
@@ -60,15 +115,17 @@ pub fn operation_of(
     {
         return Ok(Operation::Grasp);
     }
-    Err(format!(
-        "component \"{component}\" has no operation; add it under \"operations\" as one of \
-         press, rotate {{positions, default}}, slide {{axis, positions, default}}, grasp, \
-         fixed {{action, parameter}}"
-    ))
+    Err(MechanicsError::NoOperation {
+        component: component.to_string(),
+    })
 }
 
 /// Works out every transition of `component` in the template.
-pub fn operate(ucsm: &StateMachine, component: &str, op: &Operation) -> Result<Operated, String> {
+pub fn operate(
+    ucsm: &StateMachine,
+    component: &str,
+    op: &Operation,
+) -> Result<Operated, MechanicsError> {
     let mut overrides = Vec::new();
     let mut first: Option<(String, Vec<String>)> = None;
     let steps = matches!(op, Operation::Slide { positions, default, .. }
@@ -80,13 +137,21 @@ pub fn operate(ucsm: &StateMachine, component: &str, op: &Operation) -> Result<O
         let mut seen: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
         for (index, t) in transitions.iter().enumerate() {
             let (action, parameter) =
-                action_for(op, from, &t.next_state, &t.transition_description, steps)
-                    .map_err(|e| format!("{component}, from {from} to {}: {e}", t.next_state))?;
+                action_for(op, from, &t.next_state, &t.transition_description, steps).map_err(
+                    |problem| MechanicsError::Transition {
+                        component: component.to_string(),
+                        from: from.clone(),
+                        to: t.next_state.clone(),
+                        problem: Box::new(problem),
+                    },
+                )?;
             if !seen.insert((action.clone(), parameter.clone())) {
-                return Err(format!(
-                    "{component}: two transitions from {from} would both be {action} {parameter:?}; \
-                     give their states different positions"
-                ));
+                return Err(MechanicsError::Ambiguous {
+                    component: component.to_string(),
+                    from: from.clone(),
+                    action,
+                    parameter,
+                });
             }
             first.get_or_insert_with(|| (action.clone(), parameter.clone()));
             overrides.push(TransitionOverride {
@@ -98,8 +163,9 @@ pub fn operate(ucsm: &StateMachine, component: &str, op: &Operation) -> Result<O
             });
         }
     }
-    let (atomic_action, parameter) = first
-        .ok_or_else(|| format!("component \"{component}\" has no transition in the template"))?;
+    let (atomic_action, parameter) = first.ok_or_else(|| MechanicsError::NoTransition {
+        component: component.to_string(),
+    })?;
     Ok(Operated {
         atomic_action,
         parameter,
@@ -113,7 +179,7 @@ fn action_for(
     to: &str,
     description: &str,
     steps: bool,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), MechanicsError> {
     let owned = |a: &str, p: &[&str]| (a.to_string(), p.iter().map(|s| s.to_string()).collect());
     Ok(match op {
         Operation::Press => {
@@ -158,13 +224,10 @@ fn delta(
     default: i32,
     from: &str,
     to: &str,
-) -> Result<i32, String> {
+) -> Result<i32, MechanicsError> {
     let at = |s: &str| positions.get(s).copied().unwrap_or(default);
     match at(to) - at(from) {
-        0 => Err(format!(
-            "both states are at position {}; a move needs two different positions",
-            at(from)
-        )),
+        0 => Err(MechanicsError::SamePosition { position: at(from) }),
         d => Ok(d),
     }
 }
@@ -258,7 +321,7 @@ mod tests {
             positions: BTreeMap::new(),
             default: 0,
         };
-        let err = operate(&template(), "knob", &op).unwrap_err();
+        let err = operate(&template(), "knob", &op).unwrap_err().to_string();
         assert!(
             err.contains("knob, from Low to Off: both states are at position 0"),
             "{err}"
@@ -290,6 +353,7 @@ mod tests {
         );
         assert!(operation_of("lid", &BTreeMap::new())
             .unwrap_err()
+            .to_string()
             .contains("lid"));
     }
 }

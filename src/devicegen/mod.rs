@@ -62,7 +62,79 @@ use {
 use crate::bundle::LibraryEntry;
 
 pub use desc::{CategoryFile, DeviceDesc};
-pub use device::{draw, generate, Generated};
+pub use device::{draw, generate, DeviceError, Generated};
+pub use generated::GeneratedError;
+
+/// Why the library could not be built on disk.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    /// A file or folder could not be read, made or removed.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A description file is not its JSON.
+    #[error(
+        "{path}: {message}; expected {{\"category\", \"operations\", \"devices\"}} (see data/README.md)"
+    )]
+    Description {
+        /// The file.
+        path: String,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// A description's category has no template to read.
+    #[error("{path}: category {category:?}: no template at {template}: {message}")]
+    NoTemplate {
+        /// The description file.
+        path: String,
+        /// Its category.
+        category: String,
+        /// Where its template was looked for.
+        template: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A template is not its JSON.
+    #[error("{path}: {message}")]
+    Template {
+        /// The template file.
+        path: String,
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// Two description files describe a device of the same id.
+    #[error("device id {id} is used twice ({first} and {second})")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// The category it is first described in.
+        first: String,
+        /// The category it is described in again.
+        second: String,
+    },
+    /// A device could not be made.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A contact sheet could not be made.
+    #[error(transparent)]
+    Sheet(#[from] sheet::SheetError),
+    /// A file could not be written (through the input layer).
+    #[error(transparent)]
+    Write(#[from] crate::input::InputError),
+    /// The index could not be written as JSON.
+    #[error("{message}")]
+    Json {
+        /// The JSON writer's message.
+        message: String,
+    },
+    /// A device made for the live sheet was refused by the loader.
+    #[error("{0}")]
+    Load(crate::bundle::LoadError),
+}
 
 /// Where things are, relative to the repository root.
 pub const GEN_DIR: &str = "data/gen";
@@ -83,31 +155,41 @@ pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
 pub fn read_descriptions(
     gen_dir: &Path,
     ucsm_dir: &Path,
-) -> Result<Vec<(CategoryFile, StateMachine)>, String> {
+) -> Result<Vec<(CategoryFile, StateMachine)>, BuildError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |e: std::io::Error| BuildError::Io {
+            path,
+            message: e.to_string(),
+        }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(gen_dir)
-        .map_err(|e| format!("{}: {e}", gen_dir.display()))?
+        .map_err(io(gen_dir))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file: CategoryFile = serde_json::from_str(&text).map_err(|e| {
-            format!("{}: {e}; expected {{\"category\", \"operations\", \"devices\"}} (see data/README.md)", path.display())
-        })?;
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let file: CategoryFile =
+            serde_json::from_str(&text).map_err(|e| BuildError::Description {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
         let ucsm_path = ucsm_dir.join(format!("{}.json", file.category));
-        let ucsm_text = std::fs::read_to_string(&ucsm_path).map_err(|e| {
-            format!(
-                "{}: category {:?}: no template at {}: {e}",
-                path.display(),
-                file.category,
-                ucsm_path.display()
-            )
-        })?;
-        let ucsm: StateMachine = serde_json::from_str(&ucsm_text)
-            .map_err(|e| format!("{}: {e}", ucsm_path.display()))?;
+        let ucsm_text =
+            std::fs::read_to_string(&ucsm_path).map_err(|e| BuildError::NoTemplate {
+                path: path.display().to_string(),
+                category: file.category.clone(),
+                template: ucsm_path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        let ucsm: StateMachine =
+            serde_json::from_str(&ucsm_text).map_err(|e| BuildError::Template {
+                path: ucsm_path.display().to_string(),
+                message: e.to_string(),
+            })?;
         out.push((file, ucsm));
     }
     Ok(out)
@@ -129,25 +211,28 @@ pub struct Summary {
 /// Generates the whole library into `out` (`devices/`, `library.json`,
 /// `library-sheet.png`, `live-sheet.png`), replacing `out/devices` entirely.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summary, String> {
+pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summary, BuildError> {
     let categories = read_descriptions(gen_dir, ucsm_dir)?;
     let mut generated: Vec<Generated> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for (file, ucsm) in &categories {
         for desc in &file.devices {
             if let Some(other) = seen.insert(desc.id.clone(), file.category.clone()) {
-                return Err(format!(
-                    "device id {} is used twice ({other} and {})",
-                    desc.id, file.category
-                ));
+                return Err(BuildError::DuplicateId {
+                    id: desc.id.clone(),
+                    first: other,
+                    second: file.category.clone(),
+                });
             }
             generated.push(generate(file, desc, ucsm, true)?);
         }
     }
     let devices_dir = out.join(DEVICES_DIR);
     if devices_dir.exists() {
-        std::fs::remove_dir_all(&devices_dir)
-            .map_err(|e| format!("{}: {e}", devices_dir.display()))?;
+        std::fs::remove_dir_all(&devices_dir).map_err(|e| BuildError::Io {
+            path: devices_dir.display().to_string(),
+            message: e.to_string(),
+        })?;
     }
     let mut index = LibraryIndex {
         format: LIBRARY_FORMAT.to_string(),
@@ -159,18 +244,22 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
         for (name, data) in &device.files {
             let path = folder.join(name);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(|e| BuildError::Io {
+                    path: parent.display().to_string(),
+                    message: e.to_string(),
+                })?;
             }
             // Through a temporary file renamed into place (input layer).
-            write_atomic(&path, data).map_err(|e| e.to_string())?;
+            write_atomic(&path, data)?;
             bytes += data.len() as u64;
         }
         index.devices.push(entry(device));
     }
-    let index_json = serde_json::to_string_pretty(&index).map_err(|e| e.to_string())? + "\n";
+    let index_json = serde_json::to_string_pretty(&index).map_err(|e| BuildError::Json {
+        message: e.to_string(),
+    })? + "\n";
     let index_path = out.join(INDEX_FILE);
-    write_atomic(&index_path, index_json.as_bytes()).map_err(|e| e.to_string())?;
+    write_atomic(&index_path, index_json.as_bytes())?;
     let sheet_devices: Vec<(&str, &DeviceDesc)> = categories
         .iter()
         .flat_map(|(file, _)| {
@@ -180,7 +269,7 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
         })
         .collect();
     let sheet_path = out.join(SHEET_FILE);
-    write_atomic(&sheet_path, &sheet::contact_sheet(&sheet_devices)?).map_err(|e| e.to_string())?;
+    write_atomic(&sheet_path, &sheet::contact_sheet(&sheet_devices)?)?;
     // The live sheet shows the devices of `sheet::LIVE_SHEET` that this
     // build makes (all of them for the shipped library; a build of a few
     // categories shows those it has, and writes no sheet if it has none).
@@ -194,15 +283,14 @@ pub fn build_library(gen_dir: &Path, ucsm_dir: &Path, out: &Path) -> Result<Summ
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        shown.push(crate::bundle::load_files(id, files).map_err(|e| e.to_string())?);
+        shown.push(crate::bundle::load_files(id, files).map_err(BuildError::Load)?);
     }
     if !shown.is_empty() {
         let live_path = out.join(LIVE_SHEET_FILE);
         write_atomic(
             &live_path,
             &sheet::live_sheet(&shown.iter().collect::<Vec<_>>())?,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
     }
     Ok(Summary {
         devices: generated.len(),

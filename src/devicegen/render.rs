@@ -12,13 +12,48 @@ use resvg::usvg::{fontdb, Options, Tree};
 
 use super::views::CANVAS;
 
+/// Why a drawing could not be turned into pixels.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// In the page, a device was drawn before the font was given
+    /// (`provide_font`, on wasm32).
+    #[error("the font data/{FONT_PATH} has not been loaded yet (render::provide_font)")]
+    NoFont,
+    /// The bytes given as the font are not the vendored font.
+    #[error("{FONT_PATH}: {bytes} bytes that are not the vendored DejaVu Sans Condensed Bold")]
+    NotTheFont {
+        /// How many bytes were given.
+        bytes: usize,
+    },
+    /// The SVG made by the generator does not parse.
+    #[error("the generated SVG does not parse: {message}")]
+    Svg {
+        /// The SVG reader's message.
+        message: String,
+    },
+    /// A canvas of this size cannot be made (zero or too large).
+    #[error("cannot make a {width}×{height} canvas")]
+    Canvas {
+        /// Its width, in pixels.
+        width: u32,
+        /// Its height, in pixels.
+        height: u32,
+    },
+    /// The PNG encoder failed.
+    #[error("PNG encoding failed: {message}")]
+    Png {
+        /// The encoder's message.
+        message: String,
+    },
+}
+
 /// The vendored font, relative to the repository's `data/` (the page
 /// fetches it from there: see [`provide_font`]).
 pub const FONT_PATH: &str = "gen/fonts/DejaVuSansCondensed-Bold.ttf";
 
 /// The vendored font, compiled in natively.
 #[cfg(not(target_arch = "wasm32"))]
-fn font_bytes() -> Result<&'static [u8], String> {
+fn font_bytes() -> Result<&'static [u8], RenderError> {
     Ok(include_bytes!(
         "../../data/gen/fonts/DejaVuSansCondensed-Bold.ttf"
     ))
@@ -34,7 +69,7 @@ static PROVIDED: OnceLock<Vec<u8>> = OnceLock::new();
 /// once; later calls change nothing. Refuses bytes that are not that font,
 /// since another font would draw other pictures and boxes.
 #[cfg(target_arch = "wasm32")]
-pub fn provide_font(bytes: Vec<u8>) -> Result<(), String> {
+pub fn provide_font(bytes: Vec<u8>) -> Result<(), RenderError> {
     let mut db = fontdb::Database::new();
     db.load_font_data(bytes.clone());
     if !db.faces().any(|f| {
@@ -42,10 +77,7 @@ pub fn provide_font(bytes: Vec<u8>) -> Result<(), String> {
             .iter()
             .any(|(name, _)| name == "DejaVu Sans Condensed" || name == "DejaVu Sans")
     }) {
-        return Err(format!(
-            "{FONT_PATH}: {} bytes that are not the vendored DejaVu Sans Condensed Bold",
-            bytes.len()
-        ));
+        return Err(RenderError::NotTheFont { bytes: bytes.len() });
     }
     let _ = PROVIDED.set(bytes);
     Ok(())
@@ -58,13 +90,11 @@ pub fn has_font() -> bool {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn font_bytes() -> Result<&'static [u8], String> {
-    PROVIDED.get().map(Vec::as_slice).ok_or_else(|| {
-        format!("the font data/{FONT_PATH} has not been loaded yet (render::provide_font)")
-    })
+fn font_bytes() -> Result<&'static [u8], RenderError> {
+    PROVIDED.get().map(Vec::as_slice).ok_or(RenderError::NoFont)
 }
 
-fn fonts() -> Result<Arc<fontdb::Database>, String> {
+fn fonts() -> Result<Arc<fontdb::Database>, RenderError> {
     static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
     if let Some(db) = FONTS.get() {
         return Ok(db.clone());
@@ -75,37 +105,41 @@ fn fonts() -> Result<Arc<fontdb::Database>, String> {
 }
 
 /// Parses an SVG document with the vendored font.
-pub fn parse(svg: &str) -> Result<Tree, String> {
+pub fn parse(svg: &str) -> Result<Tree, RenderError> {
     let options = Options {
         font_family: "DejaVu Sans".to_string(),
         fontdb: fonts()?,
         ..Options::default()
     };
-    Tree::from_str(svg, &options).map_err(|e| format!("the generated SVG does not parse: {e}"))
+    Tree::from_str(svg, &options).map_err(|e| RenderError::Svg {
+        message: e.to_string(),
+    })
 }
 
 /// Draws a tree onto a transparent canvas of the tree's size.
-pub fn raster(tree: &Tree) -> Result<Pixmap, String> {
+pub fn raster(tree: &Tree) -> Result<Pixmap, RenderError> {
     let size = tree.size().to_int_size();
-    let mut pixmap = Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| format!("cannot make a {}×{} canvas", size.width(), size.height()))?;
+    let mut pixmap = Pixmap::new(size.width(), size.height()).ok_or(RenderError::Canvas {
+        width: size.width(),
+        height: size.height(),
+    })?;
     resvg::render(tree, Transform::identity(), &mut pixmap.as_mut());
     Ok(pixmap)
 }
 
 /// A picture as PNG: opaque RGB, best compression (the library is
 /// downloaded by every page visitor).
-pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
+pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, RenderError> {
     encode_png(pixmap, false)
 }
 
 /// A picture as PNG with its alpha channel (transparent where nothing is
 /// drawn), best compression: the live layer's patch sheets.
-pub fn png_rgba(pixmap: &Pixmap) -> Result<Vec<u8>, String> {
+pub fn png_rgba(pixmap: &Pixmap) -> Result<Vec<u8>, RenderError> {
     encode_png(pixmap, true)
 }
 
-fn encode_png(pixmap: &Pixmap, alpha: bool) -> Result<Vec<u8>, String> {
+fn encode_png(pixmap: &Pixmap, alpha: bool) -> Result<Vec<u8>, RenderError> {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
     let channels = if alpha { 4 } else { 3 };
@@ -127,7 +161,9 @@ fn encode_png(pixmap: &Pixmap, alpha: bool) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
         .write_image(&bytes, pixmap.width(), pixmap.height(), color)
-        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+        .map_err(|e| RenderError::Png {
+            message: e.to_string(),
+        })?;
     Ok(out)
 }
 
@@ -149,13 +185,20 @@ pub fn measured_box(tree: &Tree, id: &str) -> Option<[f64; 4]> {
 
 /// The smallest box `[x, y, w, h]` holding every pixel with some opacity.
 pub fn drawn_bounds(pixmap: &Pixmap) -> Option<[u32; 4]> {
-    let w = pixmap.width();
+    let pixels = pixmap.pixels();
+    bounds_where(pixmap.width(), pixels.len(), |i| pixels[i].alpha() != 0)
+}
+
+/// The smallest box `[x, y, w, h]` holding every pixel `i` for which
+/// `keep(i)` holds, of `count` pixels in rows of `width`.
+pub(super) fn bounds_where(
+    width: u32,
+    count: usize,
+    keep: impl Fn(usize) -> bool,
+) -> Option<[u32; 4]> {
     let mut bounds: Option<[u32; 4]> = None;
-    for (i, p) in pixmap.pixels().iter().enumerate() {
-        if p.alpha() == 0 {
-            continue;
-        }
-        let (x, y) = (i as u32 % w, i as u32 / w);
+    for i in (0..count).filter(|&i| keep(i)) {
+        let (x, y) = (i as u32 % width, i as u32 / width);
         let b = bounds.get_or_insert([x, y, x, y]);
         b[0] = b[0].min(x);
         b[1] = b[1].min(y);

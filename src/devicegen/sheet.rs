@@ -2,9 +2,42 @@
 //! name and category, so the whole library can be looked at at once.
 
 use super::desc::DeviceDesc;
-use super::render::{parse, png, raster};
+use super::render::{parse, png, raster, RenderError};
 use super::svg::{escape, num};
-use super::views::{content, scenes, Only, CANVAS};
+use super::views::{content, scenes, Only, ViewError, CANVAS};
+
+/// Why a contact sheet could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SheetError {
+    /// A body has no front view (never, for the shapes there are).
+    #[error("no front view")]
+    NoFrontView,
+    /// A device's front view could not be drawn.
+    #[error(transparent)]
+    View(#[from] ViewError),
+    /// The sheet could not be rendered.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// A device the live sheet shows is not among the bundles given.
+    #[error("the live sheet shows {id}, which the library does not have")]
+    LiveMissing {
+        /// The device's id.
+        id: String,
+    },
+    /// One state's live picture could not be made.
+    #[error("{id} {state}: {problem}")]
+    LivePicture {
+        /// The device's id.
+        id: String,
+        /// The state.
+        state: String,
+        /// Why the picture could not be made.
+        problem: crate::sim::render::RenderError,
+    },
+    /// The live sheet's canvas could not be made.
+    #[error("cannot make the live sheet")]
+    LiveCanvas,
+}
 
 /// Devices per row.
 const COLUMNS: usize = 8;
@@ -18,7 +51,7 @@ const CAPTION: f64 = 34.0;
 pub const CATEGORY_THUMB_SCALE: f64 = 0.3;
 
 /// The sheet as PNG bytes, devices in the order given.
-pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String> {
+pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, SheetError> {
     contact_sheet_at(devices, THUMB_SCALE)
 }
 
@@ -26,7 +59,10 @@ pub fn contact_sheet(devices: &[(&str, &DeviceDesc)]) -> Result<Vec<u8>, String>
 /// size. Below [`THUMB_SCALE`] the captions are set smaller and a name
 /// too long for its cell is cut short with "…"; a device given with an
 /// empty category is captioned with its id alone (a category's sheet).
-pub fn contact_sheet_at(devices: &[(&str, &DeviceDesc)], scale: f64) -> Result<Vec<u8>, String> {
+pub fn contact_sheet_at(
+    devices: &[(&str, &DeviceDesc)],
+    scale: f64,
+) -> Result<Vec<u8>, SheetError> {
     let thumb = scale;
     let (cw, ch) = (CANVAS.0 * thumb, CANVAS.1 * thumb + CAPTION);
     let small = thumb < THUMB_SCALE;
@@ -49,11 +85,7 @@ pub fn contact_sheet_at(devices: &[(&str, &DeviceDesc)], scale: f64) -> Result<V
             format!("{category} · {}", desc.id)
         };
         let (x, y) = ((i % COLUMNS) as f64 * cw, (i / COLUMNS) as f64 * ch);
-        let front = scenes(&desc.body)
-            .into_iter()
-            .next()
-            .ok_or("no front view")?;
-        let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
+        let drawing = front_drawing(desc)?;
         cells.push_str(&format!(
             r##"<g transform="translate({} {})"><rect x="2" y="2" width="{}" height="{}" fill="#f3f2ee"/><g transform="scale({thumb})">{drawing}</g><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#222">{}</text><text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="#666">{}</text></g>"##,
             num(x),
@@ -73,23 +105,34 @@ pub fn contact_sheet_at(devices: &[(&str, &DeviceDesc)], scale: f64) -> Result<V
     let svg = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans"><rect width="{w}" height="{h}" fill="#d8d6d0"/>{cells}</svg>"##
     );
-    png(&raster(&parse(&svg)?)?)
+    Ok(png(&raster(&parse(&svg)?)?)?)
+}
+
+/// A device's front view without its `<svg>` element, its ids prefixed
+/// with the device's (so that several share one document).
+fn front_drawing(desc: &DeviceDesc) -> Result<String, SheetError> {
+    let front = scenes(&desc.body)
+        .into_iter()
+        .next()
+        .ok_or(SheetError::NoFrontView)?;
+    Ok(content(
+        desc,
+        &front,
+        &format!("{}-", desc.id),
+        Only::Everything,
+    )?)
 }
 
 /// A card's picture: the front view at half size, as PNG (what the
 /// library page shows for a generated device, drawn when the card is).
-pub fn front_png(desc: &DeviceDesc) -> Result<Vec<u8>, String> {
+pub fn front_png(desc: &DeviceDesc) -> Result<Vec<u8>, SheetError> {
     const SCALE: f64 = 0.5;
-    let front = scenes(&desc.body)
-        .into_iter()
-        .next()
-        .ok_or("no front view")?;
-    let drawing = content(desc, &front, &format!("{}-", desc.id), Only::Everything)?;
+    let drawing = front_drawing(desc)?;
     let (w, h) = (CANVAS.0 * SCALE, CANVAS.1 * SCALE);
     let svg = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans"><rect width="{w}" height="{h}" fill="#f3f2ee"/><g transform="scale({SCALE})">{drawing}</g></svg>"##
     );
-    png(&raster(&parse(&svg)?)?)
+    Ok(png(&raster(&parse(&svg)?)?)?)
 }
 
 /// The devices, views and states of the live contact sheet: each row one
@@ -130,7 +173,7 @@ const LIVE_SCALE: f64 = 0.4;
 /// picture made by [`crate::sim::render::Renderer`] from the generated
 /// bundle (so the sheet shows exactly what an episode shows), captioned
 /// with the device, the state and its signs' count.
-pub fn live_sheet(bundles: &[&crate::bundle::Bundle]) -> Result<Vec<u8>, String> {
+pub fn live_sheet(bundles: &[&crate::bundle::Bundle]) -> Result<Vec<u8>, SheetError> {
     use crate::sim::render::{signs, RenderMode, Renderer};
     let (cw, ch) = (
         (CANVAS.0 * LIVE_SCALE).round() as u32,
@@ -144,12 +187,16 @@ pub fn live_sheet(bundles: &[&crate::bundle::Bundle]) -> Result<Vec<u8>, String>
         let bundle = bundles
             .iter()
             .find(|b| b.manifest.id == *id)
-            .ok_or_else(|| format!("the live sheet shows {id}, which the library does not have"))?;
+            .ok_or_else(|| SheetError::LiveMissing { id: id.to_string() })?;
         let mut renderer = Renderer::new(bundle);
         for (col, state) in states.iter().enumerate() {
             let pixels = renderer
                 .pixels(state, view, RenderMode::Live)
-                .map_err(|e| format!("{id} {state}: {e}"))?;
+                .map_err(|problem| SheetError::LivePicture {
+                    id: id.to_string(),
+                    state: state.to_string(),
+                    problem,
+                })?;
             let small =
                 image::imageops::resize(&pixels, cw, ch, image::imageops::FilterType::Triangle);
             let (x, y) = (col as u32 * cw, row as u32 * (ch + caption));
@@ -183,10 +230,10 @@ pub fn live_sheet(bundles: &[&crate::bundle::Bundle]) -> Result<Vec<u8>, String>
     for (small, x, y) in pictures {
         image::imageops::overlay(&mut sheet, &small, i64::from(x), i64::from(y));
     }
-    let mut pixmap = resvg::tiny_skia::Pixmap::new(w, h).ok_or("cannot make the live sheet")?;
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(w, h).ok_or(SheetError::LiveCanvas)?;
     for (i, p) in sheet.pixels().enumerate() {
         pixmap.pixels_mut()[i] =
             resvg::tiny_skia::ColorU8::from_rgba(p.0[0], p.0[1], p.0[2], 255).premultiply();
     }
-    png(&pixmap)
+    Ok(png(&pixmap)?)
 }

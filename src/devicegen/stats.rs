@@ -67,10 +67,13 @@ pub struct Stats {
     pub transitions: usize,
     /// Per action: (our share in percent, the paper's).
     pub actions: Vec<(String, f64, f64)>,
-    /// The generated library's version and content hash.
+    /// The design space's version (the generated manifest's).
     pub version: String,
-    /// The generated library's content hash.
+    /// The generated manifest's content hash.
     pub hash: String,
+    /// The whole library's identity (`data/library-version.json`), when
+    /// read: what every trajectory of its devices records.
+    pub library: Option<crate::bundle::LibraryStamp>,
 }
 
 impl Stats {
@@ -145,19 +148,27 @@ pub fn stats(
         actions: mix,
         version: generated.version.clone(),
         hash: generated.hash.clone(),
+        library: None,
     }
 }
 
 /// The figures as a table for people (Markdown, so README can show it).
 pub fn table(s: &Stats) -> String {
     let mut out = String::new();
+    if let Some(library) = &s.library {
+        let _ = writeln!(
+            out,
+            "KnobLab library version {} (content hash {}), recorded by every trajectory of its devices",
+            library.version, library.hash
+        );
+    }
     let _ = writeln!(
         out,
-        "KnobLab library {} (content hash {}): {} hand-described + {} generated devices\n",
+        "{} hand-described + {} generated devices (design space version {}, generated manifest hash {})\n",
+        s.hand_described,
+        s.generated,
         s.version,
         &s.hash[..s.hash.len().min(16)],
-        s.hand_described,
-        s.generated
     );
     let _ = writeln!(out, "| Table 2 | KnobLab | paper |\n|---|---:|---:|");
     for (what, ours, paper) in [

@@ -1,4 +1,5 @@
-//! Small helpers for writing SVG text: numbers, colours and affine maps.
+//! Small helpers for writing SVG text: numbers, colours, affine maps and
+//! the plain elements (text, rectangles, circles) every drawing is made of.
 
 /// A number as SVG text: at most two decimals, no trailing zeros, so the
 /// same drawing always gives the same bytes.
@@ -12,13 +13,21 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A colour written otherwise than `#rrggbb`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("colour {text:?} is not of the form #rrggbb")]
+pub struct ColourError {
+    /// The colour as written.
+    pub text: String,
+}
+
 /// An `#rrggbb` colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
     /// Reads `#rrggbb`.
-    pub fn parse(text: &str) -> Result<Rgb, String> {
+    pub fn parse(text: &str) -> Result<Rgb, ColourError> {
         let hex = text.strip_prefix('#').filter(|h| h.len() == 6);
         let channel = |i: usize| {
             hex.and_then(|h| h.get(i..i + 2))
@@ -26,7 +35,9 @@ impl Rgb {
         };
         match (channel(0), channel(2), channel(4)) {
             (Some(r), Some(g), Some(b)) => Ok(Rgb(r, g, b)),
-            _ => Err(format!("colour {text:?} is not of the form #rrggbb")),
+            _ => Err(ColourError {
+                text: text.to_string(),
+            }),
         }
     }
 
@@ -111,6 +122,75 @@ pub fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// A `<text>` element: `label` centred on (`x`, `y`) at `size`, in `ink`.
+pub(super) fn text(label: &str, x: f64, y: f64, size: f64, ink: Rgb) -> String {
+    format!(
+        r#"<text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="{}">{}</text>"#,
+        num(x),
+        num(y),
+        num(size),
+        ink.hex(),
+        escape(label)
+    )
+}
+
+/// A `<rect>` element with corner radius `r`; `extra` is more attributes.
+pub(super) fn rect(x: f64, y: f64, w: f64, h: f64, r: f64, fill: &str, extra: &str) -> String {
+    format!(
+        r#"<rect x="{}" y="{}" width="{}" height="{}" rx="{}" fill="{fill}" {extra}/>"#,
+        num(x),
+        num(y),
+        num(w),
+        num(h),
+        num(r)
+    )
+}
+
+/// A `<circle>` element; `extra` is more attributes.
+pub(super) fn circle(cx: f64, cy: f64, r: f64, fill: &str, extra: &str) -> String {
+    format!(
+        r#"<circle cx="{}" cy="{}" r="{}" fill="{fill}" {extra}/>"#,
+        num(cx),
+        num(cy),
+        num(r)
+    )
+}
+
+/// An outline's attributes: `stroke="#rrggbb" stroke-width="…"`.
+pub(super) fn stroke(color: Rgb, width: f64) -> String {
+    format!(r#"stroke="{}" stroke-width="{}""#, color.hex(), num(width))
+}
+
+/// A radial tick of a scale: the line at `degrees` (0 = up, clockwise)
+/// from radius `r1` to `r2` around (`cx`, `cy`), in `ink`, `width` wide.
+pub(super) fn tick(
+    cx: f64,
+    cy: f64,
+    r1: f64,
+    r2: f64,
+    degrees: f64,
+    ink: Rgb,
+    width: f64,
+) -> String {
+    let (x1, y1) = polar(cx, cy, r1, degrees);
+    let (x2, y2) = polar(cx, cy, r2, degrees);
+    format!(
+        r#"<path d="M{} {} L{} {}" {}/>"#,
+        num(x1),
+        num(y1),
+        num(x2),
+        num(y2),
+        stroke(ink, width)
+    )
+}
+
+/// The point at distance `r` from (`cx`, `cy`) in direction `degrees`
+/// (0 = up, clockwise), in SVG's y-down coordinates.
+pub(super) fn polar(cx: f64, cy: f64, r: f64, degrees: f64) -> (f64, f64) {
+    let (s, c) = degrees.to_radians().sin_cos();
+    (cx + r * s, cy - r * c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,7 +207,10 @@ mod tests {
         let grey = Rgb::parse("#808080").unwrap();
         assert_eq!(grey.shade(1.0), Rgb(255, 255, 255));
         assert_eq!(grey.shade(-1.0), Rgb(0, 0, 0));
-        assert!(Rgb::parse("red").unwrap_err().contains("#rrggbb"));
+        assert!(Rgb::parse("red")
+            .unwrap_err()
+            .to_string()
+            .contains("#rrggbb"));
     }
 
     #[test]

@@ -24,9 +24,29 @@ pub const MIN_TASKS_PER_KIND: usize = 5;
 /// At most this many goal chains are looked at, so search stays quick.
 const MAX_CHAINS: usize = 20_000;
 
+/// A device with too few tasks of either kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "only {single} single-turn and {multi} multi-turn tasks can be found (goal states: {}); at least \
+     {min_single} single-turn and {min_multi} multi-turn are needed: give the device more of its category's parts",
+    .goals.join(", ")
+)]
+pub struct TooFewTasks {
+    /// The single-turn tasks found.
+    pub single: usize,
+    /// The multi-turn tasks found.
+    pub multi: usize,
+    /// The states somebody would ask for.
+    pub goals: Vec<String>,
+    /// The single-turn tasks needed.
+    pub min_single: usize,
+    /// The multi-turn tasks needed.
+    pub min_multi: usize,
+}
+
 /// Single-turn then multi-turn tasks for `ssm`, all starting in view
 /// `view`; an error when there are too few of either kind.
-pub fn tasks(ssm: &StateMachine, view: &str) -> Result<Vec<Task>, String> {
+pub fn tasks(ssm: &StateMachine, view: &str) -> Result<Vec<Task>, TooFewTasks> {
     counted_tasks(ssm, view, Counts::HAND)
 }
 
@@ -64,19 +84,21 @@ impl Counts {
 }
 
 /// [`tasks`] with other counts.
-pub fn counted_tasks(ssm: &StateMachine, view: &str, counts: Counts) -> Result<Vec<Task>, String> {
+pub fn counted_tasks(
+    ssm: &StateMachine,
+    view: &str,
+    counts: Counts,
+) -> Result<Vec<Task>, TooFewTasks> {
     let single = single_turn(ssm, view, counts.single);
     let multi = multi_turn(ssm, view, counts.multi);
     if single.len() < counts.min_single || multi.len() < counts.min_multi {
-        return Err(format!(
-            "only {} single-turn and {} multi-turn tasks can be found (goal states: {}); at least \
-             {} single-turn and {} multi-turn are needed: give the device more of its category's parts",
-            single.len(),
-            multi.len(),
-            goal_states(ssm).into_iter().collect::<Vec<_>>().join(", "),
-            counts.min_single,
-            counts.min_multi
-        ));
+        return Err(TooFewTasks {
+            single: single.len(),
+            multi: multi.len(),
+            goals: goal_states(ssm).into_iter().map(str::to_string).collect(),
+            min_single: counts.min_single,
+            min_multi: counts.min_multi,
+        });
     }
     Ok(single.into_iter().chain(multi).collect())
 }
@@ -312,7 +334,7 @@ mod tests {
 
     #[test]
     fn a_device_with_too_few_states_is_refused_with_its_goals() {
-        let err = tasks(&ring(2), "front").unwrap_err();
+        let err = tasks(&ring(2), "front").unwrap_err().to_string();
         assert!(err.contains("S0, S1"), "{err}");
     }
 }

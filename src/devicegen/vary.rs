@@ -181,21 +181,45 @@ pub struct Chances {
     pub icon_only: f64,
 }
 
+/// Why a design space was refused, or a variant could not be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VaryError {
+    /// The design space is not its JSON.
+    #[error("{SPACE_FILE}: {message}; see data/README.md, \"Generated devices\"")]
+    SpaceJson {
+        /// The JSON reader's message.
+        message: String,
+    },
+    /// The design space is of another format.
+    #[error("{SPACE_FILE}: format is {found:?}; expected {SPACE_FORMAT:?}")]
+    SpaceFormat {
+        /// The `format` found.
+        found: String,
+    },
+    /// The design space leaves a list empty that variants draw from.
+    #[error("{SPACE_FILE}: materials, accents and requests must each name at least one")]
+    SpaceEmpty,
+    /// The category file describes no device to vary.
+    #[error("{category}: no device to vary")]
+    NoArchetype {
+        /// The category.
+        category: String,
+    },
+}
+
 impl Space {
     /// Reads and checks a design space.
-    pub fn parse(text: &str) -> Result<Space, String> {
-        let space: Space = serde_json::from_str(text)
-            .map_err(|e| format!("{SPACE_FILE}: {e}; see data/README.md, \"Generated devices\""))?;
+    pub fn parse(text: &str) -> Result<Space, VaryError> {
+        let space: Space = serde_json::from_str(text).map_err(|e| VaryError::SpaceJson {
+            message: e.to_string(),
+        })?;
         if space.format != SPACE_FORMAT {
-            return Err(format!(
-                "{SPACE_FILE}: format is {:?}; expected {SPACE_FORMAT:?}",
-                space.format
-            ));
+            return Err(VaryError::SpaceFormat {
+                found: space.format,
+            });
         }
         if space.materials.is_empty() || space.accents.is_empty() || space.requests.is_empty() {
-            return Err(format!(
-                "{SPACE_FILE}: materials, accents and requests must each name at least one"
-            ));
+            return Err(VaryError::SpaceEmpty);
         }
         Ok(space)
     }
@@ -432,15 +456,16 @@ pub fn draw_variant(
     ucsm: &StateMachine,
     index: usize,
     attempt: u32,
-) -> Result<Variant, String> {
+) -> Result<Variant, VaryError> {
     let plain = attempt >= ATTEMPTS;
     let archetypes = &file.devices;
     if archetypes.is_empty() {
-        return Err(format!("{}: no device to vary", file.category));
+        return Err(VaryError::NoArchetype {
+            category: file.category.clone(),
+        });
     }
     let base = &archetypes[(index - 1) % archetypes.len()];
     let mut dice = Dice(stream(&file.category, index, attempt));
-    let chances = &space.chances;
     let mut desc = base.clone();
     let mut category = file.clone();
     category.devices = Vec::new();
@@ -448,76 +473,155 @@ pub fn draw_variant(
 
     // Which component each part is and how it is worked.
     let ops = operations(&desc.parts, file);
-
-    // Optional components: controls left out (at most half of them).
     if !plain {
-        // Controls, and the small parts that are pulled out (a drawer, a
-        // plug, a chain), may be left out; a body without them still looks
-        // whole. Parts that show a sign stay, but for a timer control,
-        // whose light goes with it.
-        let controls: Vec<(usize, f64)> = (0..desc.parts.len())
-            .filter_map(|i| {
-                let op = ops[i].as_ref()?;
-                let timer = desc.parts[i]
-                    .component
-                    .as_ref()
-                    .is_some_and(|c| space.timer_controls.contains(c));
-                if desc.parts[i].sign.is_some() && !timer {
-                    None
-                } else if timer {
-                    Some((i, chances.prune_timer))
-                } else if kind(op) != Kind::Other {
-                    Some((i, chances.prune))
-                } else if pulled(op)
-                    && matches!(desc.parts[i].look, Look::Drawer | Look::Port | Look::Chain)
-                {
-                    Some((i, chances.prune_pulled))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let mut drop: Vec<usize> = controls
-            .iter()
-            .filter(|(_, p)| dice.chance(*p))
-            .map(|(i, _)| *i)
-            .collect();
-        drop.truncate(controls.len() / 2);
-        let mut i = 0;
-        desc.parts.retain(|_| {
-            i += 1;
-            !drop.contains(&(i - 1))
-        });
+        leave_out_controls(&mut dice, space, &mut desc, &ops);
     }
     let ops = operations(&desc.parts, file);
-
-    // Optional timers: an automatic switch-off or relock left out (the
-    // derivation then drops what only it reached; an unsound result is
-    // refused like any other attempt).
     let mut template = ucsm.clone();
     if !plain {
-        for state in space
-            .optional_timers
-            .get(&file.category)
-            .into_iter()
-            .flatten()
-        {
-            let Some(s) = template.states.get_mut(state) else {
-                continue;
-            };
-            if s.on.contains_key(TIMED_WAIT) && dice.chance(chances.drop_timer) {
-                s.on.remove(TIMED_WAIT);
+        leave_out_timers(&mut dice, space, file, &mut template);
+    }
+    let mut draft = Draft {
+        desc,
+        category,
+        template,
+    };
+    work_controls(&mut dice, space, ucsm, plain, &mut draft, &ops);
+    direct_slides(ucsm, &mut draft);
+    let Draft {
+        mut desc,
+        category,
+        mut template,
+    } = draft;
+    exchange_places(&mut dice, space, &mut desc);
+    mirror_faces(&mut dice, space, &mut desc);
+    proportions(&mut dice, space, &mut desc);
+    let material = materials(&mut dice, space, &mut desc);
+    wording(&mut dice, space, &mut desc);
+    phrase_requests(&mut dice, space, &mut template);
+
+    let model = format!(
+        "{}{}",
+        prefix(file)
+            .chars()
+            .next()
+            .unwrap_or('x')
+            .to_ascii_uppercase(),
+        100 + (dice.0.next_u64() % 900)
+    );
+    desc.name = format!("{} {} {model}", material.name, noun(&file.category));
+    Ok(Variant {
+        category,
+        desc,
+        ucsm: template,
+        archetype: base.id.clone(),
+        attempt,
+    })
+}
+
+/// What a variant is drawn on: the device, its category file and its
+/// template, changed step by step.
+struct Draft {
+    desc: DeviceDesc,
+    category: CategoryFile,
+    template: StateMachine,
+}
+
+/// Controls, and the small parts that are pulled out, left out: at most
+/// half of them.
+fn leave_out_controls(
+    dice: &mut Dice,
+    space: &Space,
+    desc: &mut DeviceDesc,
+    ops: &[Option<Operation>],
+) {
+    let chances = &space.chances;
+    // Controls, and the small parts that are pulled out (a drawer, a
+    // plug, a chain), may be left out; a body without them still looks
+    // whole. Parts that show a sign stay, but for a timer control,
+    // whose light goes with it.
+    let controls: Vec<(usize, f64)> = (0..desc.parts.len())
+        .filter_map(|i| {
+            let op = ops[i].as_ref()?;
+            let timer = desc.parts[i]
+                .component
+                .as_ref()
+                .is_some_and(|c| space.timer_controls.contains(c));
+            if desc.parts[i].sign.is_some() && !timer {
+                None
+            } else if timer {
+                Some((i, chances.prune_timer))
+            } else if kind(op) != Kind::Other {
+                Some((i, chances.prune))
+            } else if pulled(op)
+                && matches!(desc.parts[i].look, Look::Drawer | Look::Port | Look::Chain)
+            {
+                Some((i, chances.prune_pulled))
+            } else {
+                None
             }
-        }
-        for state in space.instant.get(&file.category).into_iter().flatten() {
-            if dice.chance(chances.instant) {
-                skip(&mut template, state);
-            }
+        })
+        .collect();
+    let mut drop: Vec<usize> = controls
+        .iter()
+        .filter(|(_, p)| dice.chance(*p))
+        .map(|(i, _)| *i)
+        .collect();
+    drop.truncate(controls.len() / 2);
+    let mut i = 0;
+    desc.parts.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+}
+
+/// Optional timers: an automatic switch-off or relock left out, a state
+/// that moves on by itself skipped (the derivation then drops what only it
+/// reached; an unsound result is refused like any other attempt).
+fn leave_out_timers(
+    dice: &mut Dice,
+    space: &Space,
+    file: &CategoryFile,
+    template: &mut StateMachine,
+) {
+    let chances = &space.chances;
+    for state in space
+        .optional_timers
+        .get(&file.category)
+        .into_iter()
+        .flatten()
+    {
+        let Some(s) = template.states.get_mut(state) else {
+            continue;
+        };
+        if s.on.contains_key(TIMED_WAIT) && dice.chance(chances.drop_timer) {
+            s.on.remove(TIMED_WAIT);
         }
     }
+    for state in space.instant.get(&file.category).into_iter().flatten() {
+        if dice.chance(chances.instant) {
+            skip(template, state);
+        }
+    }
+}
 
-    // Control kinds.
-    for (part, op) in desc.parts.iter_mut().zip(&ops) {
+/// Control kinds: a control worked another way (a press as a turn or a
+/// slide, a slide as a turn, a pulled door as a push latch), or restyled.
+fn work_controls(
+    dice: &mut Dice,
+    space: &Space,
+    ucsm: &StateMachine,
+    plain: bool,
+    draft: &mut Draft,
+    ops: &[Option<Operation>],
+) {
+    let chances = &space.chances;
+    let Draft {
+        desc,
+        category,
+        template,
+    } = draft;
+    for (part, op) in desc.parts.iter_mut().zip(ops) {
         let (Some(component), Some(op)) = (part.component.clone(), op) else {
             continue;
         };
@@ -537,7 +641,7 @@ pub fn draw_variant(
                             part.pointer = 0;
                             part.icon = None;
                             category.operations.insert(component.clone(), rotary);
-                            reword(&mut template, &component, "Press", "Turn");
+                            reword(template, &component, "Press", "Turn");
                             continue;
                         }
                     }
@@ -562,7 +666,7 @@ pub fn draw_variant(
                             part.look = Look::Slider;
                             part.icon = None;
                             category.operations.insert(component.clone(), op);
-                            reword(&mut template, &component, "Press", "Slide");
+                            reword(template, &component, "Press", "Slide");
                             continue;
                         }
                     }
@@ -626,15 +730,18 @@ pub fn draw_variant(
                 };
                 if operate(ucsm, &component, &latch).is_ok() {
                     category.operations.insert(component.clone(), latch);
-                    reword(&mut template, &component, "Pull", "Push");
+                    reword(template, &component, "Pull", "Push");
                 }
             }
             _ => {}
         }
     }
+}
 
-    // A slide switch's positions run the way that has it pushed more often
-    // than pulled (its "on" end up or down: both are made).
+/// A slide switch's positions run the way that has it pushed more often
+/// than pulled (its "on" end up or down: both are made).
+fn direct_slides(ucsm: &StateMachine, draft: &mut Draft) {
+    let Draft { desc, category, .. } = draft;
     let slides: Vec<String> = category
         .operations
         .iter()
@@ -658,8 +765,11 @@ pub fn draw_variant(
             category.operations.insert(component, flipped);
         }
     }
+}
 
-    // Layout: exchange the places of same-looking, same-sized controls.
+/// Layout: the places of same-looking, same-sized controls exchanged.
+fn exchange_places(dice: &mut Dice, space: &Space, desc: &mut DeviceDesc) {
+    let chances = &space.chances;
     let mut groups: BTreeMap<(Face, String), Vec<usize>> = BTreeMap::new();
     for (i, p) in desc.parts.iter().enumerate() {
         if p.component.is_some() && !p.panel {
@@ -682,8 +792,11 @@ pub fn draw_variant(
             desc.parts[members[k]].at = places[j];
         }
     }
+}
 
-    // Mirror faces (the panel on the other side).
+/// Faces mirrored (the panel on the other side).
+fn mirror_faces(dice: &mut Dice, space: &Space, desc: &mut DeviceDesc) {
+    let chances = &space.chances;
     for face in Face::ALL {
         if dice.chance(chances.mirror_face) {
             let (fw, _) = face_size(&desc.body, face);
@@ -692,8 +805,11 @@ pub fn draw_variant(
             }
         }
     }
+}
 
-    // Proportions: the body scaled, its parts with their faces.
+/// Proportions: the body scaled, its parts with their faces.
+fn proportions(dice: &mut Dice, space: &Space, desc: &mut DeviceDesc) {
+    let chances = &space.chances;
     let fx = dice.range(space.proportions.width);
     let fy = dice.range(space.proportions.height);
     let fz = if desc.body.shape == Shape::Cylinder {
@@ -722,8 +838,11 @@ pub fn draw_variant(
     if desc.body.shape == Shape::Box && dice.chance(chances.reround) {
         desc.body.round = (dice.range(space.round) * 100.0).round() / 100.0;
     }
+}
 
-    // Material and the controls' colour.
+/// The body's material and the controls' colour; the material drawn.
+fn materials(dice: &mut Dice, space: &Space, desc: &mut DeviceDesc) -> Material {
+    let chances = &space.chances;
     let material = dice.pick(&space.materials).clone();
     let old_body = desc.body.color.clone();
     desc.body.color = material.color.clone();
@@ -750,8 +869,12 @@ pub fn draw_variant(
             p.color = Some(material.color.clone());
         }
     }
+    material
+}
 
-    // Wording: labels and icons.
+/// Wording: labels and icons.
+fn wording(dice: &mut Dice, space: &Space, desc: &mut DeviceDesc) {
+    let chances = &space.chances;
     for p in &mut desc.parts {
         if matches!(p.look, Look::Display | Look::Text) {
             continue;
@@ -785,32 +908,16 @@ pub fn draw_variant(
             p.label = None;
         }
     }
+}
 
-    // The requests, phrased for this device.
+/// The requests, phrased for this device.
+fn phrase_requests(dice: &mut Dice, space: &Space, template: &mut StateMachine) {
     for state in template.states.values_mut() {
         if let Some(request) = &state.request {
             let template: &String = dice.pick(&space.requests);
             state.request = Some(phrase(template, request));
         }
     }
-
-    let model = format!(
-        "{}{}",
-        prefix(file)
-            .chars()
-            .next()
-            .unwrap_or('x')
-            .to_ascii_uppercase(),
-        100 + (dice.0.next_u64() % 900)
-    );
-    desc.name = format!("{} {} {model}", material.name, noun(&file.category));
-    Ok(Variant {
-        category,
-        desc,
-        ucsm: template,
-        archetype: base.id.clone(),
-        attempt,
-    })
 }
 
 /// `state` skipped: every transition into it goes where its timed

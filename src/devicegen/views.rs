@@ -15,8 +15,28 @@ use std::collections::BTreeMap;
 use crate::bundle::ViewKind;
 
 use super::desc::{Body, DeviceDesc, Face, Look, Part};
-use super::draw::{body_face, part_in, Variant};
-use super::svg::{num, Affine, Rgb};
+use super::draw::{body_face, part_in, DrawError, Variant};
+use super::svg::{num, Affine, ColourError, Rgb};
+
+/// Why a view of a device could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ViewError {
+    /// The body's colour (or its trim's) is not `#rrggbb`.
+    #[error(transparent)]
+    Colour(#[from] ColourError),
+    /// One part could not be drawn.
+    #[error("{device}: parts[{index}] ({component}): {problem}")]
+    Part {
+        /// The device's id.
+        device: String,
+        /// The part's index in the description's `parts`.
+        index: usize,
+        /// The part's component, or `decoration`.
+        component: String,
+        /// What is wrong with the part.
+        problem: DrawError,
+    },
+}
 
 /// Every view picture is this size, in pixels.
 pub const CANVAS: (f64, f64) = (640.0, 480.0);
@@ -149,7 +169,7 @@ pub fn content(
     scene: &Scene,
     prefix: &str,
     only: Only<'_>,
-) -> Result<String, String> {
+) -> Result<String, ViewError> {
     content_in(desc, scene, prefix, only, &Variants::new())
 }
 
@@ -160,7 +180,7 @@ pub fn content_in(
     prefix: &str,
     only: Only<'_>,
     variants: &Variants,
-) -> Result<String, String> {
+) -> Result<String, ViewError> {
     let mut out = String::new();
     let face_color = Rgb::parse(&desc.body.color)?;
     for (face, map, light) in &scene.faces {
@@ -182,12 +202,13 @@ pub fn content_in(
             }
             let under = backdrop(desc, i).unwrap_or(face_color);
             let variant = variants.get(&i).unwrap_or(&Variant::Static);
-            let drawn = part_in(p, variant, under.shade(*light), scene.px).map_err(|e| {
-                format!(
-                    "{}: parts[{i}] ({}): {e}",
-                    desc.id,
-                    p.component.as_deref().unwrap_or("decoration")
-                )
+            let drawn = part_in(p, variant, under.shade(*light), scene.px).map_err(|problem| {
+                ViewError::Part {
+                    device: desc.id.clone(),
+                    index: i,
+                    component: p.component.as_deref().unwrap_or("decoration").to_string(),
+                    problem,
+                }
             })?;
             if only == Only::Everything {
                 parts.push_str(&drawn.under);
@@ -229,7 +250,7 @@ pub fn content_in(
 }
 
 /// A complete SVG document of the scene.
-pub fn document(desc: &DeviceDesc, scene: &Scene, only: Only<'_>) -> Result<String, String> {
+pub fn document(desc: &DeviceDesc, scene: &Scene, only: Only<'_>) -> Result<String, ViewError> {
     document_in(desc, scene, only, &Variants::new())
 }
 
@@ -239,7 +260,7 @@ pub fn document_in(
     scene: &Scene,
     only: Only<'_>,
     variants: &Variants,
-) -> Result<String, String> {
+) -> Result<String, ViewError> {
     let (w, h) = CANVAS;
     let background = match only {
         Only::Everything => format!(r#"<rect width="{w}" height="{h}" fill="{BACKGROUND}"/>"#),

@@ -70,7 +70,7 @@ pub fn score(
         .map(str::parse::<ModeRequest>)
         .transpose()
         .map_err(|e| DocumentError::Options(format!("--coord-mode {e}")))?;
-    let text = read_text_bounded(pred).map_err(DocumentError::Results)?;
+    let text = read_text_bounded(pred).map_err(|e| DocumentError::Results(e.to_string()))?;
     let folder = pred
         .parent()
         .and_then(|p| p.file_name())

@@ -146,7 +146,7 @@ fn load_gt(gt: &Path, options: &FinestateOptions) -> Result<Dataset, DocumentErr
         }
         return Ok(load_dataset(&DiskFiles::new(gt), policy));
     }
-    let bytes = read_bounded(gt).map_err(DocumentError::GroundTruth)?;
+    let bytes = read_bounded(gt).map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
     if gt
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
@@ -201,7 +201,9 @@ fn load_predictions(path: &Path) -> Result<PredictionSet, DocumentError> {
                 entry.map_err(|e| results_error(format!("reading {}: {e}", path.display())))?;
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with("result_") && name.ends_with(".json") {
-                results.push((name, read_bounded(&entry.path()).map_err(results_error)?));
+                let bytes =
+                    read_bounded(&entry.path()).map_err(|e| results_error(e.to_string()))?;
+                results.push((name, bytes));
             } else if name.ends_with("_results.json") {
                 lists.push(entry.path());
             }
@@ -217,7 +219,7 @@ fn load_predictions(path: &Path) -> Result<PredictionSet, DocumentError> {
             path.display()
         )));
     }
-    let bytes = read_bounded(path).map_err(results_error)?;
+    let bytes = read_bounded(path).map_err(|e| results_error(e.to_string()))?;
     read_predictions(&path.to_string_lossy(), &bytes).map_err(|e| results_error(e.to_string()))
 }
 

@@ -93,7 +93,9 @@ pub fn describe_entry(
 
 #[cfg(feature = "generate")]
 fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
-    crate::devicegen::generated::Inputs::embedded()?.json_files(id)
+    crate::devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.json_files(id))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "generate"))]
@@ -101,6 +103,64 @@ fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>
     Err(format!(
         "{id}: this build has no device generator (the crate's feature `generate`)"
     ))
+}
+
+/// Every device of `index`, described: a hand-described one from its
+/// files ([`load_entry`]); a generated one from the task list beside the
+/// index (`generated-tasks.json`, read once through `read`, and checked
+/// against `generated.json` beside it), so that nothing is made. Without
+/// a task list, a generated device's JSON files are made
+/// ([`describe_entry`]: seconds for all 916).
+pub fn describe_all(
+    index: &LibraryIndex,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Vec<LibraryDevice>, DocumentError> {
+    use crate::bundle::generated::{
+        GeneratedIndex, GeneratedTasks, GENERATED_FILE, GENERATED_TASKS_FILE,
+    };
+    let tasks = if index.devices.iter().any(is_generated) {
+        match read(GENERATED_TASKS_FILE) {
+            Ok(bytes) => {
+                let manifest =
+                    GeneratedIndex::parse(&read(GENERATED_FILE).map_err(DocumentError::Bundles)?)
+                        .map_err(|e| DocumentError::Bundles(e.to_string()))?;
+                Some(
+                    GeneratedTasks::parse(&bytes, &manifest)
+                        .map_err(|e| DocumentError::Bundles(e.to_string()))?,
+                )
+            }
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let listed: std::collections::BTreeMap<&str, &[crate::bundle::generated::TaskSummary]> = tasks
+        .iter()
+        .flat_map(|t| &t.devices)
+        .map(|d| (d.id.as_str(), d.tasks.as_slice()))
+        .collect();
+    index
+        .devices
+        .iter()
+        .map(|entry| match listed.get(entry.id.as_str()) {
+            Some(tasks) if is_generated(entry) => Ok(LibraryDevice {
+                id: entry.id.clone(),
+                name: entry.name.clone(),
+                category: entry.category.clone(),
+                path: entry.path.clone(),
+                generated: true,
+                tasks: tasks
+                    .iter()
+                    .map(|t| LibraryTask {
+                        id: t.id.clone(),
+                        goals: t.goals.clone(),
+                        instructions: t.instructions.clone(),
+                    })
+                    .collect(),
+            }),
+            _ => describe_entry(entry, read),
+        })
+        .collect()
 }
 
 /// Reads a library index file, with the generated devices of
@@ -137,11 +197,7 @@ pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, DocumentError> {
     let read = |rel: &str| {
         let full = crate::input::path::resolve_under(&root, rel)
             .map_err(|e| format!("{}: {e}", index_path.display()))?;
-        read_bounded(&full)
+        read_bounded(&full).map_err(|e| e.to_string())
     };
-    index
-        .devices
-        .iter()
-        .map(|entry| describe_entry(entry, &read))
-        .collect()
+    describe_all(&index, &read)
 }

@@ -50,18 +50,32 @@ pub fn metrics(trajectories: &[PathBuf], bundles: &Path) -> Result<MetricsRuns, 
     let mut bundles = load_bundles(bundles)?;
     let mut runs = Vec::with_capacity(trajectories.len());
     let mut api_errors = Vec::new();
-    for path in trajectories {
-        let file = read_trajectories(path)?;
+    let files = trajectories
+        .iter()
+        .map(|path| Ok((path, read_trajectories(path)?)))
+        .collect::<Result<Vec<_>, DocumentError>>()?;
+    // Runs side by side are of one library, as a run's episodes are.
+    let numbered: Vec<(String, Vec<(usize, &Trajectory)>)> = files
+        .iter()
+        .map(|(path, file)| {
+            let episodes = file.episodes.iter().map(|(line, t)| (*line, t)).collect();
+            (path.display().to_string(), episodes)
+        })
+        .collect();
+    let named: Vec<crate::metrics::NumberedFile<'_>> = numbered
+        .iter()
+        .map(|(name, episodes)| (Some(name.as_str()), episodes.as_slice()))
+        .collect();
+    crate::metrics::one_library(&named).map_err(|e| DocumentError::Metrics(e.to_string()))?;
+    for ((path, file), (_, numbered)) in files.iter().zip(&numbered) {
         // Generated devices have no folder: the ones played are made now.
         let made = crate::bundle::open_missing_generated(
             file.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
             &bundles,
         )
-        .map_err(DocumentError::Bundles)?;
+        .map_err(|e| DocumentError::Bundles(e.to_string()))?;
         bundles.extend(made);
-        let numbered: Vec<(usize, &Trajectory)> =
-            file.episodes.iter().map(|(line, t)| (*line, t)).collect();
-        let run = run_numbered(&bundles, &numbered)
+        let run = run_numbered(&bundles, numbered)
             .map_err(|e| DocumentError::Metrics(format!("{}: {e}", path.display())))?;
         if file.api_errors > 0 {
             api_errors.push((path.display().to_string(), file.api_errors));
@@ -119,7 +133,7 @@ pub fn read_trajectories(path: &Path) -> Result<TrajectoryFile, DocumentError> {
         path,
         "one trajectory per line (JSON Lines, as `knoblab run` and `knoblab eval` write)",
     )
-    .map_err(DocumentError::Results)?;
+    .map_err(|e| DocumentError::Results(e.to_string()))?;
     crate::metrics::file::read_trajectory_file(&path.display().to_string(), &bytes)
         .map_err(|e| DocumentError::Results(e.to_string()))
 }

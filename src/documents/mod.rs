@@ -22,6 +22,7 @@ pub mod switch;
 use thiserror::Error;
 
 use crate::bundle::LoadError;
+use crate::input::InputError;
 
 /// Which input made a document impossible, with the core's message (which
 /// names the file and, where it can, the line, record or field).
@@ -55,13 +56,28 @@ impl From<LoadError> for DocumentError {
     }
 }
 
+/// A file that could not be read as text.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub(crate) enum TextFileError {
+    /// The input layer refused the file (its message names the file).
+    #[error(transparent)]
+    Read(#[from] InputError),
+    /// The file's bytes are not UTF-8 text.
+    #[error("{file}: {error}")]
+    NotText {
+        /// The file, control characters escaped.
+        file: String,
+        /// The input layer's decoding error.
+        error: InputError,
+    },
+}
+
 /// A file's bytes through the input layer ([`crate::input::fs`]): a
 /// regular file only (a FIFO or a device is named and refused, never
 /// opened), within [`crate::input::limits::MAX_RESULTS_FILE_BYTES`]; the
-/// message names the file (control characters escaped).
-pub(crate) fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
+/// error names the file (control characters escaped).
+pub(crate) fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
     crate::input::fs::read_regular(path, crate::input::limits::MAX_RESULTS_FILE_BYTES)
-        .map_err(|e| e.to_string())
 }
 
 /// [`read_bounded`], and an empty file (or only whitespace) is an error
@@ -69,23 +85,25 @@ pub(crate) fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
 pub(crate) fn read_nonempty_bounded(
     path: &std::path::Path,
     expected: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, InputError> {
     crate::input::fs::read_nonempty(path, crate::input::limits::MAX_RESULTS_FILE_BYTES, expected)
-        .map_err(|e| e.to_string())
 }
 
 /// A file's text within the bound, decoded by the input layer's one rule
 /// (BOM stripped, UTF-16 named, invalid UTF-8 located); an empty file (or
 /// only whitespace) is an error saying what it should have held.
-pub(crate) fn read_text_bounded(path: &std::path::Path) -> Result<String, String> {
+pub(crate) fn read_text_bounded(path: &std::path::Path) -> Result<String, TextFileError> {
     let bytes = read_bounded(path)?;
-    let text = crate::input::text::decode_owned(bytes).map_err(|e| e.named(&shown(path)))?;
+    let text = crate::input::text::decode_owned(bytes).map_err(|error| TextFileError::NotText {
+        file: shown(path),
+        error,
+    })?;
     if text.trim().is_empty() {
-        return Err(crate::input::InputError::Empty {
+        return Err(InputError::Empty {
             what: shown(path),
             expected: "a results file (JSON or JSON Lines)".into(),
         }
-        .to_string());
+        .into());
     }
     Ok(text)
 }

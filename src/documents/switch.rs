@@ -54,7 +54,7 @@ pub fn score(
         load.answers.push((
             a.display().to_string(),
             read_nonempty_bounded(a, "SWITCH answers (JSON or JSON Lines)")
-                .map_err(DocumentError::GroundTruth)?,
+                .map_err(|e| DocumentError::GroundTruth(e.to_string()))?,
         ));
     }
     let report_options = ReportOptions {
@@ -65,7 +65,7 @@ pub fn score(
             .as_deref()
             .map(ModelAccess::parse)
             .transpose()
-            .map_err(DocumentError::Options)?,
+            .map_err(|e| DocumentError::Options(e.to_string()))?,
         submitted_by: options.submitted_by.clone(),
         submission_time: options.submission_time.clone(),
     };
@@ -74,7 +74,7 @@ pub fn score(
             let gt = GroundTruth::load_path_with(gt, &load)
                 .map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
             let bytes = read_nonempty_bounded(pred, "SWITCH predictions (JSON Lines)")
-                .map_err(DocumentError::Results)?;
+                .map_err(|e| DocumentError::Results(e.to_string()))?;
             let name = pred.display().to_string();
             let preds = predictions::read_predictions(&name, &bytes)
                 .map_err(|e| DocumentError::Results(e.to_string()))?;
@@ -92,11 +92,12 @@ pub fn score(
     };
     if let Some(video) = video {
         let bytes = read_nonempty_bounded(video, "video judge outputs (JSON Lines)")
-            .map_err(DocumentError::Results)?;
+            .map_err(|e| DocumentError::Results(e.to_string()))?;
         let human = match &options.video_human {
             Some(h) => Some((
                 h.display().to_string(),
-                read_nonempty_bounded(h, "human video ratings").map_err(DocumentError::Results)?,
+                read_nonempty_bounded(h, "human video ratings")
+                    .map_err(|e| DocumentError::Results(e.to_string()))?,
             )),
             None => None,
         };
@@ -110,6 +111,40 @@ pub fn score(
         );
     }
     Ok(report)
+}
+
+/// Several runs scored against one ground truth, each as [`score`] scores
+/// it alone, named by its predictions file. A run's model is named in its
+/// own predictions: a model name or access in `options` would name them
+/// all, and video outputs go with one run; both are refused.
+pub fn score_runs(
+    gt: Option<&Path>,
+    preds: &[std::path::PathBuf],
+    video: Option<&Path>,
+    options: &SwitchOptions,
+) -> Result<Vec<(String, SwitchReport)>, DocumentError> {
+    if options.model_name.is_some() || options.model_access.is_some() {
+        return Err(DocumentError::Options(format!(
+            "--model-name and --model-access name one model, but {} --pred files were given; \
+             give each run's model_name and model_access in its predictions",
+            preds.len()
+        )));
+    }
+    if video.is_some() {
+        return Err(DocumentError::Options(format!(
+            "--video goes with one --pred, but {} were given",
+            preds.len()
+        )));
+    }
+    preds
+        .iter()
+        .map(|pred| {
+            Ok((
+                pred.display().to_string(),
+                score(gt, Some(pred), None, options)?,
+            ))
+        })
+        .collect()
 }
 
 /// The `--json` document of a report.

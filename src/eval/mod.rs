@@ -295,7 +295,7 @@ fn load_one(path: &Path) -> Result<Bundle, EvalError> {
     // With the generator built in (feature `generate`), a generated
     // device's id names it too.
     #[cfg(feature = "generate")]
-    let loaded = crate::devicegen::generated::load_device(path);
+    let loaded = crate::devicegen::generated::load_device(path).map_err(|e| e.to_string());
     #[cfg(not(feature = "generate"))]
     let loaded = crate::bundle::load_path(path).map_err(|e| e.to_string());
     loaded.map_err(|message| EvalError::Load {
@@ -316,7 +316,7 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
     // Through the input layer: regular files within the bound, and each
     // device's files kept under the index's folder (no absolute path, no
     // `..`).
-    let library = crate::bundle::read_library(index).map_err(load_error)?;
+    let library = crate::bundle::read_library(index).map_err(|e| load_error(e.to_string()))?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
@@ -435,6 +435,14 @@ fn check_output(plan: &EvalPlan, out: &Path, finished: &Finished) -> Result<(), 
                         &format!("the logic of device {}", r.trajectory.bundle_id),
                         r.trajectory.logic_hash.clone(),
                         hash.clone(),
+                    );
+                    // The library its episodes record now (the rule every
+                    // recorder follows).
+                    let now = crate::bundle::library_of(&r.trajectory.bundle_id, hash);
+                    check(
+                        "library",
+                        crate::bundle::stamp::describe(s.library.as_ref()),
+                        crate::bundle::stamp::describe(now.as_ref()),
                     );
                 }
             }
@@ -687,7 +695,7 @@ fn worker(shared: &Shared<'_>, progress: &(dyn Fn(&EvalEvent) + Sync), cancel: &
                 finished(shared, progress, *record);
             }
             Ok((None, _)) => return,
-            Err(message) => problem(shared, progress, &item, message),
+            Err(e) => problem(shared, progress, &item, e.to_string()),
         }
     }
 }
@@ -707,6 +715,18 @@ fn problem(
 
 type Played<'b> = (Option<Box<EpisodeRecord>>, Episode<'b>);
 
+/// Why an episode could not be played (a problem of the run, reported
+/// with its item; the other episodes go on).
+#[derive(Debug, Error)]
+enum PlayError {
+    /// Its agent could not be made.
+    #[error(transparent)]
+    Agent(#[from] crate::vlm::VlmError),
+    /// The episode could not start or go on.
+    #[error(transparent)]
+    Episode(#[from] crate::sim::SimError),
+}
+
 /// Drives one episode; no record when the run was stopped during it.
 fn play<'b>(
     shared: &Shared<'_>,
@@ -715,15 +735,14 @@ fn play<'b>(
     item: &BatchItem,
     progress: &(dyn Fn(&EvalEvent) + Sync),
     cancel: &AtomicBool,
-) -> Result<Played<'b>, String> {
+) -> Result<Played<'b>, PlayError> {
     let spec = &shared.plan.spec;
-    let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)
-        .map_err(|e| e.to_string())?;
+    let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)?;
     let config = DriverConfig::for_run(spec, shared.options.key.clone());
-    let mut driver = EpisodeDriver::new(episode, item, agent, config).map_err(|e| e.to_string())?;
+    let mut driver = EpisodeDriver::new(episode, item, agent, config)?;
     progress(&EvalEvent::Started { item: item.key() });
     loop {
-        let need = driver.poll(now_ms()).map_err(|e| e.to_string())?;
+        let need = driver.poll(now_ms())?;
         for event in driver.take_events() {
             if let driver::Event::Retrying { message, wait_ms } = event {
                 progress(&EvalEvent::Retrying {

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use episode::{episode, episode_at, EpisodeMetrics};
-pub use run::{one_render_mode, run, run_numbered, RunMetrics};
+pub use run::{one_library, one_render_mode, run, run_numbered, NumberedFile, RunMetrics};
 pub use step::{ErrorClass, SwitchClass};
 
 /// The metrics of section 6, per episode or per run (the same keys).
@@ -269,6 +269,35 @@ impl fmt::Display for EpisodeRef {
     }
 }
 
+/// An episode and the library it was recorded on, named in a refusal to
+/// pool episodes of two libraries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedOn {
+    /// The trajectory file, when episodes of several are compared.
+    pub file: Option<String>,
+    /// The episode.
+    pub episode: EpisodeRef,
+    /// The library it records (none: a bundle of its own, or a file from
+    /// before the field was written).
+    pub library: Option<crate::bundle::LibraryStamp>,
+}
+
+impl fmt::Display for RecordedOn {
+    /// `run.jsonl: episode (bundle …, task …, line 3) was recorded on
+    /// library version 2 (…)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        write!(
+            f,
+            "episode ({}) was recorded on {}",
+            self.episode,
+            crate::bundle::stamp::describe(self.library.as_ref())
+        )
+    }
+}
+
 /// A record's counter that its steps or its task do not give.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("episode ({episode}): the record's `{field}` is {recorded}, but {recomputed}; counters are recomputed from the steps, and a record that disagrees is refused")]
@@ -322,6 +351,15 @@ pub enum MetricsError {
         other: Box<EpisodeRef>,
         /// That mode.
         other_mode: crate::sim::RenderMode,
+    },
+    /// Episodes recorded on two versions of the library (or on the
+    /// library and off it) are pooled or compared.
+    #[error("{other}, but {first}; episodes of different library versions are not pooled or compared (score each library version's episodes apart, or play them again on one library)")]
+    MixedLibrary {
+        /// The first episode, and its library.
+        first: Box<RecordedOn>,
+        /// The first episode of another library.
+        other: Box<RecordedOn>,
     },
     /// A counter the record carries disagrees with its steps or its task,
     /// or the record has no steps.

@@ -3,11 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, LibraryStamp};
 use crate::sim::{Device, RenderMode, Trajectory};
 
 use super::episode::{score, EpisodeMetrics};
-use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
+use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled, RecordedOn};
 
 /// A run's metrics (the definitions are on [`Metrics`]), with each
 /// episode's.
@@ -50,6 +50,7 @@ pub fn run_numbered(
     trajectories: &[(usize, &Trajectory)],
 ) -> Result<RunMetrics, MetricsError> {
     one_render_mode(trajectories)?;
+    one_library(&[(None, trajectories)])?;
     // Each bundle compiled and hashed once for the whole run.
     let devices: Vec<(Device<'_>, String)> = bundles
         .iter()
@@ -110,6 +111,46 @@ pub fn one_render_mode(trajectories: &[(usize, &Trajectory)]) -> Result<RenderMo
             first_mode: mode,
             other: reference(line, other),
             other_mode: other.settings.render,
+        }),
+    }
+}
+
+/// A trajectory file's episodes as [`one_library`] compares them: the
+/// file's name (none for one run alone) and its episodes with their lines.
+pub type NumberedFile<'a> = (Option<&'a str>, &'a [(usize, &'a Trajectory)]);
+
+/// The library shared by every episode of `files` (each the file's name,
+/// when several are compared, and its numbered episodes), none when no
+/// episode records one; or an error naming the first episode and the
+/// first of another library, with their files: episodes of two versions
+/// of the benchmark never pool into one run, nor sit side by side as
+/// runs. A record without the field (a bundle of one's own, or a file
+/// from before it was written) is of no library, and so differs from one
+/// that records one.
+pub fn one_library(files: &[NumberedFile<'_>]) -> Result<Option<LibraryStamp>, MetricsError> {
+    let recorded = |file: Option<&str>, line: usize, t: &Trajectory| {
+        Box::new(RecordedOn {
+            file: file.map(str::to_string),
+            episode: EpisodeRef {
+                bundle_id: t.bundle_id.clone(),
+                task_id: t.task_id.clone(),
+                line: Some(line),
+            },
+            library: t.settings.library.clone(),
+        })
+    };
+    let mut episodes = files
+        .iter()
+        .flat_map(|(file, ts)| ts.iter().map(move |&(line, t)| (*file, line, t)));
+    let Some((first_file, first_line, first)) = episodes.next() else {
+        return Ok(None);
+    };
+    let library = &first.settings.library;
+    match episodes.find(|(_, _, t)| t.settings.library != *library) {
+        None => Ok(library.clone()),
+        Some((file, line, other)) => Err(MetricsError::MixedLibrary {
+            first: recorded(first_file, first_line, first),
+            other: recorded(file, line, other),
         }),
     }
 }

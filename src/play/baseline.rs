@@ -158,12 +158,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::bundle::load_path;
     use crate::play::Session;
 
     fn kettle() -> Arc<crate::bundle::Bundle> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        Arc::new(load_path(std::path::Path::new(dir)).unwrap())
+        Arc::new(crate::bundle::fixtures::kettle())
     }
 
     fn exhaust(run: &BaselineRun, bundle: &Arc<crate::bundle::Bundle>) -> Session {

@@ -96,12 +96,11 @@ pub fn optimal_path(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::load_path;
+    use crate::bundle::fixtures::kettle;
 
     #[test]
     fn the_optimal_path_of_boil_unlocks_then_pushes_and_scores_perfectly() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        let bundle = load_path(std::path::Path::new(dir)).unwrap();
+        let bundle = kettle();
         let path = optimal_path(&bundle, "boil", Settings::default()).unwrap();
         assert!(path.trajectory.terminated);
         assert_eq!(
@@ -120,8 +119,7 @@ mod tests {
 
     #[test]
     fn an_unknown_task_has_no_path() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        let bundle = load_path(std::path::Path::new(dir)).unwrap();
+        let bundle = kettle();
         assert!(matches!(
             optimal_path(&bundle, "nope", Settings::default()),
             Err(OptimalError::NoPath(_))

@@ -98,13 +98,20 @@ impl Session {
 
     /// Starts a task and plays these actions (a share link, a resumed
     /// baseline episode). Fails if the episode ends before the last one.
+    /// The settings' `library` is the device's ([`crate::bundle::library_of`]).
     pub fn start_with(
         bundle: Arc<Bundle>,
         task_id: &str,
-        settings: Settings,
+        mut settings: Settings,
         actions: &[String],
     ) -> Result<Session, SimError> {
         let mut episode = OwnedEpisode::new(bundle);
+        // The library the device belongs to, if any (one rule for every
+        // recorder).
+        settings.library = crate::bundle::library_of(
+            &episode.bundle().manifest.id,
+            episode.episode().logic_hash(),
+        );
         let (observation, info) = episode.reset(task_id, settings.clone())?;
         let started = episode.trajectory().cloned().ok_or(SimError::NotReset)?;
         let mut session = Session {
@@ -236,12 +243,10 @@ impl Session {
 mod tests {
     use super::*;
     use crate::agents::{run_episode, Oracle, RandomAgent};
-    use crate::bundle::load_path;
     use crate::sim::Episode;
 
     fn kettle() -> Arc<Bundle> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        Arc::new(load_path(std::path::Path::new(dir)).expect("the fixture loads"))
+        Arc::new(crate::bundle::fixtures::kettle())
     }
 
     #[test]

@@ -113,12 +113,7 @@ pub fn part_boxes_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::load_path;
-
-    fn kettle() -> Bundle {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        load_path(std::path::Path::new(dir)).unwrap()
-    }
+    use crate::bundle::fixtures::kettle;
 
     #[test]
     fn tabs_mark_look_only_and_locked_views() {

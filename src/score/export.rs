@@ -188,6 +188,14 @@ fn latex_plain_rows(rows: &[&LeaderRow]) -> String {
         .collect()
 }
 
+/// An export format that is none of [`TableFormat`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("export format {found:?}: expected csv, markdown or latex")]
+pub struct UnknownFormat {
+    /// The format asked for.
+    pub found: String,
+}
+
 /// What a report's tables can be exported as (`knoblab score … --export`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
@@ -201,14 +209,14 @@ pub enum TableFormat {
 
 impl TableFormat {
     /// Reads `csv`, `markdown` (`md`) or `latex` (`tex`).
-    pub fn parse(text: &str) -> Result<TableFormat, String> {
+    pub fn parse(text: &str) -> Result<TableFormat, UnknownFormat> {
         match text.trim().to_ascii_lowercase().as_str() {
             "csv" => Ok(TableFormat::Csv),
             "markdown" | "md" => Ok(TableFormat::Markdown),
             "latex" | "tex" => Ok(TableFormat::Latex),
-            _ => Err(format!(
-                "export format {text:?}: expected csv, markdown or latex"
-            )),
+            _ => Err(UnknownFormat {
+                found: text.to_string(),
+            }),
         }
     }
 

@@ -122,11 +122,9 @@ impl Clone for OwnedEpisode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::load_path;
 
     fn kettle() -> Arc<Bundle> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kettle-panel");
-        Arc::new(load_path(std::path::Path::new(dir)).expect("the fixture loads"))
+        Arc::new(crate::bundle::fixtures::kettle())
     }
 
     #[test]

@@ -137,12 +137,7 @@ impl<'b> Renderer<'b> {
         view: &str,
         mode: RenderMode,
     ) -> Result<ViewImage, RenderError> {
-        let image = &self
-            .bundle
-            .views
-            .get(view)
-            .ok_or_else(|| unknown_view(self.bundle, view))?
-            .image;
+        let image = view_image(self.bundle, view)?;
         if mode == RenderMode::Static || !self.has_patches(state, view) {
             return Ok(image.clone());
         }
@@ -219,12 +214,7 @@ impl<'b> Renderer<'b> {
         if let Some(image) = self.views.get(view) {
             return Ok(image.clone());
         }
-        let image = &self
-            .bundle
-            .views
-            .get(view)
-            .ok_or_else(|| unknown_view(self.bundle, view))?
-            .image;
+        let image = view_image(self.bundle, view)?;
         let decoded = Arc::new(decode(
             &image.bytes,
             &format!("the picture of view \"{view}\""),
@@ -308,11 +298,16 @@ pub fn live_boxes<'a>(
     boxes
 }
 
-fn unknown_view(bundle: &Bundle, view: &str) -> RenderError {
-    RenderError::UnknownView {
-        view: view.to_string(),
-        known: bundle.views.keys().cloned().collect::<Vec<_>>().join(", "),
-    }
+/// The static picture of `view`, or the error naming the views there are.
+fn view_image<'b>(bundle: &'b Bundle, view: &str) -> Result<&'b ViewImage, RenderError> {
+    bundle
+        .views
+        .get(view)
+        .map(|v| &v.image)
+        .ok_or_else(|| RenderError::UnknownView {
+            view: view.to_string(),
+            known: bundle.views.keys().cloned().collect::<Vec<_>>().join(", "),
+        })
 }
 
 fn decode(bytes: &[u8], what: &str) -> Result<RgbaImage, RenderError> {

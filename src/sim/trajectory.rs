@@ -30,6 +30,13 @@ pub struct Settings {
     /// field existed reads as `static`. Metrics refuse to pool both.
     #[serde(default)]
     pub render: RenderMode,
+    /// The library the device belongs to, by version and content hash
+    /// ([`crate::bundle::library_of`]): written for an episode on a device
+    /// of the library, absent for a bundle of one's own (and in files from
+    /// before the field existed). Metrics refuse to pool or compare
+    /// episodes of different libraries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<crate::bundle::LibraryStamp>,
     /// The model's name, for a model agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -59,6 +66,7 @@ impl Default for Settings {
             lambda: DEFAULT_LAMBDA,
             agent: String::new(),
             render: RenderMode::Static,
+            library: None,
             model: None,
             endpoint: None,
             history: None,

@@ -1,127 +1,19 @@
-//! A batch: which episodes to run, which are still to do after a reload,
-//! and how far along it is (progress, ETA, tokens, cost); the run's
+//! A batch: its episodes ([`super::items`]), which are still to do after a
+//! reload, and how far along it is (progress, ETA, tokens, cost); the run's
 //! description a resume checks ([`RunSpec`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, LibraryStamp};
 use crate::sim::Settings;
 
 use super::record::{EpisodeRecord, EpisodeStatus};
 use super::reply::Usage;
 use super::settings::AgentSettings;
 
-/// One episode of a batch: a task of a bundle, and which repeat.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BatchItem {
-    /// The bundle's id.
-    pub bundle_id: String,
-    /// The task's id.
-    pub task_id: String,
-    /// 0 for the first run of this task.
-    pub repeat: u32,
-}
-
-impl BatchItem {
-    /// A key naming the item within its batch, kept in its record.
-    ///
-    /// ```
-    /// use knoblab::vlm::batch::BatchItem;
-    /// let i = BatchItem { bundle_id: "kettle-0001".into(), task_id: "boil".into(), repeat: 2 };
-    /// assert_eq!(i.key(), "kettle-0001/boil#2");
-    /// ```
-    pub fn key(&self) -> String {
-        format!("{}/{}#{}", self.bundle_id, self.task_id, self.repeat)
-    }
-}
-
-/// The items of a batch: each chosen task of each chosen bundle (in the
-/// order given), `repeats` times, repeats of a task together.
-pub fn plan(tasks: &[(String, Vec<String>)], repeats: u32) -> Vec<BatchItem> {
-    let mut out = Vec::new();
-    for (bundle_id, task_ids) in tasks {
-        for task_id in task_ids {
-            for repeat in 0..repeats.max(1) {
-                out.push(BatchItem {
-                    bundle_id: bundle_id.clone(),
-                    task_id: task_id.clone(),
-                    repeat,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// The most repeats of a task a batch may ask for.
-pub const MAX_REPEATS: u32 = 100;
-
-/// The repeats field as typed: a whole number from 1 to [`MAX_REPEATS`].
-pub fn parse_repeats(text: &str) -> Result<u32, RepeatsError> {
-    text.trim()
-        .parse()
-        .ok()
-        .filter(|r| (1..=MAX_REPEATS).contains(r))
-        .ok_or_else(|| RepeatsError {
-            found: text.to_string(),
-        })
-}
-
-/// A repeats field that is not a whole number from 1 to [`MAX_REPEATS`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("repeats must be a whole number from 1 to {MAX_REPEATS}")]
-pub struct RepeatsError {
-    /// What was typed.
-    pub found: String,
-}
-
-/// The task ids a batch is limited to, as typed: a comma-separated list,
-/// blanks ignored; an empty list keeps every task.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TaskFilter {
-    wanted: BTreeSet<String>,
-}
-
-impl TaskFilter {
-    /// Reads `"t1, t2"`; spaces around an id are not part of it.
-    pub fn parse(text: &str) -> TaskFilter {
-        TaskFilter {
-            wanted: text
-                .split(',')
-                .map(|t| t.trim().to_string())
-                .filter(|t| !t.is_empty())
-                .collect(),
-        }
-    }
-
-    /// Whether the batch runs this task.
-    pub fn keeps(&self, task: &str) -> bool {
-        self.wanted.is_empty() || self.wanted.contains(task)
-    }
-}
-
-impl TaskFilter {
-    /// (bundle, task) pairs, such as a replay file's episodes, grouped by
-    /// bundle in the order each bundle first appears, keeping the tasks
-    /// this filter keeps (the input of [`plan`]).
-    pub fn group_by_bundle(
-        &self,
-        pairs: impl IntoIterator<Item = (String, String)>,
-    ) -> Vec<(String, Vec<String>)> {
-        let mut tasks: Vec<(String, Vec<String>)> = Vec::new();
-        for (bundle, task) in pairs {
-            if self.keeps(&task) {
-                match tasks.iter_mut().find(|(b, _)| *b == bundle) {
-                    Some((_, ts)) => ts.push(task),
-                    None => tasks.push((bundle, vec![task])),
-                }
-            }
-        }
-        tasks
-    }
-}
+pub use super::items::{parse_repeats, plan, BatchItem, RepeatsError, TaskFilter, MAX_REPEATS};
 
 /// The items not yet finished: those without a record. A resumed batch
 /// runs exactly these, so every item ends with one record.
@@ -242,8 +134,10 @@ impl Source {
     }
 }
 
-/// The version of [`RunSpec`] this build writes and reads.
-pub const RUN_SPEC_VERSION: u32 = 1;
+/// The version of [`RunSpec`] this build writes and reads: 2 since the
+/// run records its library ([`RunSpec::library`]), so that a build that
+/// would not check it refuses to resume the run.
+pub const RUN_SPEC_VERSION: u32 = 2;
 
 fn run_spec_v1() -> u32 {
     1
@@ -270,6 +164,11 @@ pub struct RunSpec {
     /// The logic hash of each bundle played, by bundle id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub bundles: BTreeMap<String, String>,
+    /// The library its devices belong to, by version and content hash
+    /// (none: no device of the library, or a run stored before the field
+    /// existed). A resume on another library is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<LibraryStamp>,
     /// The replay file's text, for a replay run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
@@ -288,18 +187,58 @@ impl RunSpec {
         items: Vec<BatchItem>,
         bundles: &[&Bundle],
     ) -> RunSpec {
+        let bundles: BTreeMap<String, String> = bundles
+            .iter()
+            .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
+            .collect();
+        let library = bundles
+            .iter()
+            .find_map(|(id, hash)| crate::bundle::library_of(id, hash));
         RunSpec {
             version: RUN_SPEC_VERSION,
             source,
             settings,
             items,
-            bundles: bundles
-                .iter()
-                .map(|b| (b.manifest.id.clone(), crate::bundle::logic_hash(b)))
-                .collect(),
+            bundles,
+            library,
             replay: None,
             selection: None,
         }
+    }
+
+    /// A run of `items` on devices of the shipped library, none of them
+    /// opened: each played device's logic hash is the one the library
+    /// lists ([`crate::bundle::stamp::shipped`]). The page plans so, then
+    /// opens each device when the run reaches it; an id the library does
+    /// not list is [`RunSpecError::NotInLibrary`].
+    pub fn on_library(
+        source: Source,
+        settings: AgentSettings,
+        items: Vec<BatchItem>,
+    ) -> Result<RunSpec, RunSpecError> {
+        let library = crate::bundle::stamp::shipped().ok_or(RunSpecError::NoLibrary)?;
+        let mut bundles = BTreeMap::new();
+        for item in &items {
+            let hash =
+                library
+                    .devices
+                    .get(&item.bundle_id)
+                    .ok_or_else(|| RunSpecError::NotInLibrary {
+                        id: item.bundle_id.clone(),
+                        library: library.stamp(),
+                    })?;
+            bundles.insert(item.bundle_id.clone(), hash.clone());
+        }
+        Ok(RunSpec {
+            version: RUN_SPEC_VERSION,
+            source,
+            settings,
+            items,
+            bundles,
+            library: Some(library.stamp()),
+            replay: None,
+            selection: None,
+        })
     }
 
     /// Reads a run spec written by this or an earlier version.
@@ -412,6 +351,11 @@ impl RunSpec {
             a.endpoint.max_tokens.to_string(),
             b.endpoint.max_tokens.to_string(),
         );
+        check(
+            "library",
+            crate::bundle::stamp::describe(self.library.as_ref()),
+            crate::bundle::stamp::describe(other.library.as_ref()),
+        );
         for (id, hash) in &self.bundles {
             if let Some(now) = other.bundles.get(id) {
                 check(
@@ -458,46 +402,16 @@ pub enum RunSpecError {
         /// The newest this build reads.
         known: u32,
     },
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn repeats_are_a_whole_number_from_one_to_the_cap() {
-        assert_eq!(parse_repeats(" 3 "), Ok(3));
-        assert_eq!(parse_repeats("100"), Ok(MAX_REPEATS));
-        for bad in ["0", "101", "2.5", "", "x", "-1"] {
-            let e = parse_repeats(bad).unwrap_err();
-            assert_eq!(e.found, bad);
-            assert_eq!(
-                e.to_string(),
-                "repeats must be a whole number from 1 to 100"
-            );
-        }
-    }
-
-    #[test]
-    fn the_task_filter_keeps_listed_ids_or_every_task_when_empty() {
-        let all = TaskFilter::parse(" , ");
-        assert!(all.keeps("anything"));
-        let two = TaskFilter::parse("t1, t2 ,,");
-        assert!(two.keeps("t1") && two.keeps("t2"));
-        assert!(!two.keeps("t3") && !two.keeps(" t1"));
-    }
-
-    #[test]
-    fn replay_pairs_group_by_bundle_in_first_seen_order() {
-        let pairs = [("b", "t1"), ("a", "t2"), ("b", "t3"), ("a", "t9")]
-            .map(|(b, t)| (b.to_string(), t.to_string()));
-        let keep = TaskFilter::parse("t1,t2,t3");
-        assert_eq!(
-            keep.group_by_bundle(pairs),
-            vec![
-                ("b".to_string(), vec!["t1".to_string(), "t3".to_string()]),
-                ("a".to_string(), vec!["t2".to_string()]),
-            ]
-        );
-    }
+    /// A run on the library names a device the library does not list.
+    #[error("the device {id} is not in {library}")]
+    NotInLibrary {
+        /// The device's id.
+        id: String,
+        /// The library.
+        library: LibraryStamp,
+    },
+    /// This build has no library compiled in (it cannot happen in a build
+    /// of this repository: a test reads the file).
+    #[error("this build has no library version compiled in (data/library-version.json)")]
+    NoLibrary,
 }

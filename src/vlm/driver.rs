@@ -295,6 +295,10 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
         if settings.agent.is_empty() {
             settings.agent = agent.name();
         }
+        // The library this device belongs to, if any (one rule for every
+        // recorder).
+        settings.library =
+            crate::bundle::library_of(&episode.device().bundle.manifest.id, episode.logic_hash());
         let (observation, _) = episode.reset(&item.task_id, settings)?;
         let bundle = episode.device().bundle;
         if let Some(task) = bundle.task(&item.task_id) {

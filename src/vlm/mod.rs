@@ -21,8 +21,10 @@
 //! - [`error`]: this module's errors.
 //! - [`recorded`]: a model's answers read back from a recorded trajectory
 //!   file, for offline demos (the source `replay` of the CLI and the page).
-//! - [`batch`]: batch items, what remains after a reload, progress and
-//!   ETA, and the versioned run description a resume checks.
+//! - [`items`]: which episodes a batch runs (its items, repeats, the task
+//!   filter).
+//! - [`batch`]: what remains after a reload, progress and ETA, and the
+//!   versioned run description a resume checks.
 //! - [`selection`]: what a batch runs at the library's scale (all, a
 //!   category, devices found by search; all, single- or multi-turn tasks
 //!   or given ids; repeats), counted without opening a device.
@@ -33,6 +35,7 @@ pub mod batch;
 pub mod coords;
 pub mod driver;
 pub mod error;
+pub mod items;
 pub mod model_agent;
 pub mod perturb;
 pub mod prompt;

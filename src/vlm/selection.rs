@@ -24,11 +24,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::generated::{is_generated, GeneratedIndex};
+use crate::bundle::generated::{is_generated, GeneratedIndex, GeneratedTasks};
 use crate::bundle::model::TaskFile;
 use crate::bundle::{Bundle, LibraryIndex};
 
-use super::batch::{plan, BatchItem, TaskFilter};
+use super::items::{plan, BatchItem, TaskFilter};
 
 /// One task as the chooser needs it: its id and whether it is multi-turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +194,7 @@ pub struct Selection {
     pub scope: Scope,
     /// Which of their tasks.
     pub tasks: TaskChoice,
-    /// How many times each task runs (1 to [`super::batch::MAX_REPEATS`]).
+    /// How many times each task runs (1 to [`super::items::MAX_REPEATS`]).
     pub repeats: u32,
 }
 
@@ -307,6 +307,39 @@ impl Catalog {
             d.tasks = tasks.len();
             d.task_list = Some(tasks);
         }
+    }
+
+    /// Learns the generated devices' tasks from their task list
+    /// (`data/generated-tasks.json`), so that they count by kind and by id
+    /// and plan like the hand-described ones, none of them opened.
+    pub fn learn_generated(&mut self, list: &GeneratedTasks) {
+        for device in &list.devices {
+            let tasks = device
+                .tasks
+                .iter()
+                .map(|t| TaskInfo {
+                    id: t.id.clone(),
+                    goals: t.goals.len(),
+                })
+                .collect();
+            self.learn_tasks(&device.id, tasks);
+        }
+    }
+
+    /// Narrows `selection` to its first device with a chosen task (one
+    /// episode watched: the first item of that device's plan), returning
+    /// its id; `None`, and `selection` unchanged, when no device in scope
+    /// has a chosen task.
+    pub fn narrow_to_first(&self, selection: &mut Selection) -> Option<String> {
+        let first = self
+            .in_scope(&selection.scope)
+            .ok()?
+            .into_iter()
+            .find(|d| d.matching(&selection.tasks).is_some_and(|n| n > 0))?;
+        selection.scope = Scope::Devices {
+            ids: vec![first.id.clone()],
+        };
+        Some(first.id.clone())
     }
 
     /// Every category with its devices and episodes (all tasks), by name.
@@ -819,6 +852,62 @@ mod tests {
     }
 
     #[test]
+    fn the_generated_task_list_makes_every_device_plannable_without_opening_one() {
+        use crate::bundle::generated::{DeviceTasks, TaskSummary, GENERATED_TASKS_FORMAT};
+        let mut c = catalog();
+        read_hand(&mut c);
+        let summary = |id: &str, goals: usize| TaskSummary {
+            id: id.into(),
+            goals: vec!["On".into(); goals],
+            instructions: vec!["Turn it on.".into(); goals],
+        };
+        let list = GeneratedTasks {
+            format: GENERATED_TASKS_FORMAT.into(),
+            manifest: String::new(),
+            devices: ["lamp-g0001", "lamp-g0002", "kettle-g0001"]
+                .iter()
+                .map(|id| DeviceTasks {
+                    id: id.to_string(),
+                    tasks: vec![
+                        summary("single-on", 1),
+                        summary("multi-1", 2),
+                        summary("multi-2", 3),
+                    ],
+                })
+                .collect(),
+        };
+        c.learn_generated(&list);
+        let lamps = of(category("Lamp"), TaskChoice::ids("multi-2"), 1);
+        // Now counted where the hand lamps were the only ones known.
+        let count = c.count(&lamps);
+        assert_eq!((count.devices, count.unknown, count.generated), (3, 0, 2));
+        let items = c.plan(&lamps).unwrap();
+        let keys: Vec<String> = items.iter().map(BatchItem::key).collect();
+        assert_eq!(
+            keys,
+            [
+                "lamp-0002/multi-2#0",
+                "lamp-g0001/multi-2#0",
+                "lamp-g0002/multi-2#0"
+            ]
+        );
+        // One episode: the first device in scope with a chosen task.
+        let mut one = of(Scope::All, TaskChoice::ids("multi-2"), 1);
+        assert_eq!(c.narrow_to_first(&mut one).as_deref(), Some("lamp-0002"));
+        assert_eq!(
+            one.scope,
+            Scope::Devices {
+                ids: vec!["lamp-0002".into()]
+            }
+        );
+        let mut made = of(category("ElectricKettle"), TaskChoice::Multi, 1);
+        assert_eq!(c.narrow_to_first(&mut made).as_deref(), Some("kettle-0001"));
+        let mut none = of(Scope::All, TaskChoice::ids("nothing"), 1);
+        assert_eq!(c.narrow_to_first(&mut none), None);
+        assert_eq!(none.scope, Scope::All);
+    }
+
+    #[test]
     fn learning_a_generated_devices_tasks_keeps_its_counts_consistent() {
         let mut c = catalog();
         c.learn_tasks("lamp-g0001", tasks(&["single-on"], &["multi-1", "multi-2"]));
@@ -894,7 +983,33 @@ mod tests {
             let tasks = TaskInfo::parse_file(&e.id, &read(&data.join(e.file_url("tasks.json"))));
             c.learn_tasks(&e.id, tasks.unwrap());
         }
+        let list = GeneratedTasks::parse(&read(&data.join("generated-tasks.json")), &generated);
+        c.learn_generated(&list.unwrap());
         c
+    }
+
+    #[test]
+    fn every_device_of_the_shipped_library_plans_without_being_opened() {
+        let c = shipped();
+        let all = c.count(&Selection::default());
+        let items = c.plan(&Selection::default()).unwrap();
+        assert_eq!(items.len(), all.runs);
+        assert_eq!(all.unknown, 0);
+        // A category of generated and hand devices, by task id: counted
+        // and planned alike.
+        let microwaves = of(category("Microwave"), TaskChoice::Multi, 2);
+        let count = c.count(&microwaves);
+        assert!(count.generated > 0 && count.devices > count.generated);
+        assert_eq!(c.plan(&microwaves).unwrap().len(), count.runs);
+        // Every planned device is one the library's version file lists
+        // (the page plans on it: `RunSpec::on_library`).
+        let spec = super::super::RunSpec::on_library(
+            super::super::Source::Oracle,
+            Default::default(),
+            items,
+        )
+        .unwrap();
+        assert_eq!(spec.bundles.len(), 968);
     }
 
     #[test]

@@ -132,7 +132,8 @@ fn shipped_index() -> PyResult<LibraryIndex> {
         .get_or_init(|| {
             let hand =
                 LibraryIndex::parse(&read_embedded("library.json")?).map_err(|e| e.to_string())?;
-            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)?;
+            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)
+                .map_err(|e| e.to_string())?;
             Ok(hand.with_generated(&generated))
         })
         .clone()
@@ -192,11 +193,17 @@ impl Episode {
         let render =
             RenderMode::parse(pictures).map_err(|e| OptionsError::new_err(e.to_string()))?;
         let bundle = open_bundle(source)?;
+        let episode = OwnedEpisode::new(bundle);
         let mut settings = Settings::with_lambda(lam);
         settings.agent = agent.to_string();
         settings.render = render;
+        // The library the device belongs to, if any (the core's rule).
+        settings.library = knoblab::bundle::library_of(
+            &episode.bundle().manifest.id,
+            episode.episode().logic_hash(),
+        );
         Ok(Episode {
-            episode: OwnedEpisode::new(bundle),
+            episode,
             settings,
             pictures: HashMap::new(),
         })
@@ -438,20 +445,15 @@ fn library_json(py: Python<'_>, path: Option<PathBuf>) -> PyResult<String> {
         }
         None => {
             // The shipped library does not change: listed once per process
-            // (its 916 generated devices take seconds to make without pictures).
+            // (the generated devices' tasks come from the task list beside
+            // the manifest; nothing is made).
             static SHIPPED: OnceLock<String> = OnceLock::new();
             if let Some(text) = SHIPPED.get() {
                 return Ok(text.clone());
             }
             let index = shipped_index()?;
             let devices = py
-                .allow_threads(|| {
-                    index
-                        .devices
-                        .iter()
-                        .map(|entry| documents::library::describe_entry(entry, &read_embedded))
-                        .collect::<Result<Vec<_>, _>>()
-                })
+                .allow_threads(|| documents::library::describe_all(&index, &read_embedded))
                 .map_err(document_error)?;
             let text = json_text(&devices)?;
             return Ok(SHIPPED.get_or_init(|| text).clone());
@@ -728,6 +730,15 @@ fn run_eval(
     }))
 }
 
+/// The shipped library's identity, as every trajectory of one of its
+/// devices records it: JSON of {version, hash}.
+#[pyfunction]
+fn library_version_json() -> PyResult<String> {
+    let library = knoblab::bundle::stamp::shipped()
+        .ok_or_else(|| BundleError::new_err("this build has no library version compiled in"))?;
+    json_text(&library.stamp())
+}
+
 /// The ids of the shipped library's devices, in index order.
 #[pyfunction]
 fn shipped_device_ids() -> PyResult<Vec<String>> {
@@ -752,6 +763,7 @@ fn _knoblab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(library_json, m)?)?;
     m.add_function(wrap_pyfunction!(shipped_device_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(library_version_json, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(run_eval, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

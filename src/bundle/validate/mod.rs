@@ -21,14 +21,18 @@
 //!   `task_initial_state_unknown`, `task_initial_view_unknown`,
 //!   `task_without_goals`, `duplicate_task_id` (E);
 //!   `instruction_names_component` (W);
+//! - the live layer (`live.rs`, `live.json`): its format, sheets and
+//!   states that exist, patches inside their sheet and picture (E);
 //! - all at once: `many_problems`.
 
+mod live;
 mod machine;
 mod tasks;
 mod views;
 
 use std::collections::BTreeMap;
 
+pub(crate) use live::check_live;
 pub(crate) use machine::reachable_from;
 use machine::{check_declared_sizes, check_ssm};
 use tasks::check_tasks;

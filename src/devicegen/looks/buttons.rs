@@ -3,7 +3,7 @@
 use super::*;
 
 /// Draws the looks `button`, `round_button`.
-pub(super) fn draw(ctx: &Ctx) -> Result<String, String> {
+pub(super) fn draw(ctx: &Ctx) -> Result<String, UnknownIcon> {
     let Ctx {
         part,
         cx,

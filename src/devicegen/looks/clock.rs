@@ -16,30 +16,10 @@ pub(super) fn draw(ctx: &Ctx) -> String {
     let c = color.unwrap_or(Rgb(0xfb, 0xf7, 0xee));
     let ink = c.ink();
     let r = m / 2.0;
-    let mut s = circle(
-        cx,
-        cy,
-        r,
-        &c.hex(),
-        &format!(
-            r#"stroke="{}" stroke-width="{}""#,
-            c.shade(-0.5).hex(),
-            num(3.0 * px)
-        ),
-    );
+    let mut s = circle(cx, cy, r, &c.hex(), &stroke(c.shade(-0.5), 3.0 * px));
     for hour in 0..12 {
         let a = f64::from(hour) * 30.0;
-        let (x1, y1) = polar(cx, cy, r * 0.86, a);
-        let (x2, y2) = polar(cx, cy, r * 0.95, a);
-        s.push_str(&format!(
-            r#"<path d="M{} {} L{} {}" stroke="{}" stroke-width="{}"/>"#,
-            num(x1),
-            num(y1),
-            num(x2),
-            num(y2),
-            ink.hex(),
-            num(2.0 * px)
-        ));
+        s.push_str(&tick(cx, cy, r * 0.86, r * 0.95, a, ink, 2.0 * px));
     }
     for (i, mark) in part.marks.iter().enumerate() {
         let (lx, ly) = polar(cx, cy, r * 0.7, 360.0 * i as f64 / part.marks.len() as f64);

@@ -18,7 +18,7 @@ pub(super) fn draw(ctx: &Ctx) -> String {
         px,
         ..
     } = *ctx;
-    let c = color.unwrap_or(crate::devicegen::draw::SCREEN);
+    let c = color.unwrap_or(SCREEN);
     let label = part.label.as_deref().unwrap_or("");
     let size = (h * 0.62).min(w * 1.6 / label.chars().count().max(1) as f64);
     format!(

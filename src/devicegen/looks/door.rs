@@ -26,11 +26,7 @@ pub(super) fn draw(ctx: &Ctx) -> String {
         h,
         m * 0.06,
         &c.hex(),
-        &format!(
-            r#"stroke="{}" stroke-width="{}""#,
-            c.shade(-0.5).hex(),
-            num(2.0 * px)
-        ),
+        &stroke(c.shade(-0.5), 2.0 * px),
     );
     let inner = if part.look == Look::Door && m > 60.0 * px {
         rect(

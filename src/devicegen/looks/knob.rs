@@ -26,22 +26,11 @@ pub(super) fn draw(ctx: &Ctx, print: &mut String) -> String {
     let ink = face.ink();
     for (i, mark) in part.marks.iter().enumerate() {
         let a = mark_angle(i, n);
-        let (x1, y1) = polar(cx, cy, m * 0.38, a);
-        let (x2, y2) = polar(cx, cy, m * 0.42, a);
-        let tick = format!(
-            r#"<path d="M{} {} L{} {}" stroke="{}" stroke-width="{}"/>"#,
-            num(x1),
-            num(y1),
-            num(x2),
-            num(y2),
-            ink.hex(),
-            num(1.5 * px)
-        );
         if part.look == Look::Knob {
             let (lx, ly) = polar(cx, cy, m * 0.5 + 4.0 * px, a);
             // Long words stand further out to the side, clear of the ticks.
             let lx = lx + a.to_radians().sin() * mark.chars().count() as f64 * 2.6 * px;
-            print.push_str(&tick);
+            print.push_str(&tick(cx, cy, m * 0.38, m * 0.42, a, ink, 1.5 * px));
             print.push_str(&text(mark, lx, ly + 4.0 * px, 10.0 * px, ink));
         }
     }
@@ -105,4 +94,13 @@ pub(super) fn draw(ctx: &Ctx, print: &mut String) -> String {
         pointer
     };
     format!("{body}{cap}{numbers}{pointer}")
+}
+
+/// Angle (degrees, 0 = up, clockwise) of scale mark `i` of `n` on a knob:
+/// spread over 270°, as on an oven or a fan.
+fn mark_angle(i: usize, n: usize) -> f64 {
+    if n <= 1 {
+        return 0.0;
+    }
+    -135.0 + 270.0 * i as f64 / (n - 1) as f64
 }

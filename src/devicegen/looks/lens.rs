@@ -15,13 +15,7 @@ pub(super) fn draw(ctx: &Ctx) -> String {
     let c = color.unwrap_or(Rgb(0x22, 0x22, 0x26));
     format!(
         "{}{}{}",
-        circle(
-            cx,
-            cy,
-            m / 2.0,
-            &c.shade(0.3).hex(),
-            &format!(r#"stroke="{}" stroke-width="{}""#, c.hex(), num(2.0 * px))
-        ),
+        circle(cx, cy, m / 2.0, &c.shade(0.3).hex(), &stroke(c, 2.0 * px)),
         circle(cx, cy, m * 0.32, &c.hex(), ""),
         circle(
             cx - m * 0.1,

@@ -27,8 +27,57 @@ mod trigger;
 mod wheel;
 
 use super::desc::{Look, Part};
-use super::draw::{circle, glyph, mark_angle, polar, rect, text, Variant};
-use super::svg::{num, Rgb};
+use super::icons::{glyph, UnknownIcon};
+use super::svg::{circle, num, polar, rect, stroke, text, tick, ColourError, Rgb};
+
+/// How a part is drawn in one state of the device (live pictures); the
+/// static views draw every part [`Variant::Static`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Variant {
+    /// As the description draws it.
+    Static,
+    /// A knob or dial pointing at this mark.
+    Pointer(usize),
+    /// A slide switch or lever at step `.0` of `.1` along its track.
+    Thumb(u32, u32),
+    /// A door, lid or drawer open (`lift`: hinged at its top edge, else at
+    /// its left edge); any other part pulled out of its seat.
+    Open {
+        /// Hinged at its top edge (a lid), not at its left edge.
+        lift: bool,
+    },
+    /// A plug in the port.
+    Plugged,
+    /// A display showing this text.
+    Text(String),
+    /// A dimmed display showing this text.
+    DimText(String),
+    /// A light lit dimly, a part glowing faintly.
+    Dim,
+    /// A display that is off.
+    Blank,
+    /// A light that is off.
+    Off,
+    /// A lamp lit, an element glowing.
+    Glow,
+    /// Blades spinning behind a grille, blurred.
+    Spin,
+}
+
+/// A display's screen colour when its part gives none (the lit green of a
+/// small LCD).
+pub(super) const SCREEN: Rgb = Rgb(0x9c, 0xc4, 0x9a);
+
+/// The screen colour of a display part: its own, else [`SCREEN`]; a dimmed
+/// or blank screen is a shade of it.
+pub(super) fn screen_colour(part: &Part) -> Result<Rgb, ColourError> {
+    Ok(part
+        .color
+        .as_deref()
+        .map(Rgb::parse)
+        .transpose()?
+        .unwrap_or(SCREEN))
+}
 
 /// What a look is drawn from: the part and the state it is drawn in, its
 /// centre (`cx`, `cy`), size (`w`, `h`), top-left corner (`x`, `y`) and
@@ -57,7 +106,7 @@ pub(super) struct Ctx<'a> {
 }
 
 /// The part drawn in its look; print beside it goes to `print`.
-pub(super) fn draw(ctx: &Ctx, print: &mut String) -> Result<String, String> {
+pub(super) fn draw(ctx: &Ctx, print: &mut String) -> Result<String, UnknownIcon> {
     Ok(match ctx.part.look {
         Look::Button | Look::RoundButton => buttons::draw(ctx)?,
         Look::Rocker => rocker::draw(ctx),

@@ -24,11 +24,7 @@ pub(super) fn draw(ctx: &Ctx) -> String {
             h,
             m * 0.08,
             &c.hex(),
-            &format!(
-                r#"stroke="{}" stroke-width="{}""#,
-                c.shade(-0.4).hex(),
-                num(2.0 * px)
-            )
+            &stroke(c.shade(-0.4), 2.0 * px)
         ),
         rect(
             x + w * 0.06,

@@ -17,27 +17,13 @@ pub(super) fn draw(ctx: &Ctx) -> String {
     let r = m / 2.0;
     format!(
         "{}{}{}{}",
-        circle(
-            cx,
-            cy,
-            r,
-            &c.hex(),
-            &format!(
-                r#"stroke="{}" stroke-width="{}""#,
-                c.shade(-0.5).hex(),
-                num(2.0 * px)
-            )
-        ),
+        circle(cx, cy, r, &c.hex(), &stroke(c.shade(-0.5), 2.0 * px)),
         circle(
             cx,
             cy,
             r * 0.72,
             &Rgb(0x2c, 0x3e, 0x50).hex(),
-            &format!(
-                r#"stroke="{}" stroke-width="{}""#,
-                c.shade(0.3).hex(),
-                num(4.0 * px)
-            )
+            &stroke(c.shade(0.3), 4.0 * px)
         ),
         format_args!(
             r##"<path d="M{} {} A{} {} 0 0 1 {} {}" fill="none" stroke="#ffffff" stroke-opacity="0.35" stroke-width="{}" stroke-linecap="round"/>"##,

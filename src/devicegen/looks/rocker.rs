@@ -50,11 +50,7 @@ pub(super) fn draw(ctx: &Ctx) -> String {
             y + h * 0.75,
             m * 0.12,
             "none",
-            &format!(
-                r#"stroke="{}" stroke-width="{}""#,
-                c.ink().hex(),
-                num(m * 0.07)
-            )
+            &stroke(c.ink(), m * 0.07)
         )
     );
     format!("{frame}{up}{down}{marks}")

@@ -8,7 +8,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use super::python::{as_number, py_len, truthy, type_name};
+use super::python::{as_number, py_len, truthy, type_name, NoLen};
 
 /// An exception the official box test raises (a Python `TypeError`).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -24,7 +24,7 @@ pub enum BoxError {
     },
     /// A truthy box that is not a sequence (a number or `true`).
     #[error("{0}")]
-    NoLen(String),
+    NoLen(NoLen),
 }
 
 impl BoxError {

@@ -239,6 +239,20 @@ impl Skipped {
             message,
         }
     }
+
+    /// A line of a JSON Lines file that is not JSON: skipped before it is
+    /// counted, with the reader's message.
+    pub(super) fn invalid_json(platform: Platform, source: String, e: &serde_json::Error) -> Self {
+        Skipped::new(
+            platform,
+            source,
+            None,
+            None,
+            SkipReason::InvalidJson {
+                error: e.to_string(),
+            },
+        )
+    }
 }
 
 /// The loaded ground truth.

@@ -8,6 +8,20 @@ use serde_json::Value;
 use super::dataset::{obj_field, Ctx, Dataset, Family, Instance, Platform, SkipReason, Skipped};
 use super::python::{basename, join, py_strip, stem, truthy, universal_lines};
 
+/// Why a desktop JSON file was skipped whole.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DesktopFileError {
+    /// Its bytes are not text (the input layer's message).
+    #[error("{0}")]
+    NotText(String),
+    /// A family C file is not JSON.
+    #[error("not JSON: {0}")]
+    Json(String),
+    /// A family C file is JSON, but not an array of records.
+    #[error("top-level JSON is not an array")]
+    NotArray,
+}
+
 /// The records of one desktop JSON file: JSON Lines for A, B, D (bad lines
 /// skipped), one JSON array for C (spec §2.1).
 fn desktop_records(
@@ -16,10 +30,12 @@ fn desktop_records(
     path: &str,
     bytes: &[u8],
     skipped: &mut Vec<Skipped>,
-) -> Result<Vec<(String, Value)>, String> {
-    let text = crate::input::text::decode(bytes).map_err(|e| e.to_string())?;
+) -> Result<Vec<(String, Value)>, DesktopFileError> {
+    let text =
+        crate::input::text::decode(bytes).map_err(|e| DesktopFileError::NotText(e.to_string()))?;
     if family == Family::SpecificData {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| DesktopFileError::Json(e.to_string()))?;
         return match value {
             Value::Array(items) => Ok(items
                 .into_iter()
@@ -28,7 +44,7 @@ fn desktop_records(
                 .collect()),
             Value::Object(o) if o.is_empty() => Ok(Vec::new()),
             Value::String(s) if s.is_empty() => Ok(Vec::new()),
-            _ => Err("top-level JSON is not an array".to_string()),
+            _ => Err(DesktopFileError::NotArray),
         };
     }
     let mut records = Vec::new();
@@ -40,15 +56,7 @@ fn desktop_records(
         let source = format!("{path}:{}", line_no + 1);
         match serde_json::from_str(line) {
             Ok(v) => records.push((source, v)),
-            Err(e) => skipped.push(Skipped::new(
-                platform,
-                source,
-                None,
-                None,
-                SkipReason::InvalidJson {
-                    error: e.to_string(),
-                },
-            )),
+            Err(e) => skipped.push(Skipped::invalid_json(platform, source, &e)),
         }
     }
     Ok(records)
@@ -95,13 +103,15 @@ pub(super) fn load_desktop(ctx: &Ctx) -> Dataset {
             let records = match desktop_records(platform, family, &path, &bytes, &mut data.skipped)
             {
                 Ok(r) => r,
-                Err(cause) => {
+                Err(e) => {
                     data.skipped.push(Skipped::new(
                         platform,
                         path,
                         None,
                         None,
-                        SkipReason::FileUnreadable { cause },
+                        SkipReason::FileUnreadable {
+                            cause: e.to_string(),
+                        },
                     ));
                     continue;
                 }

@@ -183,15 +183,8 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
             let record: Value = match serde_json::from_str(line) {
                 Ok(v) => v,
                 Err(e) => {
-                    data.skipped.push(Skipped::new(
-                        platform,
-                        source,
-                        None,
-                        None,
-                        SkipReason::InvalidJson {
-                            error: e.to_string(),
-                        },
-                    ));
+                    data.skipped
+                        .push(Skipped::invalid_json(platform, source, &e));
                     continue;
                 }
             };

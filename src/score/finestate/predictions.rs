@@ -45,6 +45,50 @@ pub enum PredictionFormat {
     JsonLines,
 }
 
+/// Why one result object or JSON Lines record could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RecordError {
+    /// A result is not a JSON object.
+    #[error("result is not a JSON object")]
+    ResultNotObject,
+    /// A result has no `image_path`.
+    #[error("result has no `image_path`")]
+    NoImagePath,
+    /// A line is not a JSON object.
+    #[error("line is not a JSON object")]
+    LineNotObject,
+    /// A line has neither `image` nor `key`.
+    #[error("line has no `image`")]
+    NoImage,
+    /// A line names a platform other than mobile, web or desktop.
+    #[error("unknown platform `{0}`")]
+    UnknownPlatform(String),
+    /// A line's `platform` is not a string.
+    #[error("`platform` is not a string")]
+    PlatformNotText,
+    /// A point (`p0`, `p1`) holds something other than two numbers.
+    #[error("`{field}`: point values are not numbers")]
+    PointNotNumbers {
+        /// The field.
+        field: String,
+    },
+    /// A point is a list, but not of two items.
+    #[error("`{field}`: a point must be [x, y]")]
+    PointLength {
+        /// The field.
+        field: String,
+    },
+    /// A point is neither a list nor null.
+    #[error("`{field}`: a point must be [x, y] or null")]
+    PointShape {
+        /// The field.
+        field: String,
+    },
+    /// The line or file is not JSON.
+    #[error("not JSON: {0}")]
+    Json(String),
+}
+
 /// A line or entry that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PredictionProblem {
@@ -52,6 +96,17 @@ pub struct PredictionProblem {
     pub source: String,
     /// Why it could not be used.
     pub message: String,
+}
+
+impl PredictionProblem {
+    /// The problem of the record at `source`: `error`'s message, kept as
+    /// text in the report.
+    pub fn new(source: String, error: &RecordError) -> PredictionProblem {
+        PredictionProblem {
+            source,
+            message: error.to_string(),
+        }
+    }
 }
 
 /// All predictions of one run.
@@ -182,12 +237,12 @@ fn has_hint(result: &Value) -> bool {
 }
 
 /// One official result object (spec §8.3).
-pub fn from_result_object(value: &Value, source: &str) -> Result<Prediction, String> {
-    let obj = value.as_object().ok_or("result is not a JSON object")?;
+pub fn from_result_object(value: &Value, source: &str) -> Result<Prediction, RecordError> {
+    let obj = value.as_object().ok_or(RecordError::ResultNotObject)?;
     let image = obj
         .get("image_path")
         .and_then(Value::as_str)
-        .ok_or("result has no `image_path`")?;
+        .ok_or(RecordError::NoImagePath)?;
     let ip = obj.get("interaction_prediction");
     let field = |k: &str| {
         ip.and_then(|ip| ip.get(k))
@@ -205,24 +260,26 @@ pub fn from_result_object(value: &Value, source: &str) -> Result<Prediction, Str
     })
 }
 
-fn point_of(value: &Value) -> Result<Option<[f64; 2]>, String> {
+/// The point in `field` (`p0`, `p1`), `None` for null or `[]`.
+fn point_of(field: &str, value: &Value) -> Result<Option<[f64; 2]>, RecordError> {
+    let field = || field.to_string();
     match value {
         Value::Null => Ok(None),
         Value::Array(a) if a.is_empty() => Ok(None),
         Value::Array(a) => match a.as_slice() {
             [x, y] => match (x.as_f64(), y.as_f64()) {
                 (Some(x), Some(y)) => Ok(Some([x, y])),
-                _ => Err("point values are not numbers".to_string()),
+                _ => Err(RecordError::PointNotNumbers { field: field() }),
             },
-            _ => Err("a point must be [x, y]".to_string()),
+            _ => Err(RecordError::PointLength { field: field() }),
         },
-        _ => Err("a point must be [x, y] or null".to_string()),
+        _ => Err(RecordError::PointShape { field: field() }),
     }
 }
 
 /// One JSON Lines record.
-fn from_line(value: &Value, source: &str) -> Result<Prediction, String> {
-    let obj = value.as_object().ok_or("line is not a JSON object")?;
+fn from_line(value: &Value, source: &str) -> Result<Prediction, RecordError> {
+    let obj = value.as_object().ok_or(RecordError::LineNotObject)?;
     if obj.contains_key("image_path") && obj.contains_key("interaction_prediction") {
         return from_result_object(value, source);
     }
@@ -230,20 +287,18 @@ fn from_line(value: &Value, source: &str) -> Result<Prediction, String> {
         .get("image")
         .or_else(|| obj.get("key"))
         .and_then(Value::as_str)
-        .ok_or("line has no `image`")?;
+        .ok_or(RecordError::NoImage)?;
     let platform = match obj.get("platform") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => {
-            Some(Platform::parse(s).ok_or(format!("unknown platform `{s}`"))?)
+            Some(Platform::parse(s).ok_or_else(|| RecordError::UnknownPlatform(s.clone()))?)
         }
-        Some(_) => return Err("`platform` is not a string".to_string()),
+        Some(_) => return Err(RecordError::PlatformNotText),
     };
-    let point = |k: &str| -> Result<Option<Reply>, String> {
+    let point = |k: &str| -> Result<Option<Reply>, RecordError> {
         match obj.get(k) {
             None => Ok(None),
-            Some(v) => Ok(Some(Reply::Point(
-                point_of(v).map_err(|e| format!("`{k}`: {e}"))?,
-            ))),
+            Some(v) => Ok(Some(Reply::Point(point_of(k, v)?))),
         }
     };
     let locate = match point("p0")? {
@@ -286,7 +341,7 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
                 let source = format!("{name}[{i}]");
                 match from_result_object(item, &source) {
                     Ok(p) => set.predictions.push(p),
-                    Err(message) => set.problems.push(PredictionProblem { source, message }),
+                    Err(e) => set.problems.push(PredictionProblem::new(source, &e)),
                 }
             }
         }
@@ -294,10 +349,9 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
             set.format = PredictionFormat::ResultFiles;
             match from_result_object(&value, name) {
                 Ok(p) => set.predictions.push(p),
-                Err(message) => set.problems.push(PredictionProblem {
-                    source: name.to_string(),
-                    message,
-                }),
+                Err(e) => set
+                    .problems
+                    .push(PredictionProblem::new(name.to_string(), &e)),
             }
         }
         // One object over several lines is a document of some other kind;
@@ -320,11 +374,11 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
                 }
                 let source = format!("{name}:{}", i + 1);
                 let parsed = serde_json::from_str::<Value>(line)
-                    .map_err(|e| format!("not JSON: {e}"))
+                    .map_err(|e| RecordError::Json(e.to_string()))
                     .and_then(|v| from_line(&v, &source));
                 match parsed {
                     Ok(p) => set.predictions.push(p),
-                    Err(message) => set.problems.push(PredictionProblem { source, message }),
+                    Err(e) => set.problems.push(PredictionProblem::new(source, &e)),
                 }
             }
         }
@@ -355,14 +409,11 @@ pub fn read_result_files(files: &[(String, Vec<u8>)]) -> PredictionSet {
     sorted.sort_by_key(|(name, _)| result_number(name));
     for (name, bytes) in sorted {
         let parsed = serde_json::from_slice::<Value>(bytes)
-            .map_err(|e| format!("not JSON: {e}"))
+            .map_err(|e| RecordError::Json(e.to_string()))
             .and_then(|v| from_result_object(&v, name));
         match parsed {
             Ok(p) => set.predictions.push(p),
-            Err(message) => set.problems.push(PredictionProblem {
-                source: name.clone(),
-                message,
-            }),
+            Err(e) => set.problems.push(PredictionProblem::new(name.clone(), &e)),
         }
     }
     set

@@ -7,7 +7,7 @@
 use serde_json::Value;
 use thiserror::Error;
 
-use super::python::{as_number, py_len, truthy, type_name};
+use super::python::{as_number, py_len, truthy, type_name, NoLen};
 
 /// The fixed instruction block of `generate_prompt`.
 const BASE_PROMPT: &str = "Please analyze the UI element in the image based on the given instruction.
@@ -47,7 +47,7 @@ pub enum HintError {
     UnsupportedFormat(&'static str),
     /// `len(5)`.
     #[error("{0}")]
-    NoLen(String),
+    NoLen(NoLen),
     /// `bbox[0]` on a dict of four keys.
     #[error("0")]
     Key,

@@ -103,16 +103,23 @@ pub fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// Python's `len()` of a JSON value, or the `TypeError` message.
-pub fn py_len(value: &Value) -> Result<usize, String> {
+/// Python's `TypeError` for `len()` of a value that has no length.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("object of type '{type_name}' has no len()")]
+pub struct NoLen {
+    /// Python's name of the value's type (`int`, `NoneType`, …).
+    pub type_name: &'static str,
+}
+
+/// Python's `len()` of a JSON value, or its `TypeError`.
+pub fn py_len(value: &Value) -> Result<usize, NoLen> {
     match value {
         Value::String(s) => Ok(s.chars().count()),
         Value::Array(a) => Ok(a.len()),
         Value::Object(o) => Ok(o.len()),
-        other => Err(format!(
-            "object of type '{}' has no len()",
-            type_name(other)
-        )),
+        other => Err(NoLen {
+            type_name: type_name(other),
+        }),
     }
 }
 

@@ -236,7 +236,7 @@ impl<'d> Matcher<'d> {
         }
     }
 
-    fn find(&self, p: &Prediction) -> Result<usize, String> {
+    fn find(&self, p: &Prediction) -> Result<usize, MatchError> {
         let platforms: Vec<Platform> = match p.platform {
             Some(pl) => vec![pl],
             None => Platform::ALL.to_vec(),
@@ -258,20 +258,42 @@ impl<'d> Matcher<'d> {
         }
         match found.as_slice() {
             [n] => Ok(*n),
-            [] => Err(format!("no instance has image `{}`", p.image)),
-            many => Err(format!(
-                "image `{}` is ambiguous: {} instances share the stem ({})",
-                p.image,
-                many.len(),
-                many.iter()
-                    .map(|&n| self.instances[n].image_path.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            [] => Err(MatchError::NoInstance {
+                image: p.image.clone(),
+            }),
+            many => Err(MatchError::Ambiguous {
+                image: p.image.clone(),
+                paths: many
+                    .iter()
+                    .map(|&n| self.instances[n].image_path.clone())
+                    .collect(),
+            }),
         }
     }
 }
 
+/// Why a prediction names no instance.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    /// No instance has the prediction's image, by path or by stem.
+    #[error("no instance has image `{image}`")]
+    NoInstance {
+        /// The prediction's image.
+        image: String,
+    },
+    /// Several instances share the image's stem, and none its path.
+    #[error(
+        "image `{image}` is ambiguous: {} instances share the stem ({})",
+        .paths.len(),
+        .paths.join(", ")
+    )]
+    Ambiguous {
+        /// The prediction's image.
+        image: String,
+        /// The image paths of the instances that share its stem.
+        paths: Vec<String>,
+    },
+}
 fn query(
     instance: &Instance,
     kind: QueryKind,
@@ -352,7 +374,7 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
                 }
                 assigned[n] = Some(p);
             }
-            Err(message) => {
+            Err(unmatched) => {
                 let s = stem(&p.image.replace('\\', "/")).to_string();
                 let left_out = dataset.skipped.iter().find(|k| {
                     k.image
@@ -362,7 +384,7 @@ pub fn score(dataset: &Dataset, predictions: &PredictionSet, options: &ScoreOpti
                 });
                 let message = match left_out {
                     Some(k) => format!("its instance was left out ({}): {}", k.source, k.message),
-                    None => message,
+                    None => unmatched.to_string(),
                 };
                 problems.push(PredictionProblem {
                     source: p.source.clone(),

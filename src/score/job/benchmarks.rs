@@ -277,6 +277,45 @@ fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, 
     .map_err(|e| format!("{}: {e}", file.path))
 }
 
+/// The trajectory files of a job that are not scored beside its first
+/// one, each with why: their episodes are of another library version (the
+/// core's rule, [`crate::metrics::one_library`], as `knoblab metrics`
+/// applies it to the files it is given).
+pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<String, String> {
+    let read: Vec<(String, crate::metrics::file::TrajectoryFile)> = units
+        .iter()
+        .filter(|u| u.format.scores() == Some(Benchmark::Trajectories))
+        .filter_map(|u| {
+            let file = u.files.first()?;
+            // A file that cannot be read is reported when it is scored.
+            let read = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes).ok()?;
+            Some((u.name.clone(), read))
+        })
+        .collect();
+    let numbered: Vec<(&str, Vec<(usize, &Trajectory)>)> = read
+        .iter()
+        .map(|(name, f)| {
+            (
+                name.as_str(),
+                f.episodes.iter().map(|(l, t)| (*l, t)).collect(),
+            )
+        })
+        .collect();
+    let mut out = std::collections::BTreeMap::new();
+    if let Some(((first, first_episodes), rest)) = numbered.split_first() {
+        for (name, episodes) in rest {
+            let pair = [
+                (Some(*first), first_episodes.as_slice()),
+                (Some(*name), episodes.as_slice()),
+            ];
+            if let Err(e) = crate::metrics::one_library(&pair) {
+                out.insert(name.to_string(), e.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Scores trajectories as `knoblab metrics` does for one file.
 pub fn score_trajectories(
     file: &InputFile,

@@ -27,7 +27,7 @@ mod files;
 mod ground;
 mod workers;
 
-use benchmarks::{epic_options, score_unit, text_of};
+use benchmarks::{epic_options, library_refusals, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
@@ -339,12 +339,20 @@ impl Merging {
             });
         }
         let mut ground = Ground::new(&pool);
+        let mut refused = library_refusals(&units);
         for (i, unit) in units.iter().enumerate() {
             progress(&Progress {
                 done: i + 1,
                 total,
                 stage: format!("scoring {} ({})", unit.name, unit.label),
             });
+            if let Some(message) = refused.remove(&unit.name) {
+                outcome.failures.push(Failure {
+                    file: unit.name.clone(),
+                    message,
+                });
+                continue;
+            }
             let merged = self
                 .files
                 .remove(&unit.name)

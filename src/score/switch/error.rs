@@ -125,6 +125,26 @@ impl From<InputError> for InputErrors {
     }
 }
 
+impl InputError {
+    /// A field of `record` in `file` that is not what it should be:
+    /// `found` described, or `nothing` when the field is absent.
+    pub(crate) fn field(
+        file: &str,
+        record: &str,
+        field: &str,
+        expected: &str,
+        found: Option<&serde_json::Value>,
+    ) -> InputError {
+        InputError::Field {
+            file: file.to_string(),
+            record: record.to_string(),
+            field: field.to_string(),
+            expected: expected.to_string(),
+            found: found.map(describe).unwrap_or_else(|| "nothing".into()),
+        }
+    }
+}
+
 /// A JSON syntax error in `file`, with serde's line and column.
 pub(crate) fn json_error(file: &str, line_offset: usize, e: &serde_json::Error) -> InputError {
     InputError::Json {

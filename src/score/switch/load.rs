@@ -5,14 +5,15 @@
 //! > `<root>/<task_family>/<form>/openqa.json {"data": [item, ...]}` (OpenQA).
 //! > Accept the whole root (folder or zip), or a single `vqa.json`/`openqa.json`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::dataset::{
-    Gold, GroundTruth, Item, ItemKey, ItemKind, Split, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
+    GroundTruth, Item, ItemKey, ItemKind, Split, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
 use super::error::{describe, json_error, InputError, InputErrors};
+use super::fields::{item, parse_gold, schema_type, text_of, ItemParts};
 use super::release;
 use crate::input::zip::{BoundedZip, ZipLimits};
 
@@ -351,15 +352,6 @@ fn read_file(ctx: &FileContext, bytes: &[u8], items: &mut Vec<Item>, errors: &mu
     }
 }
 
-/// A string or number field as text (ids are written either way).
-pub(crate) fn text_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<InputError>> {
     let mut errors = Vec::new();
     let Value::Object(obj) = raw else {
@@ -424,16 +416,12 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     let form = opt_text("form")
         .or_else(|| ctx.form.clone())
         .unwrap_or_else(|| UNKNOWN_FORM.to_string());
-    let schema = obj.get("output_schema").and_then(Value::as_object);
-    let schema_type = schema
-        .and_then(|s| s.get("type"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let schema_type = schema_type(&obj);
     let gt = obj.get("GT").cloned().unwrap_or(Value::Null);
     let gold = match parse_gold(ctx.kind, schema_type.as_deref(), &gt) {
         Ok(g) => Some(g),
         Err(expected) => {
-            errors.push(field_error("GT", &expected, found("GT")));
+            errors.push(field_error("GT", &expected.to_string(), found("GT")));
             None
         }
     };
@@ -460,105 +448,24 @@ fn parse_item(ctx: &FileContext, index: usize, raw: Value) -> Result<Item, Vec<I
     let (Some(id), Some(family), Some(gold), true) = (id, family, gold, errors.is_empty()) else {
         return Err(errors);
     };
-    Ok(Item {
-        key: ItemKey {
-            task_family: family,
-            form,
-            id,
-            kind: ctx.kind,
+    Ok(item(
+        &obj,
+        ItemParts {
+            key: ItemKey {
+                task_family: family,
+                form,
+                id,
+                kind: ctx.kind,
+            },
+            origin_qa_id: opt_text("origin_qa_id"),
+            query: opt_text("query").unwrap_or_default(),
+            gold,
+            slice_tags: strings("slice_tags"),
+            alias_list,
+            options,
+            file: ctx.file.clone(),
+            split,
+            media: Vec::new(),
         },
-        origin_qa_id: opt_text("origin_qa_id"),
-        query: opt_text("query").unwrap_or_default(),
-        gold,
-        qa_type: opt_text("qa_type"),
-        capability_level: opt_text("capability_level"),
-        scenario_family: opt_text("scenario_family"),
-        slice_tags: strings("slice_tags"),
-        schema_type,
-        min_correct: schema
-            .and_then(|s| s.get("min_correct"))
-            .and_then(Value::as_u64),
-        max_correct: schema
-            .and_then(|s| s.get("max_correct"))
-            .and_then(Value::as_u64),
-        canonical_answer: obj.get("canonical_answer").cloned(),
-        alias_list,
-        numeric_slots: obj.get("numeric_slots").cloned().unwrap_or(Value::Null),
-        options,
-        answer_mode: opt_text("answer_mode"),
-        file: ctx.file.clone(),
-        split,
-        media: Vec::new(),
-    })
-}
-
-/// Parses one letter label, accepting case and surrounding brackets.
-fn gold_letter(text: &str) -> Option<char> {
-    let t = text.trim().trim_matches(|c: char| "()[]. ".contains(c));
-    let mut chars = t.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) if c.is_ascii_alphabetic() => Some(c.to_ascii_uppercase()),
-        _ => None,
-    }
-}
-
-/// Reads `GT` according to the file and `output_schema.type`.
-///
-/// **Decision:** an `openqa.json` item's gold is always an open answer (a
-/// letter there is text, which the judge's contamination check flags); a
-/// `vqa.json` item follows `output_schema.type`, and without it its `GT`
-/// (a letter is single choice, a list is multi-select). Letters must be
-/// A–E.
-pub(crate) fn parse_gold(
-    kind: ItemKind,
-    schema_type: Option<&str>,
-    gt: &Value,
-) -> Result<Gold, String> {
-    let in_range = |c: char| ('A'..='E').contains(&c);
-    let letters = |v: &Value| -> Option<BTreeSet<char>> {
-        let set: Option<BTreeSet<char>> = match v {
-            Value::Array(a) => a.iter().map(|x| x.as_str().and_then(gold_letter)).collect(),
-            Value::String(s) => s
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|p| !p.is_empty())
-                .map(gold_letter)
-                .collect(),
-            _ => None,
-        };
-        set.filter(|s| !s.is_empty() && s.iter().all(|c| in_range(*c)))
-    };
-    let letter = |v: &Value| v.as_str().and_then(gold_letter).filter(|c| in_range(*c));
-    let multi_expected = "a non-empty list of letters A–E, e.g. [\"A\", \"C\"]";
-    let choice_expected = "one letter A–D (A–E where the item has option_e)";
-    let open = |gt: &Value| match gt {
-        Value::String(s) if !s.trim().is_empty() => Ok(Gold::Text(s.clone())),
-        Value::Number(n) => n
-            .as_f64()
-            .map(Gold::Number)
-            .ok_or_else(|| "a finite number".to_string()),
-        Value::Object(o) if !o.is_empty() => Ok(Gold::Structured(o.clone())),
-        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_string) => {
-            Ok(Gold::Text(super::openqa::value_text(gt)))
-        }
-        _ => Err(
-            "a non-empty string, a number, a list of strings or an object of fields".to_string(),
-        ),
-    };
-    match (kind, schema_type) {
-        (ItemKind::OpenQa, _) | (ItemKind::Mcq, Some("structured_short_answer")) => open(gt),
-        (ItemKind::Mcq, Some("multi_select")) => letters(gt)
-            .map(Gold::MultiSelect)
-            .ok_or_else(|| multi_expected.to_string()),
-        (ItemKind::Mcq, Some("choice")) => letter(gt)
-            .map(Gold::Choice)
-            .ok_or_else(|| choice_expected.to_string()),
-        (ItemKind::Mcq, _) => match gt {
-            Value::Array(_) => letters(gt)
-                .map(Gold::MultiSelect)
-                .ok_or_else(|| multi_expected.to_string()),
-            _ => letter(gt)
-                .map(Gold::Choice)
-                .ok_or_else(|| format!("{choice_expected} or {multi_expected}")),
-        },
-    }
+    ))
 }

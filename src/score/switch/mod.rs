@@ -28,6 +28,8 @@
 //! - [`predictions`]: the predictions file (and saved judge outputs).
 //! - [`extract`]: MCQ answer extraction, rule by rule.
 //! - `markup`: JSON objects and `\boxed{}` in replies, shared by the readers.
+//! - `fields`: what every reader reads the same way: a file's JSON records,
+//!   ids as text, an item's gold answer.
 //! - [`mcq`]: single-choice and multi-select scoring, tallies.
 //! - [`openqa`]: SQuAD-style EM and F1, numbers, structured answers.
 //! - [`judge`]: the OpenQA judge protocol (request, reply, retry, diagnostics).
@@ -40,6 +42,7 @@
 pub mod dataset;
 pub mod error;
 pub mod extract;
+mod fields;
 pub mod judge;
 pub mod load;
 mod markup;

@@ -11,8 +11,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::error::{describe, json_error, InputError, InputErrors};
-use super::load::text_of;
+use super::error::{describe, InputError, InputErrors};
+use super::fields::{json_records, text_of};
 
 /// How a prediction names its item.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -120,44 +120,6 @@ pub fn read_predictions(file: &str, bytes: &[u8]) -> Result<Vec<Prediction>, Inp
         return Err(InputErrors(errors));
     }
     Ok(predictions)
-}
-
-/// The records of a JSON Lines file (1-based line numbers; blank lines
-/// skipped) or of one JSON array (1-based positions), and a JSON error for
-/// each line that does not parse.
-pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Vec<InputError>) {
-    // The input layer's decoding rule: BOM stripped, UTF-16 named, invalid
-    // UTF-8 located (never replaced silently).
-    let text = match crate::input::text::decode(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let error = InputError::Io {
-                file: file.to_string(),
-                message: e.to_string(),
-            };
-            return (Vec::new(), vec![error]);
-        }
-    };
-    let mut records = Vec::new();
-    let mut errors = Vec::new();
-    if text.trim_start().starts_with('[') {
-        match serde_json::from_str::<Vec<Value>>(text) {
-            Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
-            Err(e) => errors.push(json_error(file, 0, &e)),
-        }
-    } else {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(v) => records.push((i + 1, v)),
-                Err(e) => errors.push(json_error(file, i, &e)),
-            }
-        }
-    }
-    (records, errors)
 }
 
 fn parse_prediction(file: &str, line: usize, value: Value) -> Result<Prediction, InputError> {

@@ -40,8 +40,7 @@ use serde_json::{Map, Value};
 
 use super::dataset::{Item, ItemKey, ItemKind, Split, FORMS};
 use super::error::{describe, InputError};
-use super::load::{parse_gold, text_of};
-use super::predictions::json_records;
+use super::fields::{item, json_records, parse_gold, schema_type, text_of, ItemParts};
 
 /// Fields that give a row's id.
 pub const ID_FIELDS: [&str; 6] = ["id", "question_id", "qid", "uid", "item_id", "sample_id"];
@@ -517,11 +516,7 @@ fn parse_row(
             }
         },
     };
-    let schema = obj.get("output_schema").and_then(Value::as_object);
-    let schema_type = schema
-        .and_then(|s| s.get("type"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let schema_type = schema_type(obj);
     let answer = match kind {
         ItemKind::Mcq => letters_of(&answer, &options),
         ItemKind::OpenQa => answer,
@@ -548,38 +543,28 @@ fn parse_row(
         Some(Value::Null) | None => Vec::new(),
         Some(other) => vec![other.clone()],
     };
-    Ok(Some(Item {
-        key: ItemKey {
-            task_family: family,
-            form,
-            id: id.clone(),
-            kind,
+    Ok(Some(item(
+        obj,
+        ItemParts {
+            key: ItemKey {
+                task_family: family,
+                form,
+                id: id.clone(),
+                kind,
+            },
+            origin_qa_id: text("origin_qa_id").or(Some(id)),
+            query: first(obj, &QUESTION_FIELDS)
+                .and_then(|(_, v)| text_of(v))
+                .unwrap_or_default(),
+            gold,
+            slice_tags: obj.get("slice_tags").map(strings).unwrap_or_default(),
+            alias_list,
+            options,
+            file,
+            split,
+            media,
         },
-        origin_qa_id: text("origin_qa_id").or(Some(id)),
-        query: first(obj, &QUESTION_FIELDS)
-            .and_then(|(_, v)| text_of(v))
-            .unwrap_or_default(),
-        gold,
-        qa_type: text("qa_type"),
-        capability_level: text("capability_level"),
-        scenario_family: text("scenario_family"),
-        slice_tags: obj.get("slice_tags").map(strings).unwrap_or_default(),
-        schema_type,
-        min_correct: schema
-            .and_then(|s| s.get("min_correct"))
-            .and_then(Value::as_u64),
-        max_correct: schema
-            .and_then(|s| s.get("max_correct"))
-            .and_then(Value::as_u64),
-        canonical_answer: obj.get("canonical_answer").cloned(),
-        alias_list,
-        numeric_slots: obj.get("numeric_slots").cloned().unwrap_or(Value::Null),
-        options,
-        answer_mode: text("answer_mode"),
-        file,
-        split,
-        media,
-    }))
+    )))
 }
 
 /// An MCQ answer as letters: a 0-based index or an option's exact text

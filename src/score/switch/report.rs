@@ -253,13 +253,32 @@ pub enum Layout {
     Leaderboard,
 }
 
+/// A report option given a value it does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// A layout other than `paper` or `leaderboard`.
+    #[error("layout {found:?}: expected paper or leaderboard")]
+    Layout {
+        /// The layout given.
+        found: String,
+    },
+    /// A model access other than `open_weight` or `closed_api`.
+    #[error("model_access {found:?}: expected open_weight or closed_api")]
+    ModelAccess {
+        /// The access given.
+        found: String,
+    },
+}
+
 impl Layout {
     /// Reads `paper` or `leaderboard`.
-    pub fn parse(text: &str) -> Result<Layout, String> {
+    pub fn parse(text: &str) -> Result<Layout, OptionError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "paper" => Ok(Layout::Paper),
             "leaderboard" | "board" => Ok(Layout::Leaderboard),
-            _ => Err(format!("layout {text:?}: expected paper or leaderboard")),
+            _ => Err(OptionError::Layout {
+                found: text.to_string(),
+            }),
         }
     }
 }
@@ -278,13 +297,13 @@ pub enum ModelAccess {
 impl ModelAccess {
     /// Reads `open_weight` or `closed_api` (also `open`, `open-weight`,
     /// `closed`, `api`, `proprietary`; any case).
-    pub fn parse(text: &str) -> Result<ModelAccess, String> {
+    pub fn parse(text: &str) -> Result<ModelAccess, OptionError> {
         match text.trim().to_ascii_lowercase().replace('-', "_").as_str() {
             "open_weight" | "open_weights" | "open" => Ok(ModelAccess::OpenWeight),
             "closed_api" | "closed" | "api" | "proprietary" => Ok(ModelAccess::ClosedApi),
-            _ => Err(format!(
-                "model_access {text:?}: expected open_weight or closed_api"
-            )),
+            _ => Err(OptionError::ModelAccess {
+                found: text.to_string(),
+            }),
         }
     }
 

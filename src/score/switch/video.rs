@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::error::{describe, InputError, InputErrors};
+use super::error::{InputError, InputErrors};
+use super::fields::json_records;
 use super::mcq::Mean;
-use super::predictions::json_records;
 
 /// The four dimensions, in the paper's column order.
 pub const DIMENSIONS: [&str; 4] = [
@@ -116,12 +116,8 @@ pub fn read_human_judgements(file: &str, bytes: &[u8]) -> Result<Vec<HumanJudgem
     let mut out = Vec::new();
     for (line, value) in records {
         let record = format!("line {line}");
-        let error = |field: &str, expected: &str, found: Option<&Value>| InputError::Field {
-            file: file.to_string(),
-            record: record.clone(),
-            field: field.to_string(),
-            expected: expected.to_string(),
-            found: found.map(describe).unwrap_or_else(|| "nothing".into()),
+        let error = |field: &str, expected: &str, found: Option<&Value>| {
+            InputError::field(file, &record, field, expected, found)
         };
         let Value::Object(obj) = &value else {
             errors.push(error("(line)", "a JSON object", Some(&value)));
@@ -189,12 +185,8 @@ fn parse_judgement(
     value: &Value,
 ) -> Result<VideoJudgement, Vec<InputError>> {
     let record = format!("line {line}");
-    let error = |field: &str, expected: &str, found: Option<&Value>| InputError::Field {
-        file: file.to_string(),
-        record: record.clone(),
-        field: field.to_string(),
-        expected: expected.to_string(),
-        found: found.map(describe).unwrap_or_else(|| "nothing".into()),
+    let error = |field: &str, expected: &str, found: Option<&Value>| {
+        InputError::field(file, &record, field, expected, found)
     };
     let Value::Object(obj) = value else {
         return Err(vec![error("(line)", "a JSON object", Some(value))]);

@@ -15,8 +15,9 @@ use web_sys::{
     RequestCredentials, RequestInit, Response,
 };
 
+use super::device_worker::{self, Asker, DrawError};
 use crate::bundle::generated::{is_generated, GeneratedIndex};
-use crate::bundle::{check_bytes, open_entry, Checked, LibraryEntry, LibraryIndex};
+use crate::bundle::{check_bytes, open_entry, open_made, Checked, LibraryEntry, LibraryIndex};
 
 /// Where the library index is, relative to the page.
 pub const LIBRARY_URL: &str = "data/library.json";
@@ -63,18 +64,31 @@ pub async fn fetch_library() -> Result<LibraryIndex, String> {
 
 /// A library device, by the library's one rule ([`open_entry`]): every
 /// file its entry lists fetched and checked as a bundle; a generated
-/// device (no files) made here, after the browser has painted what the
-/// page says meanwhile.
-pub async fn fetch_library_device(entry: &LibraryEntry) -> Result<Checked, String> {
+/// device (no files) made in the device worker
+/// ([`device_worker::draw_device`], off the main thread) and its files
+/// checked here ([`open_made`]). `asker` is the page that wants it: leaving
+/// that page cancels the drawing ([`device_worker::cancel`]).
+pub async fn fetch_library_device(
+    entry: &LibraryEntry,
+    asker: Asker,
+) -> Result<Checked, DrawError> {
+    if is_generated(entry) {
+        let (files, ms) = device_worker::draw_device(&entry.id, asker).await?;
+        if let Some(ms) = ms {
+            // The time to draw a generated device in the page, for the
+            // README's figure and whoever reads the console.
+            leptos::logging::log!(
+                "knoblab: drew the device {} in {ms:.0} ms (in the device worker)",
+                entry.id
+            );
+        }
+        return Ok(open_made(entry, Ok::<_, String>(files)));
+    }
     let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut files = Vec::with_capacity(entry.files.len());
     for file in &entry.files {
         let url = format!("{base}/{}", entry.file_url(file));
         files.push((file.clone(), fetch_bytes(&url).await?));
-    }
-    if is_generated(entry) {
-        ensure_font().await?;
-        next_frame().await;
     }
     Ok(open_entry(entry, files))
 }
@@ -88,19 +102,7 @@ pub async fn ensure_font() -> Result<(), String> {
         return Ok(());
     }
     let bytes = fetch_bytes(&format!("data/{FONT_PATH}")).await?;
-    provide_font(bytes)
-}
-
-/// Resolves after a short timeout (50 ms, three frames at 60 Hz), so that
-/// the browser paints a status line set before a long computation. (A
-/// timeout and not an animation frame: frames stop in a hidden tab.)
-pub async fn next_frame() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(window) = web_sys::window() {
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 50);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
+    provide_font(bytes).map_err(|e| e.to_string())
 }
 
 /// A bundle at a URL (a zip or a single JSON file), checked.

@@ -4,6 +4,9 @@
 //!
 //! - [`fetch`]: GETs without credentials (bundles, the library), and
 //!   reading files the visitor picked or dropped, a dropped folder included.
+//! - [`device_worker`]: generated devices and their cards' pictures drawn
+//!   in a Web Worker, off the main thread.
+//! - [`module_worker`]: starting a Web Worker on this page's own wasm.
 //! - [`http`]: the model API's POST with a timeout and abort, the clock and
 //!   a sleep.
 //! - [`indexeddb`]: batches and finished episodes in IndexedDB.
@@ -14,11 +17,13 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
+pub mod device_worker;
 pub mod fetch;
 pub mod files;
 pub mod http;
 pub mod indexeddb;
 pub mod key;
+pub mod module_worker;
 pub mod storage;
 
 /// A JavaScript error as a message: an `Error`'s message, a thrown

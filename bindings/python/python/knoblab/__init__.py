@@ -5,7 +5,9 @@ Python package:
 
 - :func:`make`: a device as a :class:`gymnasium.Env` (also registered as
   ``knoblab/<device-id>`` for :func:`gymnasium.make`).
-- :func:`library`: the devices and tasks of the shipped library or a path.
+- :func:`library`: the devices and tasks of the shipped library or a path;
+  :func:`library_version`: its version and content hash, which every
+  trajectory of its devices records.
 - :mod:`knoblab.score`: ``epic``, ``finestate``, ``switch``, returning the
   documents ``knoblab score … --json`` prints.
 - :func:`metrics`: the document ``knoblab metrics --json`` prints.
@@ -56,6 +58,7 @@ __all__ = [
     "RunRefusedError",
     "evaluate",
     "library",
+    "library_version",
     "make",
     "metrics",
     "score",
@@ -71,14 +74,20 @@ def library(path: Optional[PathLike] = None) -> List[Dict[str, Any]]:
     916 generated ones (``"generated": True``), which have no files of their
     own and are made in memory when :func:`make` or :func:`evaluate` opens
     them (the same device, byte for byte, as the page and the command line
-    make). Listing them makes each one's logic without its pictures (a few
-    seconds for all 916).
+    make). Their tasks are listed from the task list committed beside
+    their manifest (``generated-tasks.json``), so nothing is made to list
+    them. Every episode on a device of the library records the library's
+    version and content hash (``settings["library"]`` in its trajectory;
+    :func:`library_version` gives them), and :func:`metrics` refuses to pool
+    episodes of two library versions.
 
     Parameters
     ----------
     path : str or os.PathLike, optional
         A library index (``library.json``) or the folder holding it; a
-        ``generated.json`` beside it adds its generated devices.
+        ``generated.json`` beside it adds its generated devices (their
+        tasks from ``generated-tasks.json`` beside it, or, without one,
+        from each device's files made without pictures: seconds).
         Default: the library shipped inside this package (the repository's
         ``data/``).
 
@@ -95,6 +104,19 @@ def library(path: Optional[PathLike] = None) -> List[Dict[str, Any]]:
         The index or one of its bundles cannot be read.
     """
     return json.loads(_knoblab.library_json(None if path is None else os.fspath(path)))
+
+
+def library_version() -> Dict[str, Any]:
+    """The shipped library's identity: ``{"version": int, "hash": str}``.
+
+    The version counts the library's changes and the hash is its content
+    hash (the hand-described devices' files and the generated devices'
+    manifest), as committed in ``data/library-version.json``. Every episode
+    on one of its devices records them under ``settings["library"]``
+    (:func:`make`'s environments and :func:`evaluate` alike); episodes on a
+    bundle of one's own record none.
+    """
+    return json.loads(_knoblab.library_version_json())
 
 
 def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: PathLike) -> Any:
@@ -121,7 +143,9 @@ def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: Path
         A file that cannot be read, or a line that is not a trajectory
         (the message names the file and the line).
     knoblab.MetricsError
-        An episode recorded on another device or version of it.
+        An episode recorded on another device or version of it, or
+        episodes of two library versions (within a file or across files:
+        both are named, with their lines).
     """
     if isinstance(trajectory_files, (str, os.PathLike)):
         trajectory_files = [trajectory_files]

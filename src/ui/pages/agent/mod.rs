@@ -51,6 +51,7 @@ pub fn AgentPage() -> impl IntoView {
     provide_context(form);
     spawn_local(open_library(run));
     spawn_local(look_for_unfinished(run));
+    on_cleanup(library::cancel_loads);
 
     let progress = Signal::derive(move || {
         let total = run

@@ -5,6 +5,11 @@
 //! sends the requests the driver asks for, sleeps the waits it asks for,
 //! and shows its events. Pause holds requests not yet sent; cancel aborts
 //! those in flight.
+//!
+//! Devices are opened when the batch reaches them ([`super::library::load`]:
+//! a generated one is drawn then, in seconds), once for all the workers,
+//! and let go once no item of theirs is left, so that a batch over the
+//! whole library holds a few devices' pictures at a time.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
@@ -13,7 +18,7 @@ use std::sync::Arc;
 
 use web_sys::AbortController;
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, LibraryEntry};
 use crate::geom::ScaledPoint;
 use crate::sim::{Episode, StepRecord};
 use crate::vlm::driver::{self, Answer, DriverConfig, EpisodeDriver, Need};
@@ -78,6 +83,13 @@ pub enum Event {
     },
     /// An episode ended and is saved.
     Finished(EpisodeRecord),
+    /// A device is being opened (a generated one is drawn: seconds).
+    Opening {
+        /// The device's id.
+        id: String,
+    },
+    /// A device was opened: the page keeps its logic to score its episodes.
+    Opened(Arc<Bundle>),
     /// An item could not be played (its bundle or task is missing) or saved.
     Problem {
         /// The item's key ([`BatchItem::key`]).
@@ -89,13 +101,28 @@ pub enum Event {
     Ended,
 }
 
+/// A device of the batch, as the workers share it.
+enum Device {
+    /// A worker is opening it; the others wait.
+    Opening,
+    /// Opened, for the items of it still to play.
+    Open(Arc<Bundle>),
+    /// It could not be opened: its items are reported as problems.
+    Failed(String),
+}
+
 /// A batch being run: its description, what it needs, and its controls.
 /// The key lives here, in memory only.
 pub struct Batch {
     /// The batch as stored: its id, its spec and where it is.
     pub meta: BatchMeta,
-    /// The devices it plays, loaded, by bundle id.
-    pub bundles: BTreeMap<String, Arc<Bundle>>,
+    /// Every device the page can open, by id (their index entries).
+    entries: BTreeMap<String, LibraryEntry>,
+    /// The devices opened or being opened, by id.
+    devices: RefCell<BTreeMap<String, Device>>,
+    /// Per device, its items not finished yet (queued or being played):
+    /// at none, the device is let go.
+    left: RefCell<BTreeMap<String, usize>>,
     /// The answers replayed, when a trajectory file plays.
     pub replay: Option<Arc<RecordedAnswers>>,
     key: ApiKey,
@@ -109,24 +136,93 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// A batch that runs `queue` (what is left of `meta`) with `key`.
+    /// A batch that runs `queue` (what is left of `meta`) with `key`,
+    /// opening each device from `entries` when its first item comes.
     pub fn new(
         meta: BatchMeta,
-        bundles: BTreeMap<String, Arc<Bundle>>,
+        entries: BTreeMap<String, LibraryEntry>,
         replay: Option<RecordedAnswers>,
         key: String,
         queue: Vec<BatchItem>,
         store: Option<Store>,
     ) -> Batch {
+        let mut left: BTreeMap<String, usize> = BTreeMap::new();
+        for item in &queue {
+            *left.entry(item.bundle_id.clone()).or_default() += 1;
+        }
         Batch {
             meta,
-            bundles,
+            entries,
+            devices: RefCell::new(BTreeMap::new()),
+            left: RefCell::new(left),
             replay: replay.map(Arc::new),
             key: ApiKey::new(key),
             state: Cell::new(RunState::Running),
             queue: RefCell::new(queue.into()),
             aborts: RefCell::new(Vec::new()),
             store,
+        }
+    }
+
+    /// The device of `id`, opened by the first worker that needs it
+    /// ([`super::library::load`]) while the others wait for it; checked
+    /// against the logic the batch was planned on.
+    async fn device(&self, id: &str, on_event: &dyn Fn(Event)) -> Result<Arc<Bundle>, String> {
+        loop {
+            let found = match self.devices.borrow().get(id) {
+                Some(Device::Open(b)) => Some(Ok(b.clone())),
+                Some(Device::Failed(e)) => Some(Err(e.clone())),
+                Some(Device::Opening) => None,
+                None => break,
+            };
+            match found {
+                Some(result) => return result,
+                None => http::sleep(100).await,
+            }
+        }
+        self.devices
+            .borrow_mut()
+            .insert(id.to_string(), Device::Opening);
+        on_event(Event::Opening { id: id.to_string() });
+        let opened = match self.entries.get(id) {
+            Some(entry) => super::library::load(entry).await,
+            None => Err(format!("the device {id} is not in this page's library")),
+        }
+        .and_then(|bundle| {
+            let planned = self.meta.run.bundles.get(id);
+            let logic = bundle.logic_hash();
+            match planned {
+                Some(p) if *p != logic => Err(format!(
+                    "the device {id} opened with logic hash {logic}, but the batch was planned on {p}"
+                )),
+                _ => Ok(bundle),
+            }
+        });
+        let slot = match &opened {
+            Ok(bundle) => {
+                on_event(Event::Opened(bundle.clone()));
+                Device::Open(bundle.clone())
+            }
+            Err(e) => Device::Failed(e.clone()),
+        };
+        // Nothing left of it (the batch was cancelled meanwhile): not kept.
+        if self.left.borrow().get(id).copied().unwrap_or(0) > 0 {
+            self.devices.borrow_mut().insert(id.to_string(), slot);
+        } else {
+            self.devices.borrow_mut().remove(id);
+        }
+        opened
+    }
+
+    /// One item of the device `id` is over: once none is left, the device
+    /// is let go.
+    fn done_with(&self, id: &str) {
+        let mut left = self.left.borrow_mut();
+        let n = left.entry(id.to_string()).or_default();
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            left.remove(id);
+            self.devices.borrow_mut().remove(id);
         }
     }
 
@@ -168,7 +264,9 @@ async fn worker(batch: &Batch, on_event: &dyn Fn(Event)) {
         let Some(item) = batch.queue.borrow_mut().pop_front() else {
             return;
         };
-        match play(batch, &item, on_event).await {
+        let played = play(batch, &item, on_event).await;
+        batch.done_with(&item.bundle_id);
+        match played {
             Ok(Some(record)) => {
                 if let Some(store) = &batch.store {
                     if let Err(message) = store.save_episode(&batch.meta.id, &record).await {
@@ -203,11 +301,10 @@ async fn play(
     item: &BatchItem,
     on_event: &dyn Fn(Event),
 ) -> Result<Option<EpisodeRecord>, String> {
-    let bundle = batch
-        .bundles
-        .get(&item.bundle_id)
-        .cloned()
-        .ok_or_else(|| format!("the device {} is not loaded", item.bundle_id))?;
+    let bundle = batch.device(&item.bundle_id, on_event).await?;
+    if batch.cancelled() {
+        return Ok(None);
+    }
     let spec = &batch.meta.run;
     let agent = driver::player(spec, &bundle, batch.replay.as_ref(), item.repeat)
         .map_err(|e| e.to_string())?;

@@ -140,14 +140,14 @@ pub fn Chooser(
     }
 }
 
-/// The summary line of what is chosen, and what the page cannot run yet.
+/// The summary line of what is chosen, and what running it involves.
 fn summary_of(catalog: &Catalog, run: Run) -> impl IntoView {
     match run.selection() {
         Ok(selection) => {
             let count = catalog.count(&selection);
             let note = (count.generated > 0).then(|| {
                 format!(
-                    "{} of these devices are generated: this page cannot make them yet, so a batch of them does not start.",
+                    "{} of these devices are generated: each is drawn in this page when the run reaches it (a few seconds each).",
                     grouped(count.generated)
                 )
             });

@@ -14,7 +14,7 @@ use crate::bundle::{Bundle, LibraryEntry};
 use crate::ui::browser::http;
 use crate::ui::browser::indexeddb::{BatchMeta, BatchState, Source, Store};
 use crate::vlm::batch::{parse_repeats, plan};
-use crate::vlm::selection::{Catalog, Scope, Selection, TaskChoice, TaskInfo};
+use crate::vlm::selection::{Catalog, Scope, Selection, TaskChoice};
 use crate::vlm::{BatchItem, EpisodeRecord, RecordedAnswers, RunSpec};
 
 use super::form::Form;
@@ -74,7 +74,8 @@ pub struct Run {
     pub paused: RwSignal<bool>,
     /// The batch being run or last run, as stored.
     pub meta: RwSignal<Option<BatchMeta>>,
-    /// The devices loaded so far, by id.
+    /// The logic (no pictures) of the devices the batch's episodes were
+    /// played on, by id: what its metrics are scored against.
     pub bundles: RwSignal<BTreeMap<String, Arc<Bundle>>>,
     /// The batch's finished episodes, a resumed batch's earlier ones included.
     pub records: RwSignal<Vec<EpisodeRecord>>,
@@ -187,29 +188,33 @@ impl Run {
             .ok_or("the library is still loading")?
     }
 
-    /// Loads the bundles of these ids that are not loaded yet; the
-    /// catalog learns each one's task list.
-    async fn load_bundles(&self, ids: &BTreeSet<String>) -> Result<(), String> {
-        self.catalog_now()?;
-        for id in ids {
+    /// Opens, without their pictures, the devices of `records` whose logic
+    /// the page does not hold yet (a resumed batch's earlier episodes),
+    /// so that the metrics score them.
+    async fn load_logic(&self, records: &[EpisodeRecord]) -> Result<(), String> {
+        let ids: BTreeSet<String> = records
+            .iter()
+            .map(|r| r.trajectory.bundle_id.clone())
+            .collect();
+        for (n, id) in ids.iter().enumerate() {
             if self.bundles.with_untracked(|b| b.contains_key(id)) {
                 continue;
             }
+            let _ = self.status.try_set(Some(format!(
+                "reading the devices of the episodes done: {} of {}",
+                n + 1,
+                ids.len()
+            )));
             let entry = self
                 .entries
                 .with_value(|e| e.get(id).cloned())
                 .ok_or_else(|| format!("the device {id} is not in this page's library"))?;
-            let bundle = library::load(&entry).await?;
-            let tasks = TaskInfo::of_bundle(&bundle);
-            self.catalog.update(|c| {
-                if let Some(Ok(c)) = c {
-                    c.learn_tasks(id, tasks);
-                }
-            });
-            self.bundles.update(|b| {
+            let bundle = library::load_logic(&entry).await?;
+            let _ = self.bundles.try_update(|b| {
                 b.insert(id.clone(), bundle);
             });
         }
+        let _ = self.status.try_set(None);
         Ok(())
     }
 
@@ -240,6 +245,25 @@ impl Run {
             Event::Finished(record) => {
                 self.records.update(|r| r.push(record));
                 self.finished_here.update(|n| *n += 1);
+            }
+            Event::Opening { id } => {
+                let generated = self.entries.with_value(|e| {
+                    e.get(&id)
+                        .is_some_and(crate::bundle::generated::is_generated)
+                });
+                self.status.set(Some(if generated {
+                    format!("drawing the generated device {id} (seconds)…")
+                } else {
+                    format!("opening the device {id}…")
+                }));
+            }
+            Event::Opened(bundle) => {
+                self.status.set(None);
+                let id = bundle.manifest.id.clone();
+                let logic = Arc::new(bundle.without_pictures());
+                self.bundles.update(|b| {
+                    b.insert(id, logic);
+                });
             }
             Event::Problem { item, message } => self
                 .problems
@@ -292,7 +316,7 @@ impl Run {
     ) {
         let batch = Rc::new(Batch::new(
             meta.clone(),
-            self.bundles.get_untracked(),
+            self.entries.get_value(),
             replay,
             key,
             queue,
@@ -309,64 +333,39 @@ impl Run {
     }
 }
 
-/// The devices a new run must load: the replay file's, or those in the
-/// chooser's scope that may have a chosen task (for `one` episode, the
-/// first of them that the page can open, and the selection narrows to
-/// it). Generated devices are refused here, with how many, before
-/// anything is fetched.
-fn devices_to_load(
-    catalog: &Catalog,
+/// The items of a new run, from the replay file or the chooser; for
+/// `one` episode, the chooser's selection narrows to its first device with
+/// a chosen task (kept with the batch, so that a resume shows it). No
+/// device is opened: every task list is known (the hand devices' files,
+/// the generated devices' list), and each device is opened when the run
+/// reaches it.
+fn items_to_run(
+    run: &Run,
     selection: &mut Selection,
     replay: Option<&RecordedAnswers>,
     one: bool,
-) -> Result<BTreeSet<String>, String> {
-    if let Some(r) = replay {
-        return Ok(r.tasks().into_iter().map(|(b, _)| b).collect());
-    }
-    let devices = catalog
-        .in_scope(&selection.scope)
-        .map_err(|e| e.to_string())?;
-    let mut wanted: Vec<_> = devices
-        .into_iter()
-        .filter(|d| d.matching(&selection.tasks) != Some(0))
-        .collect();
-    if one {
-        if let Some(first) = wanted.iter().copied().find(|d| !d.generated) {
-            wanted = vec![first];
-            selection.scope = Scope::Devices {
-                ids: vec![first.id.clone()],
-            };
-        }
-    }
-    let generated = wanted.iter().filter(|d| d.generated).count();
-    if generated > 0 {
-        return Err(format!(
-            "{generated} of the {} devices chosen are generated, and this page cannot make generated devices yet: \
-             choose hand-described ones (by category or by device; their ids have no -g)",
-            wanted.len()
-        ));
-    }
-    Ok(wanted.into_iter().map(|d| d.id.clone()).collect())
-}
-
-/// The items of a new run, from the replay file or the chooser.
-fn items_to_run(
-    run: &Run,
-    selection: &Selection,
-    replay: Option<&RecordedAnswers>,
 ) -> Result<Vec<BatchItem>, String> {
     let catalog = run.catalog_now()?;
-    match replay {
+    let mut items = match replay {
         Some(replay) => {
             let pairs = catalog.replay_pairs(&selection.tasks, replay.tasks());
             let items = plan(&pairs, selection.repeats);
             if items.is_empty() {
                 return Err("the replay file has no episode of the tasks asked for".into());
             }
-            Ok(items)
+            items
         }
-        None => catalog.plan(selection).map_err(|e| e.to_string()),
+        None => {
+            if one {
+                catalog.narrow_to_first(selection);
+            }
+            catalog.plan(selection).map_err(|e| e.to_string())?
+        }
+    };
+    if one {
+        items.truncate(1);
     }
+    Ok(items)
 }
 
 /// Starts a new run; `one` runs only the first item, watched.
@@ -398,52 +397,36 @@ pub fn start(run: Run, form: Form, one: bool) {
         settings.concurrency = 1;
     }
     let key = form.key.get_untracked();
-    spawn_local(async move {
-        let loaded = run
-            .catalog_now()
-            .and_then(|c| devices_to_load(&c, &mut selection, replay.as_ref(), one));
-        let ids = match loaded {
-            Ok(ids) => ids,
-            Err(e) => return run.problems.set(vec![e]),
-        };
-        if let Err(e) = run.load_bundles(&ids).await {
-            return run.problems.set(vec![e]);
-        }
-        let mut items = match items_to_run(&run, &selection, replay.as_ref()) {
-            Ok(items) => items,
-            Err(e) => return run.problems.set(vec![e]),
-        };
-        if one {
-            items.truncate(1);
-        }
-        let played_ids: BTreeSet<&str> = items.iter().map(|i| i.bundle_id.as_str()).collect();
-        let mut spec = run.bundles.with_untracked(|bundles| {
-            let played: Vec<&Bundle> = played_ids
-                .iter()
-                .filter_map(|id| bundles.get(*id).map(|b| b.as_ref()))
-                .collect();
-            RunSpec::new(source, settings, items.clone(), &played)
-        });
-        spec.replay = replay_text.filter(|_| source == Source::Replay);
-        spec.selection = Some(selection);
-        let meta = BatchMeta {
-            id: format!("batch-{}", http::now_ms()),
-            created_ms: http::now_ms(),
-            run: spec,
-            state: BatchState::Running,
-            uses_key: source == Source::Model && !key.trim().is_empty(),
-        };
-        // One unfinished batch at a time: a new one ends the offer to resume
-        // an older one, which would otherwise come back after the next reload.
-        if let Some((mut older, _)) = run.resumable.get_untracked() {
-            older.state = BatchState::Cancelled;
-            run.persist(older);
-        }
-        run.records.set(Vec::new());
-        run.resumable.set(None);
-        run.persist(meta.clone());
-        run.launch(meta, items, replay, key);
-    });
+    let items = match items_to_run(&run, &mut selection, replay.as_ref(), one) {
+        Ok(items) => items,
+        Err(e) => return run.problems.set(vec![e]),
+    };
+    // Planned on the library's devices as it lists them (their logic
+    // hashes and the library's version): none is opened before its turn.
+    let mut spec = match RunSpec::on_library(source, settings, items.clone()) {
+        Ok(spec) => spec,
+        Err(e) => return run.problems.set(vec![e.to_string()]),
+    };
+    spec.replay = replay_text.filter(|_| source == Source::Replay);
+    spec.selection = Some(selection);
+    let meta = BatchMeta {
+        id: format!("batch-{}", http::now_ms()),
+        created_ms: http::now_ms(),
+        run: spec,
+        state: BatchState::Running,
+        uses_key: source == Source::Model && !key.trim().is_empty(),
+    };
+    // One unfinished batch at a time: a new one ends the offer to resume
+    // an older one, which would otherwise come back after the next reload.
+    if let Some((mut older, _)) = run.resumable.get_untracked() {
+        older.state = BatchState::Cancelled;
+        run.persist(older);
+    }
+    run.records.set(Vec::new());
+    run.bundles.set(BTreeMap::new());
+    run.resumable.set(None);
+    run.persist(meta.clone());
+    run.launch(meta, items, replay, key);
 }
 
 /// Resumes a stored batch: its finished episodes are read back and only
@@ -471,11 +454,23 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
         Ok(r) => r,
         Err(e) => return run.problems.set(vec![e.to_string()]),
     };
+    // The batch resumes only on the library it was planned on: its devices'
+    // logic and the library's version are what this page would plan now.
+    let differences = match RunSpec::on_library(
+        meta.run.source,
+        meta.run.settings.clone(),
+        meta.run.items.clone(),
+    ) {
+        Ok(now) => meta.run.differences(&now),
+        Err(e) => vec![e.to_string()],
+    };
+    if !differences.is_empty() {
+        return run.problems.set(vec![format!(
+            "this batch cannot be resumed here, its episodes would not pool: {}; start a new batch",
+            differences.join("; ")
+        )]);
+    }
     spawn_local(async move {
-        let ids: BTreeSet<String> = meta.run.items.iter().map(|i| i.bundle_id.clone()).collect();
-        if let Err(e) = run.load_bundles(&ids).await {
-            return run.problems.set(vec![e]);
-        }
         let records = match run.store.get_value() {
             Some(store) => match store.episodes(&meta.id).await {
                 Ok(r) => r,
@@ -483,6 +478,10 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
             },
             None => Vec::new(),
         };
+        if let Err(e) = run.load_logic(&records).await {
+            let _ = run.status.try_set(None);
+            return run.problems.set(vec![e]);
+        }
         let queue = meta.run.remaining(&records);
         run.records.set(records);
         run.resumable.set(None);
@@ -492,9 +491,10 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
 
 /// Reads the library for the chooser: the index and the generated
 /// devices' manifest (counted at once), then each hand-described device's
-/// task list (so that single- and multi-turn tasks and task ids count
-/// too). A manifest that cannot be read leaves the hand devices, named as
-/// a problem; nothing is drawn.
+/// task list and the generated devices' task list (so that single- and
+/// multi-turn tasks and task ids count, and every device plans). A
+/// manifest that cannot be read leaves the hand devices, named as a
+/// problem; nothing is drawn.
 pub async fn open_library(run: Run) {
     let index = match library::index().await {
         Ok(i) => i,
@@ -543,10 +543,27 @@ pub async fn open_library(run: Run) {
             }
         }
     }
+    let generated_tasks = match &generated {
+        Some(manifest) => match library::generated_tasks(manifest).await {
+            Ok(list) => Some(list),
+            Err(e) => {
+                let _ = run.problems.try_update(|p| {
+                    p.push(format!(
+                        "the generated devices' tasks cannot be planned: {e}"
+                    ))
+                });
+                None
+            }
+        },
+        None => None,
+    };
     let _ = run.catalog.try_update(|c| {
         if let Some(Ok(c)) = c {
             for (id, tasks) in learned {
                 c.learn_tasks(&id, tasks);
+            }
+            if let Some(list) = &generated_tasks {
+                c.learn_generated(list);
             }
         }
     });

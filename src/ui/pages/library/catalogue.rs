@@ -4,9 +4,11 @@
 //!
 //! A hand-described device's card shows its shipped front view (a lazy
 //! `<img>`: only the cards in sight are fetched). A generated device has
-//! no picture to fetch: its front view alone is drawn when its card is on
-//! the page shown, one card after another so the page stays responsive,
-//! and kept for the rest of the visit.
+//! no picture to fetch: its front view alone is drawn in the device worker
+//! ([`device_worker::draw_thumbnail`], off the main thread) when its card
+//! is on the page shown, one card after another, and kept for the rest of
+//! the visit. Showing another page of cards, or leaving the Library page,
+//! cancels the drawings still queued.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -18,20 +20,18 @@ use crate::bundle::generated::is_generated;
 use crate::bundle::{LibraryEntry, LibraryIndex};
 use crate::play::catalogue::{category_counts, Query};
 use crate::play::share::encode_component;
-use crate::ui::browser::fetch::{ensure_font, next_frame, LIBRARY_URL};
+use crate::ui::browser::device_worker::{self, Asker, DrawError};
+use crate::ui::browser::fetch::LIBRARY_URL;
 
 thread_local! {
     /// Generated devices' front views drawn in this visit, as `data:` URLs.
     static THUMBNAILS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
 }
 
-/// A generated device's front view, drawn now or taken from this visit's
-/// cache.
-fn generated_thumbnail(id: &str) -> Result<String, String> {
-    if let Some(url) = THUMBNAILS.with(|t| t.borrow().get(id).cloned()) {
-        return Ok(url);
-    }
-    let png = crate::devicegen::generated::Inputs::embedded()?.thumbnail(id)?;
+/// A generated device's front view, drawn in the device worker, kept for
+/// the visit.
+async fn generated_thumbnail(id: &str) -> Result<String, DrawError> {
+    let png = device_worker::draw_thumbnail(id, Asker::Catalogue).await?;
     let url = format!(
         "data:image/png;base64,{}",
         base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png)
@@ -89,8 +89,8 @@ pub fn Catalogue(
     let counts = category_counts(&index.devices);
     let total = index.devices.len();
     let devices = StoredValue::new(index.devices);
-    // Each page shown gets a number; a drawing queue of an older page stops.
-    let shown_page = StoredValue::new(0u64);
+    // Leaving the Library page drops the cards still to draw.
+    on_cleanup(|| device_worker::cancel(Asker::Catalogue));
 
     let category_button = move |category: String, label: String, count: usize| {
         let value = category.clone();
@@ -120,8 +120,6 @@ pub fn Catalogue(
             let cards: Vec<LibraryEntry> = p.cards.into_iter().cloned().collect();
             (cards, p.matching, p.page, p.pages)
         });
-        let number = shown_page.get_value() + 1;
-        shown_page.set_value(number);
         let with_signals: Vec<(LibraryEntry, RwSignal<Option<String>>)> = cards
             .into_iter()
             .map(|e| {
@@ -134,24 +132,16 @@ pub fn Catalogue(
             .filter(|(e, s)| is_generated(e) && s.get_untracked().is_none())
             .map(|(e, s)| (e.id.clone(), *s))
             .collect();
-        if !queue.is_empty() {
+        // The cards of the page shown before are not drawn any more.
+        device_worker::cancel(Asker::Catalogue);
+        for (id, drawn) in queue {
             spawn_local(async move {
-                if let Err(e) = ensure_font().await {
-                    leptos::logging::warn!("knoblab: the generated devices' cards: {e}");
-                    return;
-                }
-                for (id, drawn) in queue {
-                    // Let the page paint and answer clicks between two cards.
-                    next_frame().await;
-                    if shown_page.try_get_value() != Some(number) {
-                        return;
+                match generated_thumbnail(&id).await {
+                    Ok(url) => {
+                        let _ = drawn.try_set(Some(url));
                     }
-                    match generated_thumbnail(&id) {
-                        Ok(url) => {
-                            let _ = drawn.try_set(Some(url));
-                        }
-                        Err(e) => leptos::logging::warn!("knoblab: the card of {id}: {e}"),
-                    }
+                    Err(DrawError::Cancelled) => {}
+                    Err(e) => leptos::logging::warn!("knoblab: the card of {id}: {e}"),
                 }
             });
         }

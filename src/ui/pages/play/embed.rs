@@ -100,6 +100,7 @@ pub fn EmbedPage() -> impl IntoView {
     on_cleanup(move || {
         listener.remove();
         player.embedded.set(false);
+        player.stop_opening();
     });
     view! {
         <section class="embed" data-testid="embed">

@@ -37,6 +37,7 @@ use crate::bundle::{check_bytes, Bundle, Checked, Diagnostic, LibraryIndex};
 use crate::play::{BaselineRun, Draft, Mode, Session};
 use crate::sim::{RenderMode, Settings, Step, DEFAULT_LAMBDA};
 
+use crate::ui::browser::device_worker::{self, Asker, DrawError};
 use crate::ui::browser::{fetch, storage};
 
 /// The page's clock in milliseconds (0 without one).
@@ -64,6 +65,9 @@ pub struct Loaded {
 pub enum LoadProblem {
     /// Nothing readable arrived (a failed fetch, an unknown id).
     Message(String),
+    /// It was not waited for: a newer request replaced it, or the page
+    /// that asked was left while it was being drawn.
+    Cancelled,
     /// It arrived, and validation refused it: every problem found.
     Problems {
         /// Where it came from.
@@ -78,6 +82,7 @@ impl LoadProblem {
     pub fn summary(&self) -> String {
         match self {
             LoadProblem::Message(m) => m.clone(),
+            LoadProblem::Cancelled => DrawError::Cancelled.to_string(),
             LoadProblem::Problems {
                 source,
                 diagnostics,
@@ -144,6 +149,9 @@ pub struct Player {
     /// Shown inside another page: steps are reported to it.
     pub embedded: RwSignal<bool>,
     library: RwSignal<Option<LibraryIndex>>,
+    /// How many opens have started: an open that a newer one replaced
+    /// leaves the status and the device to the newer.
+    opens: StoredValue<u64>,
 }
 
 impl Default for Player {
@@ -161,6 +169,7 @@ impl Default for Player {
             baseline: RwSignal::new(None),
             embedded: RwSignal::new(false),
             library: RwSignal::new(None),
+            opens: StoredValue::new(0),
         }
     }
 }
@@ -200,18 +209,22 @@ impl Player {
                         .set(Some(format!("Drawing the device {source}")));
                 }
                 let started = now_ms();
-                let checked = fetch::fetch_library_device(entry)
+                let checked = fetch::fetch_library_device(entry, Asker::Player)
                     .await
-                    .map_err(LoadProblem::Message)?;
+                    .map_err(|e| match e {
+                        DrawError::Cancelled => LoadProblem::Cancelled,
+                        DrawError::Failed(message) => LoadProblem::Message(message),
+                    })?;
+                let loaded = Loaded::from_checked(checked, Some(source.to_string()));
                 if generated {
-                    // The time to draw a generated device in the page, for
-                    // the README's figure and whoever reads the console.
+                    // From the request to a device ready to play (the
+                    // drawing in the worker, the check here).
                     leptos::logging::log!(
-                        "knoblab: drew the device {source} in {:.0} ms",
+                        "knoblab: opened the device {source} in {:.0} ms",
                         now_ms() - started
                     );
                 }
-                return Loaded::from_checked(checked, Some(source.to_string()));
+                return loaded;
             }
         }
         if !source.contains('/') && !source.contains('.') {
@@ -225,18 +238,34 @@ impl Player {
         Loaded::from_checked(checked, Some(source.to_string()))
     }
 
-    /// Fetches a device and makes it the current one (no episode yet).
+    /// Fetches a device and makes it the current one (no episode yet). A
+    /// newer open replaces this one: its drawing is cancelled, and it
+    /// returns [`LoadProblem::Cancelled`], changing nothing.
     pub async fn open(self, source: &str) -> Result<Loaded, LoadProblem> {
+        device_worker::cancel(Asker::Player);
+        let number = self.opens.get_value() + 1;
+        self.opens.set_value(number);
         let shown: String = source.chars().take(120).collect();
         self.loading.set(Some(format!("Loading {shown}")));
         self.problem.set(None);
         let result = self.fetch(source).await;
+        if self.opens.try_get_value() != Some(number) {
+            return Err(LoadProblem::Cancelled);
+        }
         self.loading.set(None);
         match &result {
             Ok(loaded) => self.set_device(loaded.clone()),
+            Err(LoadProblem::Cancelled) => {}
             Err(problem) => self.problem.set(Some(problem.clone())),
         }
         result
+    }
+
+    /// Stops opening a device (its page is being left): a drawing under
+    /// way is cancelled, and the status line goes.
+    pub fn stop_opening(self) {
+        device_worker::cancel(Asker::Player);
+        let _ = self.loading.try_set(None);
     }
 
     /// Makes a loaded device the current one, ending any episode.

@@ -12,6 +12,7 @@ use super::{use_player, LoadProblem, Player};
 use crate::play::share::{decode_actions, parse_lambda};
 use crate::play::Mode;
 use crate::sim::RenderMode;
+use crate::ui::browser::http;
 use crate::ui::route::{Location, LocationSignal};
 
 /// What a play or embed URL asks for.
@@ -83,7 +84,19 @@ pub async fn open_request(player: Player, request: PlayRequest) {
     match (&request.bundle, open_source) {
         (Some(wanted), Some(open)) if open.as_deref() == Some(wanted.as_str()) => {}
         (Some(wanted), _) => {
-            if player.open(wanted).await.is_err() {
+            let Ok(opened) = player.open(wanted).await else {
+                return;
+            };
+            // The device is shown before its episode starts: checking a
+            // device and drawing its episode's first picture (a live one is
+            // decoded and composed) are two tasks of the main thread, so the
+            // page answers between them. Another open meanwhile wins.
+            http::sleep(0).await;
+            let still = player.device.with_untracked(|d| {
+                d.as_ref()
+                    .is_some_and(|d| std::sync::Arc::ptr_eq(&d.bundle, &opened.bundle))
+            });
+            if !still {
                 return;
             }
         }
@@ -142,6 +155,12 @@ pub fn ProblemList(
         }
     });
     match problem {
+        LoadProblem::Cancelled => view! {
+            <div class="problems" data-testid="problems" role="alert" node_ref=node>
+                <p>{LoadProblem::Cancelled.summary()}</p>
+            </div>
+        }
+        .into_any(),
         LoadProblem::Message(message) => view! {
             <div class="problems" data-testid="problems" role="alert" node_ref=node>
                 <p><strong>"The device could not be opened. "</strong>{message}</p>
@@ -248,6 +267,8 @@ pub fn PlayPage() -> impl IntoView {
             Err(e) => player.notice.set(Some(e)),
         }
     });
+    // Leaving the page stops a drawing it asked for.
+    on_cleanup(move || player.stop_opening());
     let nothing_open =
         move || player.device.with(Option::is_none) && player.loading.with(Option::is_none);
     view! {

@@ -1,14 +1,10 @@
 //! Scoring off the main thread: module Web Workers that load this very
-//! wasm module (the page's own JS glue, whose hashed URL Trunk writes into
-//! `index.html` as a preload link, and the page's compiled
-//! `WebAssembly.Module`, posted to them) and call [`knoblab_score_shard`]
-//! and [`knoblab_score_job`]. Each worker reads the dropped `File`s
-//! itself, so a big results set never passes through the page's thread;
-//! cancel is `Worker.terminate()`.
-//!
-//! **Decision:** one wasm build, not Trunk's `data-type="worker"` second
-//! binary: a second release build of the whole core would double the
-//! page's build time and download, for the same code.
+//! wasm module ([`crate::ui::browser::module_worker`], whose Decision is
+//! one wasm build for the page and its workers; each instantiates the
+//! page's compiled `WebAssembly.Module`, posted to it, without compiling it
+//! again) and call [`knoblab_score_shard`] and [`knoblab_score_job`]. Each
+//! worker reads the dropped `File`s itself, so a big results set never
+//! passes through the page's thread; cancel is `Worker.terminate()`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,12 +12,13 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, MessageEvent, Url, Worker, WorkerOptions, WorkerType};
+use web_sys::{MessageEvent, Worker};
 
 use crate::score::epic::report::Shard;
 use crate::score::job::{self, InputFile, Job, JobOptions};
 use crate::score::view::ItemView;
 use crate::ui::browser::js_message;
+use crate::ui::browser::module_worker::{set, spawn, string_field};
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
@@ -156,7 +153,7 @@ pub const FONT_JOB_PATH: &str = "knoblab-font";
 /// generated devices are scored against devices drawn here.
 #[wasm_bindgen]
 pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
-    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e))
+    crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 /// The dropped files from their paths and bytes (in the same order).
@@ -306,18 +303,6 @@ pub enum Message {
     Error(String),
 }
 
-/// The URL of this page's wasm-bindgen JS, from the module preload link
-/// Trunk writes into `index.html`.
-fn module_url() -> Result<String, String> {
-    document()
-        .query_selector("link[rel=modulepreload][href$='.js']:not([href*='/snippets/'])")
-        .ok()
-        .flatten()
-        .and_then(|e| e.dyn_into::<web_sys::HtmlLinkElement>().ok())
-        .map(|l| l.href())
-        .ok_or_else(|| "the page's module link is missing (built without Trunk?)".into())
-}
-
 thread_local! {
     /// Workers started ahead of the next job ([`warm_up`]).
     static SPARE: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
@@ -326,14 +311,11 @@ thread_local! {
 /// Starts the workers of the next job ahead of it, so that their module is
 /// instantiated while the visitor picks files, not after the drop.
 pub fn warm_up() {
-    let Ok(js) = module_url() else {
-        return;
-    };
     let want = worker_count();
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
         while spare.len() < want {
-            match spawn(&js) {
+            match spawn(WORKER_JS) {
                 Ok(w) => spare.push(w),
                 Err(_) => break,
             }
@@ -351,10 +333,10 @@ pub fn stand_down() {
 }
 
 /// A worker started ahead ([`warm_up`]), else a new one.
-fn take_or_spawn(js: &str) -> Result<Worker, String> {
+fn take_or_spawn() -> Result<Worker, String> {
     match SPARE.with(|spare| spare.borrow_mut().pop()) {
         Some(w) => Ok(w),
-        None => spawn(js),
+        None => spawn(WORKER_JS),
     }
 }
 
@@ -382,38 +364,6 @@ pub struct ScoreWorker {
     workers: Vec<Worker>,
     pending: Rc<RefCell<Pending>>,
     _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
-}
-
-fn set(o: &js_sys::Object, k: &str, v: &JsValue) {
-    let _ = js_sys::Reflect::set(o, &JsValue::from_str(k), v);
-}
-
-fn string_field(data: &JsValue, k: &str) -> Option<String> {
-    js_sys::Reflect::get(data, &JsValue::from_str(k))
-        .ok()
-        .and_then(|v| v.as_string())
-}
-
-/// A module worker running the page's own wasm, initialised.
-fn spawn(js: &str) -> Result<Worker, String> {
-    let parts = js_sys::Array::of1(&JsValue::from_str(WORKER_JS));
-    let bag = BlobPropertyBag::new();
-    bag.set_type("text/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| js_message(&e))?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|e| js_message(&e))?;
-    let worker_options = WorkerOptions::new();
-    worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
-    let _ = Url::revoke_object_url(&url);
-    let init = js_sys::Object::new();
-    let paths = js_sys::Object::new();
-    set(&paths, "js", &JsValue::from_str(js));
-    // The page's own compiled `WebAssembly.Module`, which a worker
-    // instantiates without compiling it again.
-    set(&paths, "module", &wasm_bindgen::module());
-    set(&init, "init", &paths);
-    worker.post_message(&init).map_err(|e| js_message(&e))?;
-    Ok(worker)
 }
 
 /// The job message of worker `index` of `of`.
@@ -459,10 +409,9 @@ impl ScoreWorker {
         options: &JobOptions,
         on_message: impl Fn(Message) + 'static,
     ) -> Result<ScoreWorker, String> {
-        let js = module_url()?;
         let of = worker_count();
         let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
-        let merger = take_or_spawn(&js)?;
+        let merger = take_or_spawn()?;
         let pending = Rc::new(RefCell::new(Pending::default()));
         let answered = pending.clone();
         let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -499,7 +448,7 @@ impl ScoreWorker {
         let mut workers = vec![merger.clone()];
         let mut closures = vec![on_merger];
         for index in 1..of {
-            let helper = match take_or_spawn(&js) {
+            let helper = match take_or_spawn() {
                 Ok(h) => h,
                 Err(e) => {
                     for w in &workers {
