@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { launch, openPage, gotoRoute, SHOTS, DESKTOP, PHONE } from './support.mjs';
 
@@ -57,6 +57,24 @@ async function dropFiles(page, files) {
 async function scored(page, n) {
   await page.getByTestId('score-time').waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId('score-report').count(), n);
+}
+
+/** Logs the last job's timeline: the workers' and the page's performance
+ * marks (ms after `page: run`, when the page took the files) and the main
+ * thread's long tasks. Logged, never asserted. */
+async function logTimeline(page) {
+  const { marks, longTasks } = await page.evaluate(() => ({
+    marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]),
+    longTasks: window.knoblabLongTasks ?? [],
+  }));
+  const runs = marks.filter(([n]) => n === 'page: run');
+  const t0 = runs.length ? runs[runs.length - 1][1] : 0;
+  const lines = marks.filter(([, t]) => t >= t0).sort((a, b) => a[1] - b[1])
+    .map(([n, t]) => `  ${(t - t0).toFixed(0).padStart(6)} ms  ${n}`);
+  const tasks = longTasks.filter(([t]) => t >= t0)
+    .map(([t, d]) => `${d.toFixed(0)} ms at ${(t - t0).toFixed(0)}`);
+  console.log(`timeline (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}):\n${lines.join('\n')}\n` +
+    `  main-thread long tasks: ${tasks.length ? tasks.join(', ') : 'none'}`);
 }
 
 let browser;
@@ -226,6 +244,13 @@ test('a benchmark-sized synthetic EPIC set is scored in the workers with the CLI
   }
   const { page, errors } = await openPage(browser, DESKTOP);
   await gotoRoute(page, '#/score');
+  // The main thread's long tasks, for the timeline logged below.
+  await page.evaluate(() => {
+    window.knoblabLongTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.knoblabLongTasks.push([e.startTime, e.duration]);
+    }).observe({ type: 'longtask' });
+  });
   const started = Date.now();
   await page.getByTestId('file-input').setInputFiles([join(SYNTHETIC, 'gt.zip'), join(SYNTHETIC, 'raw.jsonl')]);
   await page.getByTestId('progress').waitFor();
@@ -243,13 +268,29 @@ test('a benchmark-sized synthetic EPIC set is scored in the workers with the CLI
   assert.equal(workers, Math.min(Math.max(cores, 2), 16), `merged from ${workers} workers' shards, ${cores} cores`);
   console.log(`synthetic EPIC, 6,661 samples: scored in ${seconds.toFixed(2)} s in the page, merged from ${workers} workers ` +
     `(${((Date.now() - started) / 1000).toFixed(2)} s from setInputFiles); a main-thread round trip and a click during scoring took ${roundTrip} ms`);
+  await logTimeline(page);
   assert.match(await page.getByTestId('report-detected').textContent(), /6661 samples/);
   // Every displayed aggregate equals the CLI's on the same files (the GT unpacked).
   const t1 = Date.now();
   const doc = cliJson(['score', 'epic', '--gt', join(SYNTHETIC, 'gt'), '--pred', join(SYNTHETIC, 'raw.jsonl')]);
   const cells = await assertCellsMatch(page.getByTestId('score-report'), doc, 'synthetic');
   console.log(`synthetic EPIC: ${cells} displayed aggregates equal the CLI's (the CLI took ${Date.now() - t1} ms)`);
+  // A screenful of items is drawn; the pager shows the next, and an item's
+  // drill-down is scored again in the worker when it is opened.
+  const report = page.getByTestId('score-report');
+  assert.equal(await report.getByTestId('items-count').textContent(), '6661 of 6661 items');
+  assert.equal(await report.getByTestId('item-row').count(), 25);
+  await report.getByTestId('items-next').click();
+  assert.equal(await report.getByTestId('items-range').textContent(), '26–50 of 6661');
+  const t2 = Date.now();
+  await report.getByTestId('item-row').nth(3).click();
+  await report.getByTestId('drill').waitFor();
+  console.log(`synthetic EPIC: item 29's drill-down came from the worker in ${Date.now() - t2} ms`);
+  assert.match(await report.getByTestId('drill').textContent(), /reply.*parsed.*score details/s);
+  await report.getByTestId('overlay').waitFor();
   await page.screenshot({ path: `${SHOTS}score-synthetic-desktop.png` });
+  await report.getByTestId('drill').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}score-synthetic-drill-desktop.png` });
 
   // Cancel: a new job is stopped at once and says so.
   await page.getByTestId('clear').click();

@@ -144,3 +144,254 @@ fn incomplete_shards_are_refused() {
     let twice = merge_shards(&set.raw_jsonl, &opts, vec![one.clone(), one]).unwrap_err();
     assert!(twice.to_string().contains("score it again"), "{twice}");
 }
+
+/// What the page shows of a report, and what its summaries and coverage
+/// are: every field a shard digest carries, per sample, with the bits of
+/// each score.
+fn shown(r: &knoblab::score::epic::Report) -> String {
+    use knoblab::score::epic::aggregate::count_accuracy_by_target_count;
+    let samples = |run: &knoblab::score::epic::report::Run| {
+        run.samples
+            .iter()
+            .map(|s| {
+                let count = s.metric_details.get("count").map(|c| {
+                    (
+                        c["gt_count"].as_i64(),
+                        c["pred_count"].as_i64(),
+                        s.score_details.get("count_score").map(f64::to_bits),
+                    )
+                });
+                format!(
+                    "{} {} {} {:?} {} {} {:?} {:?} {:?} {} {:?}",
+                    s.index,
+                    s.task_category,
+                    s.task_type,
+                    s.leaf.map(|l| l.type_key),
+                    s.score.to_bits(),
+                    s.invalid_response,
+                    s.error,
+                    s.quirks,
+                    s.gt_path,
+                    s.gt_found,
+                    count
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let counts: Vec<String> = count_accuracy_by_target_count(&r.official.samples)
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect();
+    format!(
+        "{}\n{}\n{}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        pretty(&knoblab::score::epic::render::summaries_json(r)),
+        r.gt_coverage_message(),
+        r.coord_override.clone().unwrap_or_default(),
+        r.formatted.as_ref().map(|f| &f.skipped_lines),
+        r.comparison.as_ref().map(|c| c
+            .iter()
+            .map(|m| (m.index, m.what.clone()))
+            .collect::<Vec<_>>()),
+        samples(&r.official),
+        samples(&r.corrected),
+        counts
+    )
+}
+
+/// The page's path in the core: each worker digests its shard, the digest
+/// crosses as JSON, and the merge (digests in any order) gives what the
+/// whole run gives, for raw outputs, std records and an official score file.
+#[test]
+fn shard_digests_merge_into_the_whole_run() {
+    use knoblab::score::epic::shard::{digest_shard, Merge};
+    use knoblab::score::epic::wire::{digest_from_json, digest_to_json};
+    let set = generate_scaled(11, 0.02);
+    let gt = DirSource::at(std::path::Path::new(&format!("{FIX}/dataset/annotation")));
+    let fixtures: Vec<(
+        String,
+        String,
+        Box<dyn knoblab::score::epic::GroundTruthSource>,
+    )> = vec![
+        (
+            "raw.jsonl".into(),
+            set.raw_jsonl.clone(),
+            Box::new(set.gt.clone()),
+        ),
+        (
+            "raw/Custom/probe-auto.jsonl".into(),
+            std::fs::read_to_string(format!("{FIX}/raw/Custom/probe-auto.jsonl")).unwrap(),
+            Box::new(DirSource::at(std::path::Path::new(&format!(
+                "{FIX}/dataset/annotation"
+            )))),
+        ),
+        (
+            "std/Custom/probe-auto.jsonl".into(),
+            std::fs::read_to_string(format!("{FIX}/std/Custom/probe-auto.jsonl")).unwrap(),
+            Box::new(DirSource::at(std::path::Path::new(&format!(
+                "{FIX}/dataset/annotation"
+            )))),
+        ),
+        (
+            "scores/Qwen3-VL/probe-q3_full.json".into(),
+            std::fs::read_to_string(format!("{FIX}/scores/Qwen3-VL/probe-q3_full.json")).unwrap(),
+            Box::new(gt),
+        ),
+    ];
+    for (name, text, gt) in &fixtures {
+        let opts = RunOptions {
+            coord_mode: None,
+            family: name
+                .split('/')
+                .nth(1)
+                .filter(|_| name.contains('/'))
+                .map(str::to_string),
+        };
+        let whole = score_text(text, gt.as_ref(), &opts).expect("scores");
+        let reference = shown(&whole);
+        for of in [1, 2, 3, 7] {
+            let mut texts: Vec<String> = (0..of)
+                .map(|index| {
+                    let d = digest_shard(text, gt.as_ref(), &opts, Shard { index, of })
+                        .expect("scores");
+                    digest_to_json(&d)
+                })
+                .collect();
+            // Shards come in any order.
+            texts.rotate_left(of / 2);
+            let mut merge = Merge::new();
+            for t in &texts {
+                merge
+                    .add(digest_from_json(t).expect("reads back"))
+                    .expect("merges");
+            }
+            assert_eq!(merge.shards(), of);
+            let merged = merge.finish().expect("every sample once");
+            assert_eq!(shown(&merged), reference, "{name}: {of} shards");
+        }
+    }
+}
+
+/// A shard reads the GT files of its own samples and no other, each once.
+#[test]
+fn a_shard_reads_only_the_ground_truth_of_its_samples() {
+    use knoblab::score::epic::gt::held_key;
+    use knoblab::score::epic::shard::digest_shard;
+    use knoblab::score::epic::GroundTruthSource;
+    use std::cell::RefCell;
+    struct Counting<'a>(&'a dyn GroundTruthSource, RefCell<Vec<String>>);
+    impl GroundTruthSource for Counting<'_> {
+        fn read(&self, path: &str) -> Option<Vec<u8>> {
+            self.1.borrow_mut().push(path.to_string());
+            self.0.read(path)
+        }
+    }
+    let set = generate_scaled(7, 0.02);
+    let opts = RunOptions::default();
+    let whole = score_text(&set.raw_jsonl, &set.gt, &opts).expect("scores");
+    for of in [2, 3] {
+        for index in 0..of {
+            let counting = Counting(&set.gt, RefCell::new(Vec::new()));
+            digest_shard(&set.raw_jsonl, &counting, &opts, Shard { index, of }).expect("scores");
+            let mut read = counting.1.into_inner();
+            let mut wanted: Vec<String> = whole
+                .official
+                .samples
+                .iter()
+                .filter(|s| s.index % of == index)
+                .filter_map(|s| s.gt_path.as_deref().map(held_key))
+                .collect();
+            wanted.dedup();
+            assert!(!wanted.is_empty());
+            assert_eq!(
+                read, wanted,
+                "shard {index} of {of}: the files read, in order"
+            );
+            read.sort();
+            read.dedup();
+            assert_eq!(read.len(), wanted.len(), "each file read once");
+        }
+    }
+}
+
+/// A shard formats only its own raw records; the others are counted (their
+/// lines parsed) but not formatted, and the skipped lines are the file's.
+#[test]
+fn a_shard_formats_only_its_own_records() {
+    use knoblab::score::epic::formatter::{format_jsonl_each, format_jsonl_picked, FormatOptions};
+    let set = generate_scaled(5, 0.01);
+    let text = format!("not json\n{}\n[1]\n", set.raw_jsonl);
+    let opts = [FormatOptions::default()];
+    let all = format_jsonl_each(&text, &opts).remove(0);
+    let picked = format_jsonl_picked(&text, &opts, |i| i % 3 == 1);
+    assert_eq!(picked.skipped_lines, all.skipped_lines);
+    assert_eq!(picked.skipped_lines.len(), 2);
+    let records = &picked.records[0];
+    assert_eq!(records.len(), all.records.len());
+    for (i, (r, a)) in records.iter().zip(&all.records).enumerate() {
+        match r {
+            Some(r) => {
+                assert_eq!(i % 3, 1);
+                assert_eq!(
+                    knoblab::score::epic::pyjson::dumps(&r.record),
+                    knoblab::score::epic::pyjson::dumps(&a.record)
+                );
+                assert_eq!(r.failure, a.failure);
+            }
+            None => assert_ne!(i % 3, 1),
+        }
+    }
+}
+
+/// The merging worker takes each worker's list as it comes, in any order;
+/// a list of another file's shards, or a worker that sent nothing, leaves
+/// the file to be scored whole, with the same outcome.
+#[test]
+fn the_merging_worker_merges_lists_as_they_come() {
+    use knoblab::score::job::{self, InputFile, Job, Merging};
+    let set = generate_scaled(4, 0.012);
+    let mut files = vec![InputFile {
+        path: "Qwen3-VL/raw.jsonl".into(),
+        bytes: set.raw_jsonl.clone().into_bytes(),
+    }];
+    for (path, bytes) in set.gt.files() {
+        files.push(InputFile {
+            path: format!("gt/{path}"),
+            bytes: bytes.to_vec(),
+        });
+    }
+    let job = Job {
+        files,
+        ..Job::default()
+    };
+    let alone = job::run(&job, &mut |_| {});
+    assert!(alone.failures.is_empty(), "{:?}", alone.failures);
+    let lists: Vec<String> = (0..3)
+        .map(|index| serde_json::to_string(&job::epic_shard(&job, Shard { index, of: 3 })).unwrap())
+        .collect();
+    for order in [[0, 1, 2], [2, 0, 1], [1, 2, 0]] {
+        let mut merging = Merging::new();
+        for i in order {
+            merging.add(&lists[i]);
+        }
+        assert_eq!(merging.workers(), 3);
+        let mut merged = merging.finish(&job, &mut |_| {});
+        assert_eq!(merged.epic_shards, 3);
+        merged.epic_shards = 0;
+        assert_eq!(merged, alone, "{order:?}");
+    }
+    // A shard of another file (here, of the same file scored with other
+    // options) is refused: the file is scored whole.
+    let other = Job {
+        options: knoblab::score::job::JobOptions {
+            epic_family: Some("Claude".into()),
+            ..Default::default()
+        },
+        ..job.clone()
+    };
+    let mut merging = Merging::new();
+    merging.add(&lists[0]);
+    merging
+        .add(&serde_json::to_string(&job::epic_shard(&other, Shard { index: 1, of: 3 })).unwrap());
+    merging.add(&lists[2]);
+    assert_eq!(merging.finish(&job, &mut |_| {}), alone);
+}

@@ -77,13 +77,11 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
         "probe-auto.jsonl",
     ));
     let mut stages = Vec::new();
-    let out = run(
-        &Job {
-            files,
-            ..Job::default()
-        },
-        &mut |p| stages.push(p.stage.clone()),
-    );
+    let job = Job {
+        files,
+        ..Job::default()
+    };
+    let out = run(&job, &mut |p| stages.push(p.stage.clone()));
     assert!(out.failures.is_empty(), "{:?}", out.failures);
     assert_eq!(out.reports.len(), 2);
     assert_eq!(
@@ -127,18 +125,33 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
         q3.notes
     );
     assert_eq!(q3.items.rows.len(), 13);
-    // Every sample's drill-down draws its GT mask; path samples their path.
+    // Every sample's drill-down (scored again when an item is opened, as
+    // the page asks its worker) draws its GT mask; path samples their path.
+    assert!(q3.items.on_demand);
+    let drills: Vec<knoblab::score::view::ItemView> = (0..13)
+        .map(|i| {
+            knoblab::score::job::epic_item(&job, "Qwen3-VL/probe-q3.jsonl", i)
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    for (row, drill) in q3.items.rows.iter().zip(&drills) {
+        assert_eq!(
+            (&drill.id, &drill.summary, drill.score),
+            (&row.id, &row.summary, row.score)
+        );
+        assert!(
+            drill.details.iter().any(|(k, _)| k == "reply"),
+            "{:?}",
+            drill.details
+        );
+    }
     let has = |r: &knoblab::score::view::ItemView, f: fn(&Shape) -> bool| {
         r.overlay.as_ref().is_some_and(|o| o.shapes.iter().any(f))
     };
-    assert!(q3
-        .items
-        .rows
+    assert!(drills
         .iter()
         .all(|r| has(r, |s| matches!(s, Shape::Mask { .. }))));
-    let paths = q3
-        .items
-        .rows
+    let paths = drills
         .iter()
         .filter(|r| has(r, |s| matches!(s, Shape::Path { .. })))
         .count();

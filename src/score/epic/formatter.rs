@@ -78,25 +78,56 @@ pub fn format_jsonl(text: &str, opts: &FormatOptions) -> FormatOutput {
 /// corrected dialect of a run), parsing each line once for all of them:
 /// the same outputs as [`format_jsonl`] with each, in the same order.
 pub fn format_jsonl_each(text: &str, opts: &[FormatOptions]) -> Vec<FormatOutput> {
-    let mut outs: Vec<FormatOutput> = opts.iter().map(|_| FormatOutput::default()).collect();
+    let picked = format_jsonl_picked(text, opts, |_| true);
+    picked
+        .records
+        .into_iter()
+        .map(|records| FormatOutput {
+            records: records.into_iter().flatten().collect(),
+            skipped_lines: picked.skipped_lines.clone(),
+        })
+        .collect()
+}
+
+/// What [`format_jsonl_picked`] gives: per set of options, a slot per
+/// record of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Picked {
+    /// Per set of options, each record of the file in order: formatted
+    /// when picked, `None` when not.
+    pub records: Vec<Vec<Option<Formatted>>>,
+    /// The lines skipped because they are not JSON objects, 1-based.
+    pub skipped_lines: Vec<usize>,
+}
+
+/// [`format_jsonl_each`] for the records `pick` chooses, by their 0-based
+/// position among the file's records: every line is parsed (to know which
+/// lines are records), only the picked records are formatted. A worker
+/// that scores every n-th sample of a run formats only those.
+pub fn format_jsonl_picked(
+    text: &str,
+    opts: &[FormatOptions],
+    pick: impl Fn(usize) -> bool,
+) -> Picked {
+    let mut out = Picked {
+        records: opts.iter().map(|_| Vec::new()).collect(),
+        skipped_lines: Vec::new(),
+    };
+    let mut index = 0;
     for (n, line) in text.lines().enumerate() {
         match parse_line(line) {
             Line::Blank => {}
             Line::Record(v) => {
-                let reading = Reading::of(&v);
-                for (out, o) in outs.iter_mut().zip(opts) {
-                    let parsed = reading.parse(o.dialect);
-                    out.records.push(reading.build(parsed, o));
+                let reading = pick(index).then(|| Reading::of(&v));
+                for (records, o) in out.records.iter_mut().zip(opts) {
+                    records.push(reading.as_ref().map(|r| r.build(r.parse(o.dialect), o)));
                 }
+                index += 1;
             }
-            Line::Skipped => {
-                for out in outs.iter_mut() {
-                    out.skipped_lines.push(n + 1);
-                }
-            }
+            Line::Skipped => out.skipped_lines.push(n + 1),
         }
     }
-    outs
+    out
 }
 
 /// Raw JSONL formatted in both dialects by [`format_jsonl_both`].
@@ -127,6 +158,50 @@ impl BothDialects {
 /// [`format_jsonl_each`] with both dialects, the corrected one kept only
 /// where it differs.
 pub fn format_jsonl_both(text: &str, opts: &FormatOptions) -> BothDialects {
+    let picked = format_jsonl_both_picked(text, opts, |_| true);
+    BothDialects {
+        official: FormatOutput {
+            records: picked.official.into_iter().flatten().collect(),
+            skipped_lines: picked.skipped_lines,
+        },
+        corrected: picked.corrected,
+    }
+}
+
+/// What [`format_jsonl_both_picked`] gives: a slot per record of the file.
+#[derive(Debug, Clone, Default)]
+pub struct PickedBoth {
+    /// Each record in order as the official formatter formats it; `None`
+    /// for a record `pick` did not choose.
+    pub official: Vec<Option<Formatted>>,
+    /// Each record in the corrected dialect where it differs from the
+    /// official one; `None` where it reads alike or was not chosen.
+    pub corrected: Vec<Option<Formatted>>,
+    /// The lines skipped because they are not JSON objects, 1-based.
+    pub skipped_lines: Vec<usize>,
+}
+
+impl PickedBoth {
+    /// The corrected dialect's `i`-th record, when chosen: its own where it
+    /// differs, else the official one (the same value, so a caller may
+    /// tell the two apart by address).
+    pub fn corrected_record(&self, i: usize) -> Option<&PyValue> {
+        match self.corrected.get(i)? {
+            Some(f) => Some(&f.record),
+            None => self.official.get(i)?.as_ref().map(|f| &f.record),
+        }
+    }
+}
+
+/// [`format_jsonl_both`] for the records `pick` chooses, by their 0-based
+/// position among the file's records: every line is parsed (to know which
+/// lines are records), only the chosen records are formatted. A worker
+/// that scores every n-th sample of a run formats only those.
+pub fn format_jsonl_both_picked(
+    text: &str,
+    opts: &FormatOptions,
+    pick: impl Fn(usize) -> bool,
+) -> PickedBoth {
     let official_opts = FormatOptions {
         dialect: Dialect::Official,
         ..opts.clone()
@@ -135,20 +210,26 @@ pub fn format_jsonl_both(text: &str, opts: &FormatOptions) -> BothDialects {
         dialect: Dialect::Corrected,
         ..opts.clone()
     };
-    let mut out = BothDialects::default();
+    let mut out = PickedBoth::default();
+    let mut index = 0;
     for (n, line) in text.lines().enumerate() {
         match parse_line(line) {
             Line::Blank => {}
             Line::Record(v) => {
-                let reading = Reading::of(&v);
-                let (official, corrected) = reading.parse_both();
-                let corrected = corrected.map(|c| reading.build(c, &corrected_opts));
-                out.official
-                    .records
-                    .push(reading.build(official, &official_opts));
-                out.corrected.push(corrected);
+                if pick(index) {
+                    let reading = Reading::of(&v);
+                    let (official, corrected) = reading.parse_both();
+                    let corrected = corrected.map(|c| reading.build(c, &corrected_opts));
+                    out.official
+                        .push(Some(reading.build(official, &official_opts)));
+                    out.corrected.push(corrected);
+                } else {
+                    out.official.push(None);
+                    out.corrected.push(None);
+                }
+                index += 1;
             }
-            Line::Skipped => out.official.skipped_lines.push(n + 1),
+            Line::Skipped => out.skipped_lines.push(n + 1),
         }
     }
     out

@@ -38,8 +38,7 @@ impl MapSource {
     /// Adds a file. Its key is normalised to the part from `EPIC_Bench/` on
     /// when the path contains it, so dropped folders match any root.
     pub fn insert(&mut self, path: &str, bytes: Vec<u8>) {
-        let key = epic_suffix(path).unwrap_or_else(|| path.replace('\\', "/"));
-        self.files.insert(key, bytes);
+        self.files.insert(held_key(path), bytes);
     }
 
     /// The number of files held.
@@ -137,6 +136,13 @@ impl GroundTruthSource for DirSource {
             }
         }
     }
+}
+
+/// The key a GT file held in memory is found under ([`MapSource`], the
+/// page's dropped files and zips): its path from `EPIC_Bench/` on when it
+/// has that folder, else the path as given with `/`.
+pub fn held_key(path: &str) -> String {
+    epic_suffix(path).unwrap_or_else(|| path.replace('\\', "/"))
 }
 
 /// The part of a path from its `EPIC_Bench` component on, with `/`.

@@ -25,6 +25,8 @@
 //! - [`localization`], [`count`], [`path`], [`scorer`]: the metrics and the
 //!   per-sample result.
 //! - [`aggregate`], [`report`], [`render`]: the summary, whole runs, JSON and tables.
+//! - [`shard`], [`wire`]: a run scored in shards by the page's workers, and
+//!   the digests they send the merging one.
 //! - [`synthetic`]: a deterministic benchmark-sized set for benchmarks.
 //!
 //! ## Entry points for the page and the CLI
@@ -53,6 +55,7 @@ pub mod render;
 pub mod report;
 pub mod rle;
 pub mod scorer;
+pub mod shard;
 pub mod synthetic;
 pub mod task_paths;
 pub mod taxonomy;

@@ -7,7 +7,9 @@ use thiserror::Error;
 
 use super::aggregate::Summary;
 use super::coords::ModeRequest;
-use super::formatter::{format_jsonl_both, BothDialects, FormatOptions, FormatOutput};
+use super::formatter::{
+    format_jsonl_both_picked, FormatOptions, FormatOutput, Formatted, PickedBoth,
+};
 use super::gt::{GroundTruthSource, GtCache};
 use super::pyjson;
 use super::pyvalue::PyValue;
@@ -37,6 +39,9 @@ pub enum EpicError {
         /// The file's first 80 characters, or why the JSON did not parse.
         found: String,
     },
+    /// Shards read from different files, or with different options.
+    #[error("the scoring shards were not all scored from the same file with the same options; score it again")]
+    ShardsDisagree,
     /// Shards that do not hold every sample exactly once.
     #[error("the scoring shards hold {scored} samples, not each of the file's {expected} once; score it again")]
     ShardsIncomplete {
@@ -116,7 +121,9 @@ pub struct Report {
     pub official: Run,
     /// The corrected pass.
     pub corrected: Run,
-    /// The formatter's output, for raw input.
+    /// The formatter's output, for raw input. A report merged from the
+    /// page's shard digests ([`super::shard::Merge`]) holds only its
+    /// skipped lines: each worker formatted its own records.
     pub formatted: Option<FormatOutput>,
     /// Samples with a GT path, and how many found their file.
     pub gt_expected: usize,
@@ -259,31 +266,47 @@ fn records_from_scores(v: &PyValue) -> Vec<PyValue> {
 }
 
 /// The records a run scores, per pass, and what came with them.
-struct Inputs {
-    kind: InputKind,
-    /// Raw input: the official formatter's output (its records are the
-    /// official pass's), and the corrected dialect's where it differs.
-    formatted: Option<BothDialects>,
+pub(super) struct Inputs {
+    pub(super) kind: InputKind,
+    /// Raw input: each record formatted in the official dialect (its
+    /// records are the official pass's) and, where it differs, in the
+    /// corrected one; `None` for a record the reading did not pick.
+    formatted: Option<PickedBoth>,
+    /// Raw input: the lines that are not JSON objects, 1-based.
+    pub(super) skipped_lines: Vec<usize>,
     /// Std or score-file input: one list for both passes.
     records: Vec<PyValue>,
     /// An official score file, parsed.
-    scores_file: Option<PyValue>,
+    pub(super) scores_file: Option<PyValue>,
 }
 
 impl Inputs {
+    /// Reads a predictions file, formatting every raw record.
     fn read(text: &str) -> Result<Inputs, EpicError> {
+        Inputs::read_picked(text, &|_| true)
+    }
+
+    /// Reads a predictions file, formatting only the raw records `pick`
+    /// chooses (by position): a shard's, or the one sample of a drill-down.
+    pub(super) fn read_picked(
+        text: &str,
+        pick: &dyn Fn(usize) -> bool,
+    ) -> Result<Inputs, EpicError> {
         let kind = detect_input(text)?;
         let mut inputs = Inputs {
             kind,
             formatted: None,
+            skipped_lines: Vec::new(),
             records: Vec::new(),
             scores_file: None,
         };
         match kind {
             InputKind::Raw => {
-                // Each line is parsed once, and each reply read once where
-                // both dialects read it alike.
-                inputs.formatted = Some(format_jsonl_both(text, &FormatOptions::default()));
+                // Each line is parsed once, and each picked reply read once
+                // where both dialects read it alike.
+                let mut both = format_jsonl_both_picked(text, &FormatOptions::default(), pick);
+                inputs.skipped_lines = std::mem::take(&mut both.skipped_lines);
+                inputs.formatted = Some(both);
             }
             InputKind::Std => inputs.records = read_std(text),
             InputKind::OfficialScores => {
@@ -299,22 +322,41 @@ impl Inputs {
         Ok(inputs)
     }
 
-    /// The official pass's records.
-    fn official(&self) -> Vec<&PyValue> {
+    /// The official pass's records (`None`: not picked).
+    pub(super) fn official(&self) -> Vec<Option<&PyValue>> {
         match &self.formatted {
-            Some(both) => both.official.records.iter().map(|f| &f.record).collect(),
-            None => self.records.iter().collect(),
+            Some(both) => both
+                .official
+                .iter()
+                .map(|f| f.as_ref().map(|f| &f.record))
+                .collect(),
+            None => self.records.iter().map(Some).collect(),
         }
     }
 
-    /// The corrected pass's records.
-    fn corrected(&self) -> Vec<&PyValue> {
+    /// The corrected pass's records (`None`: not picked).
+    pub(super) fn corrected(&self) -> Vec<Option<&PyValue>> {
         match &self.formatted {
-            Some(both) => (0..both.official.records.len())
-                .filter_map(|i| both.corrected_record(i))
+            Some(both) => (0..both.official.len())
+                .map(|i| both.corrected_record(i))
                 .collect(),
-            None => self.records.iter().collect(),
+            None => self.records.iter().map(Some).collect(),
         }
+    }
+
+    /// Raw input: record `i` as the official dialect formatted it, when picked.
+    pub(super) fn formatted(&self, i: usize) -> Option<&Formatted> {
+        self.formatted.as_ref()?.official.get(i)?.as_ref()
+    }
+
+    /// Raw input: the official formatter's output, when every record was
+    /// picked (a whole run's reading).
+    fn format_output(self) -> Option<FormatOutput> {
+        let both = self.formatted?;
+        Some(FormatOutput {
+            records: both.official.into_iter().collect::<Option<Vec<_>>>()?,
+            skipped_lines: self.skipped_lines,
+        })
     }
 }
 
@@ -331,7 +373,8 @@ impl Shard {
     /// The whole run as one shard.
     pub const ALL: Shard = Shard { index: 0, of: 1 };
 
-    fn has(&self, i: usize) -> bool {
+    /// Whether sample `i` is this shard's.
+    pub fn has(&self, i: usize) -> bool {
         self.of <= 1 || i % self.of == self.index
     }
 }
@@ -346,40 +389,27 @@ pub struct ShardResult {
     pub corrected: Vec<SampleResult>,
 }
 
-/// Runs of more samples than this are shown on the page without their
-/// drill-down drawings ([`crate::score::view::epic_overlay::MAX_OVERLAY_SAMPLES`]),
-/// so the page's scoring keeps only their `count` details (the count
-/// breakdown reads them): building and posting every path point's scores
-/// was most of a big run's time in the workers.
-pub const DRAWN_RUN_SAMPLES: usize = 1000;
-
 /// Which `metric_details` a run keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kept {
-    /// Everything (the API's [`score_text`], small runs on the page).
+pub(super) enum Kept {
+    /// Everything (the API's [`score_text`], the page's drill-down).
     All,
-    /// Only the `count` part (big runs on the page).
+    /// Only the `count` part (the page's shards: the count breakdown
+    /// reads it).
     Count,
     /// None (the CLI's document carries none).
     Nothing,
 }
 
-/// What the page keeps of a run of `samples` samples.
-fn kept_for_view(samples: usize) -> Kept {
-    if samples <= DRAWN_RUN_SAMPLES {
-        Kept::All
-    } else {
-        Kept::Count
-    }
-}
-
-/// Scores the samples of one shard, both passes sample by sample so each
-/// GT file is read and each of its masks decoded once for both.
-fn score_shard_inputs(
+/// Scores the samples `pick` chooses, both passes sample by sample so each
+/// GT file is read and each of its masks decoded once for both. A sample
+/// whose reply the official formatter rejected says so first among its
+/// quirks.
+pub(super) fn score_inputs(
     inputs: &Inputs,
     gt: &dyn GroundTruthSource,
     coord_override: &Option<String>,
-    shard: Shard,
+    pick: &dyn Fn(usize) -> bool,
     kept: Kept,
 ) -> ShardResult {
     // A sample's `metric_details` (every path point's scores) is most of
@@ -408,28 +438,37 @@ fn score_shard_inputs(
         official: Vec::new(),
         corrected: Vec::new(),
     };
-    for i in (0..off.len().max(cor.len())).filter(|&i| shard.has(i)) {
-        let official = off
-            .get(i)
-            .map(|&r| keep(score_record(i, r, &mut cache, &off_opts)));
-        if let Some(&r) = cor.get(i) {
+    for i in (0..off.len().max(cor.len())).filter(|&i| pick(i)) {
+        let official = match off.get(i) {
+            Some(Some(r)) => Some(keep(score_record(i, r, &mut cache, &off_opts))),
+            _ => None,
+        };
+        if let Some(Some(r)) = cor.get(i) {
             // The same record, with no list-wrapped sentinel where its task
             // scores: the corrected pass would score it as the official one.
-            let same = off.get(i).is_some_and(|&o| std::ptr::eq(o, r)) && passes_agree(r);
+            let same =
+                matches!(off.get(i), Some(Some(o)) if std::ptr::eq(*o, *r)) && passes_agree(r);
             let corrected = match &official {
                 Some(o) if same => o.clone(),
                 _ => keep(score_record(i, r, &mut cache, &cor_opts)),
             };
             out.corrected.push(corrected);
         }
-        out.official.extend(official);
+        if let Some(mut s) = official {
+            // After the corrected pass took its copy: the formatter's
+            // rejection is the official pass's quirk.
+            if let Some(why) = inputs.formatted(i).and_then(|f| f.failure) {
+                s.quirks.insert(0, Quirk::FormatterRejected(why.describe()));
+            }
+            out.official.push(s);
+        }
     }
     out
 }
 
 /// The coordinate override of a run: the options', else an official score
 /// file's own.
-fn run_override(inputs: &Inputs, opts: &RunOptions) -> Option<String> {
+pub(super) fn run_override(inputs: &Inputs, opts: &RunOptions) -> Option<String> {
     opts.coord_override().or_else(|| {
         inputs
             .scores_file
@@ -441,57 +480,30 @@ fn run_override(inputs: &Inputs, opts: &RunOptions) -> Option<String> {
 }
 
 /// Reads a predictions file and scores one shard of it, keeping what
-/// `kept` chooses for the run's size: the one body of every entry below.
+/// `kept` chooses: the one body of every entry below.
 fn read_and_score(
     text: &str,
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
     shard: Shard,
-    kept: impl FnOnce(&Inputs) -> Kept,
+    kept: Kept,
 ) -> Result<(Inputs, Option<String>, ShardResult), EpicError> {
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
-    let kept = kept(&inputs);
-    let scored = score_shard_inputs(&inputs, gt, &coord_override, shard, kept);
+    let scored = score_inputs(&inputs, gt, &coord_override, &|i| shard.has(i), kept);
     Ok((inputs, coord_override, scored))
 }
 
-/// What the page keeps of a run: see [`score_shard_for_view`].
-fn view_kept(inputs: &Inputs) -> Kept {
-    kept_for_view(inputs.official().len())
-}
-
-/// Scores one shard of a predictions file (the page gives each worker
-/// one); [`merge_shards`] puts them together.
+/// Scores one shard of a predictions file; [`merge_shards`] puts them
+/// together. (The page's workers send digests instead:
+/// [`super::shard::digest_shard`].)
 pub fn score_shard(
     text: &str,
     gt: &dyn GroundTruthSource,
     opts: &RunOptions,
     shard: Shard,
 ) -> Result<ShardResult, EpicError> {
-    read_and_score(text, gt, opts, shard, |_| Kept::All).map(|(_, _, scored)| scored)
-}
-
-/// [`score_shard`] for the page: a run of more than [`DRAWN_RUN_SAMPLES`]
-/// samples keeps only the `count` part of each sample's `metric_details`
-/// (all its view reads). Every score, summary and document value is the same.
-pub fn score_shard_for_view(
-    text: &str,
-    gt: &dyn GroundTruthSource,
-    opts: &RunOptions,
-    shard: Shard,
-) -> Result<ShardResult, EpicError> {
-    read_and_score(text, gt, opts, shard, view_kept).map(|(_, _, scored)| scored)
-}
-
-/// [`score_text`] for the page, keeping what [`score_shard_for_view`] keeps.
-pub fn score_text_for_view(
-    text: &str,
-    gt: &dyn GroundTruthSource,
-    opts: &RunOptions,
-) -> Result<Report, EpicError> {
-    let (inputs, coord_override, scored) = read_and_score(text, gt, opts, Shard::ALL, view_kept)?;
-    Ok(assemble(inputs, coord_override, vec![scored]))
+    read_and_score(text, gt, opts, shard, Kept::All).map(|(_, _, scored)| scored)
 }
 
 /// Scores a predictions file against ground truth.
@@ -525,8 +537,14 @@ pub fn score_text_with(
     details: bool,
 ) -> Result<Report, EpicError> {
     let kept = if details { Kept::All } else { Kept::Nothing };
-    let (inputs, coord_override, scored) = read_and_score(text, gt, opts, Shard::ALL, |_| kept)?;
+    let (inputs, coord_override, scored) = read_and_score(text, gt, opts, Shard::ALL, kept)?;
     Ok(assemble(inputs, coord_override, vec![scored]))
+}
+
+/// Whether the indices hold each of `0..expected` exactly once.
+pub(super) fn covers(expected: usize, mut got: Vec<usize>) -> bool {
+    got.sort_unstable();
+    got.len() == expected && got.iter().enumerate().all(|(i, &j)| i == j)
 }
 
 /// Merges the shards of a run (any number, in any order, each scored by
@@ -541,11 +559,6 @@ pub fn merge_shards(
     let inputs = Inputs::read(text)?;
     let coord_override = run_override(&inputs, opts);
     // Every sample of each pass exactly once, or the shards are not one run's.
-    let covers = |expected: usize, got: Vec<usize>| {
-        let mut got = got;
-        got.sort_unstable();
-        got.len() == expected && got.iter().enumerate().all(|(i, &j)| i == j)
-    };
     let off: Vec<usize> = shards
         .iter()
         .flat_map(|s| s.official.iter().map(|r| r.index))
@@ -565,29 +578,40 @@ pub fn merge_shards(
     Ok(assemble(inputs, coord_override, shards))
 }
 
-fn assemble(inputs: Inputs, coord_override: Option<String>, shards: Vec<ShardResult>) -> Report {
+fn assemble(
+    mut inputs: Inputs,
+    coord_override: Option<String>,
+    shards: Vec<ShardResult>,
+) -> Report {
     let mut off: Vec<SampleResult> = Vec::new();
     let mut cor: Vec<SampleResult> = Vec::new();
     for s in shards {
         off.extend(s.official);
         cor.extend(s.corrected);
     }
+    let kind = inputs.kind;
+    let scores_file = inputs.scores_file.take();
+    let formatted = inputs.format_output();
+    report_of(kind, coord_override, off, cor, formatted, |official| {
+        scores_file
+            .as_ref()
+            .map(|v| compare_with_official(v, official))
+    })
+}
+
+/// The report of a run's samples (in any order; they are put back in file
+/// order before anything is summed), with `compare` giving the comparison
+/// with an official score file from the official pass.
+pub(super) fn report_of(
+    kind: InputKind,
+    coord_override: Option<String>,
+    mut off: Vec<SampleResult>,
+    mut cor: Vec<SampleResult>,
+    formatted: Option<FormatOutput>,
+    compare: impl FnOnce(&Run) -> Option<Vec<Mismatch>>,
+) -> Report {
     off.sort_by_key(|s| s.index);
     cor.sort_by_key(|s| s.index);
-    let Inputs {
-        kind,
-        formatted,
-        scores_file,
-        ..
-    } = inputs;
-    let formatted = formatted.map(|both| both.official);
-    if let Some(f) = &formatted {
-        for s in off.iter_mut() {
-            if let Some(why) = f.records.get(s.index).and_then(|r| r.failure) {
-                s.quirks.insert(0, Quirk::FormatterRejected(why.describe()));
-            }
-        }
-    }
     let official = Run {
         summary: Summary::new(&off),
         samples: off,
@@ -609,9 +633,7 @@ fn assemble(inputs: Inputs, coord_override: Option<String>, shards: Vec<ShardRes
     gt_missing.dedup();
     let gt_expected = with_path.len();
     let gt_found = with_path.iter().filter(|s| s.gt_found).count();
-    let comparison = scores_file
-        .as_ref()
-        .map(|v| compare_with_official(v, &official));
+    let comparison = compare(&official);
     Report {
         kind,
         coord_override,
@@ -628,30 +650,56 @@ fn assemble(inputs: Inputs, coord_override: Option<String>, shards: Vec<ShardRes
 /// Compares a re-score with an official file's numbers (|Δ| ≤ 1e-9 for
 /// numbers, exact for strings and flags).
 pub fn compare_with_official(file: &PyValue, run: &Run) -> Vec<Mismatch> {
-    let mut out = Vec::new();
-    let ours = run.summary.to_official_json();
     let theirs = file
         .get("summary")
         .map(PyValue::to_json)
         .unwrap_or(Value::Null);
-    diff_json("summary", &theirs, &ours, None, &mut out);
-    if let Some(PyValue::List(samples)) = file.get("details").and_then(|d| d.get("by_samples")) {
-        if samples.len() != run.samples.len() {
+    let mut out = compare_summary(&theirs, scored_samples(file), run);
+    out.extend(compare_samples(file, &run.samples));
+    out
+}
+
+/// How many samples an official score file lists (`details.by_samples`),
+/// when it lists them.
+pub(super) fn scored_samples(file: &PyValue) -> Option<usize> {
+    match file.get("details").and_then(|d| d.get("by_samples")) {
+        Some(PyValue::List(samples)) => Some(samples.len()),
+        _ => None,
+    }
+}
+
+/// The file-wide part of [`compare_with_official`]: the summary (`theirs`,
+/// the file's), and the number of samples when the file lists them.
+pub(super) fn compare_summary(theirs: &Value, listed: Option<usize>, run: &Run) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let ours = run.summary.to_official_json();
+    diff_json("summary", theirs, &ours, None, &mut out);
+    if let Some(n) = listed {
+        if n != run.samples.len() {
             out.push(Mismatch {
                 index: None,
-                what: format!(
-                    "{} samples in the file, {} re-scored",
-                    samples.len(),
-                    run.samples.len()
-                ),
+                what: format!("{n} samples in the file, {} re-scored", run.samples.len()),
             });
         }
-        for (s, r) in samples.iter().zip(&run.samples) {
-            let theirs = s.to_json();
-            let ours = r.to_official_json();
-            for k in ["score", "score_details", "error", "invalid_response"] {
-                diff_json(k, &theirs[k], &ours[k], Some(r.index), &mut out);
-            }
+    }
+    out
+}
+
+/// The per-sample part of [`compare_with_official`]: each re-scored sample
+/// against the file's sample at its index, in the order given.
+pub(super) fn compare_samples(file: &PyValue, samples: &[SampleResult]) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let Some(PyValue::List(listed)) = file.get("details").and_then(|d| d.get("by_samples")) else {
+        return out;
+    };
+    for r in samples {
+        let Some(s) = listed.get(r.index) else {
+            continue;
+        };
+        let theirs = s.to_json();
+        let ours = r.to_official_json();
+        for k in ["score", "score_details", "error", "invalid_response"] {
+            diff_json(k, &theirs[k], &ours[k], Some(r.index), &mut out);
         }
     }
     out

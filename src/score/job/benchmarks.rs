@@ -9,7 +9,8 @@ use super::ground::Ground;
 use super::{BundleFiles, Download, InputFile, JobOptions, SwitchOptions};
 use crate::bundle::Bundle;
 use crate::score::detect::{Benchmark, Format};
-use crate::score::epic::{self, MapSource, RunOptions};
+use crate::score::epic::report::Shard;
+use crate::score::epic::{self, GroundTruthSource, RunOptions};
 use crate::score::finestate::{
     evaluate::OfficialOptions,
     files::MemFiles,
@@ -31,13 +32,14 @@ pub(super) fn score_unit(
     options: &JobOptions,
     bundles: &[BundleFiles],
     ground: &mut Ground,
-    epic_shards: Option<Vec<epic::report::ShardResult>>,
+    epic_merged: Option<super::EpicMerged>,
 ) -> Result<ReportView, String> {
     let first = unit.files.first().ok_or("nothing to score")?;
     match unit.format.scores() {
-        Some(Benchmark::Epic) => {
-            score_epic(first, &unit.label, options, ground.epic(), epic_shards)
-        }
+        Some(Benchmark::Epic) => match epic_merged {
+            Some(m) => epic_view(first, &unit.label, m.merge.finish(), m.warnings),
+            None => score_epic(first, &unit.label, options, ground.epic()),
+        },
         Some(Benchmark::FineState) => {
             let preds = if unit.format == Format::FineStateResultFile {
                 let files: Vec<(String, Vec<u8>)> = unit
@@ -79,22 +81,36 @@ pub(super) fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions
     }
 }
 
-/// Scores EPIC-Bench predictions as `knoblab score epic` does, or merges
-/// the shards other workers scored of them.
+/// Scores EPIC-Bench predictions as `knoblab score epic` does, through a
+/// shard digest of the whole run ([`epic::shard`]), as the page's workers
+/// score theirs: the view carries each item's row, and its details are
+/// scored again when opened ([`super::epic_item`]).
 pub fn score_epic(
     file: &InputFile,
     label: &str,
     options: &JobOptions,
-    gt: &MapSource,
-    shards: Option<Vec<epic::report::ShardResult>>,
+    gt: &dyn GroundTruthSource,
 ) -> Result<ReportView, String> {
     let text = text_of(file)?;
     let opts = epic_options(file, options);
-    let report = match shards {
-        Some(shards) => epic::report::merge_shards(text, &opts, shards),
-        None => epic::report::score_text_for_view(text, gt, &opts),
-    }
-    .map_err(|e| format!("{}: {e}", file.path))?;
+    let report = epic::shard::digest_shard(text, gt, &opts, Shard::ALL).and_then(|d| {
+        let mut m = epic::shard::Merge::new();
+        m.add(d)?;
+        m.finish()
+    });
+    epic_view(file, label, report, None)
+}
+
+/// The view of an EPIC-Bench report, scored whole or merged from shards;
+/// `warnings` are the intake's when a shard brought them (else the file is
+/// read for them here).
+fn epic_view(
+    file: &InputFile,
+    label: &str,
+    report: Result<epic::Report, epic::report::EpicError>,
+    warnings: Option<Vec<String>>,
+) -> Result<ReportView, String> {
+    let report = report.map_err(|e| format!("{}: {e}", file.path))?;
     if report.gt_expected > 0 && report.gt_found == 0 {
         return Err(format!(
             "{}: no ground truth found ({}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample",
@@ -104,10 +120,14 @@ pub fn score_epic(
     }
     // The view's tables read only the summaries of the CLI's document.
     let doc = epic::render::summaries_json(&report);
-    let mut shown = view::epic::view(&file.path, label, &report, &doc, gt);
+    let mut shown = view::epic::view(&file.path, label, &report, &doc);
     // Nothing dropped silently (issue #23): the lines skipped and the
     // samples given twice, as `knoblab score epic` reports them.
-    shown.notes.extend(epic::intake::intake(text).warnings());
+    let warnings = match warnings {
+        Some(w) => w,
+        None => epic::intake::intake(text_of(file)?).warnings(),
+    };
+    shown.notes.extend(warnings);
     Ok(shown)
 }
 

@@ -1,7 +1,8 @@
 //! How dropped files are sorted: each is detected ([`crate::score::detect`])
 //! or taken as the format the user chose for it; results files are scored,
 //! one unit each (official FineState `result_<i>.json` files of one folder
-//! form one unit); everything else, zips unpacked, is the ground-truth pool.
+//! form one unit); everything else is the ground-truth pool, zips opened
+//! but read entry by entry as each benchmark needs.
 
 use std::collections::BTreeMap;
 
@@ -40,53 +41,95 @@ pub fn classify(files: &[InputFile], overrides: &BTreeMap<String, Format>) -> Ve
         .collect()
 }
 
-/// The ground-truth pool: every file that is not a results file, zips
-/// unpacked (entries under the zip's path).
-pub(super) fn pool(
-    files: &[InputFile],
+/// The ground-truth pool: every dropped file that is not a results file,
+/// as dropped, and the dropped zips, opened but not unpacked: each
+/// benchmark reads what it needs (EPIC-Bench one mask file per sample it
+/// scores, [`Pool::unpacked`] everything).
+pub(super) struct Pool<'a> {
+    /// The files that are not zips: their paths and bytes.
+    pub(super) files: Vec<(&'a str, &'a [u8])>,
+    /// The zips whose central directory reads: their paths and bytes.
+    pub(super) zips: Vec<(&'a str, &'a [u8])>,
+}
+
+impl Pool<'_> {
+    /// Every file of the pool, zips unpacked (entries under the zip's
+    /// folder); a zip whose entries cannot be read is a failure.
+    pub(super) fn unpacked(&self, failures: &mut Vec<Failure>) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<(String, Vec<u8>)> = self
+            .files
+            .iter()
+            .map(|(p, b)| (p.to_string(), b.to_vec()))
+            .collect();
+        for (path, bytes) in &self.zips {
+            match unzip(path, bytes) {
+                Ok(entries) => out.extend(entries),
+                Err(message) => failures.push(Failure {
+                    file: path.to_string(),
+                    message,
+                }),
+            }
+        }
+        out
+    }
+}
+
+/// Sorts the files that are not results into the pool; a zip that cannot
+/// be opened is a failure.
+pub(super) fn pool<'a>(
+    files: &'a [InputFile],
     entries: &[FileEntry],
     failures: &mut Vec<Failure>,
-) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
+) -> Pool<'a> {
+    let mut out = Pool {
+        files: Vec::new(),
+        zips: Vec::new(),
+    };
     for (f, e) in files.iter().zip(entries) {
         if e.results {
             continue;
         }
         if e.format == Some(Format::Zip) {
-            match unzip(&f.path, &f.bytes) {
-                Ok(entries) => out.extend(entries),
+            match open_zip(&f.path, &f.bytes) {
+                Ok(_) => out.zips.push((f.path.as_str(), f.bytes.as_slice())),
                 Err(message) => failures.push(Failure {
                     file: f.path.clone(),
                     message,
                 }),
             }
         } else {
-            out.push((f.path.clone(), f.bytes.clone()));
+            out.files.push((f.path.as_str(), f.bytes.as_slice()));
         }
     }
     out
 }
 
+/// A dropped zip opened (its central directory read) within the results
+/// bounds, or why it cannot be.
+pub(super) fn open_zip<'a>(path: &str, bytes: &'a [u8]) -> Result<BoundedZip<'a>, String> {
+    BoundedZip::open(bytes, ZipLimits::RESULTS)
+        .map_err(|e| format!("{path}: not a readable zip ({e})"))
+}
+
 /// The entries of a zip, with the zip's folder before their paths.
 pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut archive = BoundedZip::open(bytes, ZipLimits::RESULTS)
-        .map_err(|e| format!("{path}: not a readable zip ({e})"))?;
-    let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut archive = open_zip(path, bytes)?;
     let entries = archive.entries(|_| true).map_err(|e| {
         format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
     })?;
     let out = entries
         .into_iter()
-        .map(|(name, data)| {
-            let full = if folder.is_empty() {
-                name
-            } else {
-                format!("{folder}/{name}")
-            };
-            (full, data)
-        })
+        .map(|(name, data)| (in_folder_of(path, name), data))
         .collect::<Vec<_>>();
     Ok(out)
+}
+
+/// A zip entry's path in the job: under the zip's own folder.
+pub(super) fn in_folder_of(zip_path: &str, name: String) -> String {
+    match folder_of(zip_path) {
+        "" => name,
+        folder => format!("{folder}/{name}"),
+    }
 }
 
 /// The folder a path sits in ("" at the top).
@@ -154,6 +197,13 @@ impl Job {
             options,
             ..Job::default()
         };
+        job.add_files(files);
+        job
+    }
+
+    /// Adds files as [`Job::from_files`] sorts them (the library's bundle
+    /// files, which the page fetches once it knows a job needs them).
+    pub fn add_files(&mut self, files: Vec<InputFile>) {
         for file in files {
             match file
                 .path
@@ -165,18 +215,17 @@ impl Job {
                         path: inner.to_string(),
                         bytes: file.bytes,
                     };
-                    match job.bundles.iter_mut().find(|b| b.name == name) {
+                    match self.bundles.iter_mut().find(|b| b.name == name) {
                         Some(b) => b.files.push(inner),
-                        None => job.bundles.push(BundleFiles {
+                        None => self.bundles.push(BundleFiles {
                             name: name.to_string(),
                             files: vec![inner],
                         }),
                     }
                 }
-                None => job.files.push(file),
+                None => self.files.push(file),
             }
         }
-        job
     }
 }
 
@@ -261,7 +310,8 @@ mod tests {
 
         let mut failures = Vec::new();
         let pooled = pool(&files, &entries, &mut failures);
-        assert_eq!(pooled, [("gt/mask_rle.json".to_string(), b"{}".to_vec())]);
+        assert_eq!(pooled.files, [("gt/mask_rle.json", &b"{}"[..])]);
+        assert!(pooled.zips.is_empty());
         assert!(failures.is_empty());
     }
 
@@ -270,7 +320,8 @@ mod tests {
         let files = vec![file("gt/data.zip", b"not a zip")];
         let entries = vec![entry("gt/data.zip", Some(Format::Zip), false)];
         let mut failures = Vec::new();
-        assert!(pool(&files, &entries, &mut failures).is_empty());
+        let pooled = pool(&files, &entries, &mut failures);
+        assert!(pooled.files.is_empty() && pooled.zips.is_empty());
         assert_eq!(failures.len(), 1);
         assert_eq!(failures[0].file, "gt/data.zip");
         assert!(

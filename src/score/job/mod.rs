@@ -20,7 +20,7 @@ use super::detect::{too_large, Benchmark, Format};
 use super::epic::{self, report::Shard};
 use super::limits::MAX_RESULTS_FILE_BYTES;
 use super::switch;
-use super::view::{LeaderRow, ReportView};
+use super::view::{ItemView, LeaderRow, ReportView};
 
 mod benchmarks;
 mod files;
@@ -189,17 +189,30 @@ pub struct Outcome {
 
 /// Runs a job, calling `progress` before each step.
 pub fn run(job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
-    run_sharded(job, progress, &[])
+    Merging::new().finish(job, progress)
 }
 
-/// One EPIC-Bench results file's shard, as a helper worker sends it to the
-/// worker that merges ([`epic_shard`], [`run_sharded`]).
+/// One EPIC-Bench results file's shard digest, as a worker sends it to the
+/// worker that merges ([`epic_shard`], [`Merging`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpicShardText {
     /// The results file's path.
     pub file: String,
-    /// [`epic::wire::shard_to_json`] of the file's shard.
+    /// [`epic::wire::digest_to_json`] of the file's shard.
     pub shard: String,
+    /// What the intake found (lines skipped, samples given twice), from
+    /// the worker of the last shard: a helper reads the file's every line
+    /// again, not the merging worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
+}
+
+/// An EPIC-Bench file merged from every worker's shard, with its intake
+/// warnings when a shard brought them.
+#[derive(Debug, Default)]
+struct EpicMerged {
+    merge: epic::shard::Merge,
+    warnings: Option<Vec<String>>,
 }
 
 /// The EPIC-Bench units of a job.
@@ -210,8 +223,9 @@ fn epic_units<'a>(units: &'a [Unit<'a>]) -> impl Iterator<Item = &'a Unit<'a>> {
 }
 
 /// Scores one shard of every EPIC-Bench results file of a job (the page
-/// runs one per worker); a file that cannot be scored is left out, and the
-/// merging worker then scores it whole, with its message.
+/// runs one per worker), reading only the ground truth of the shard's
+/// samples; a file that cannot be scored is left out, and the merging
+/// worker then scores it whole, with its message.
 pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
     let entries = classify(&job.files, &job.options.overrides);
     let units = units(&job.files, &entries);
@@ -230,94 +244,174 @@ pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
             continue;
         };
         let opts = epic_options(file, &job.options);
-        if let Ok(r) = epic::report::score_shard_for_view(text, ground.epic(), &opts, shard) {
+        if let Ok(d) = epic::shard::digest_shard(text, ground.epic(), &opts, shard) {
+            let last = shard.index + 1 >= shard.of;
             out.push(EpicShardText {
                 file: file.path.clone(),
-                shard: epic::wire::shard_to_json(&r),
+                shard: epic::wire::digest_to_json(&d),
+                warnings: last.then(|| epic::intake::intake(text).warnings()),
             });
         }
     }
     out
 }
 
-/// Runs a job whose EPIC-Bench files were scored in shards: `shards` holds
-/// each worker's [`epic_shard`] list as JSON text. A file with a shard from
-/// every worker is merged from them ([`epic::report::merge_shards`]: the
-/// same numbers as scoring it whole); any other file is scored here.
-pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[String]) -> Outcome {
-    let mut by_file: BTreeMap<String, Vec<epic::report::ShardResult>> = BTreeMap::new();
-    for text in shards {
+/// The EPIC-Bench shards the merging worker has received, merged per file
+/// as each worker's list comes ([`Merging::add`]), then the job run with
+/// them ([`Merging::finish`]).
+#[derive(Debug, Default)]
+pub struct Merging {
+    /// How many workers' lists were added.
+    lists: usize,
+    /// Per results file, its merge so far; `None` once a shard of it could
+    /// not be read or merged (the file is then scored whole).
+    files: BTreeMap<String, Option<EpicMerged>>,
+}
+
+impl Merging {
+    /// No shard yet.
+    pub fn new() -> Merging {
+        Merging::default()
+    }
+
+    /// Adds one worker's [`epic_shard`] list (its JSON text). A list that
+    /// cannot be read still counts as the worker's: its files then lack a
+    /// shard and are scored whole.
+    pub fn add(&mut self, text: &str) {
+        self.lists += 1;
         let Ok(list) = serde_json::from_str::<Vec<EpicShardText>>(text) else {
-            continue;
+            return;
         };
         for s in list {
-            if let Ok(r) = epic::wire::shard_from_json(&s.shard) {
-                by_file.entry(s.file).or_default().push(r);
+            let merged = self
+                .files
+                .entry(s.file)
+                .or_insert_with(|| Some(EpicMerged::default()));
+            let added = epic::wire::digest_from_json(&s.shard)
+                .ok()
+                .zip(merged.as_mut())
+                .is_some_and(|(d, m)| {
+                    if s.warnings.is_some() {
+                        m.warnings = s.warnings;
+                    }
+                    m.merge.add(d).is_ok()
+                });
+            if !added {
+                *merged = None;
             }
         }
     }
-    by_file.retain(|_, v| v.len() == shards.len());
-    let mut outcome = Outcome {
-        files: classify(&job.files, &job.options.overrides),
-        ..Outcome::default()
-    };
-    for f in &job.files {
-        if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
-            outcome.failures.push(Failure {
-                file: f.path.clone(),
-                message: too_large(&f.path, f.bytes.len() as u64).to_string(),
-            });
+
+    /// How many workers' lists were added.
+    pub fn workers(&self) -> usize {
+        self.lists
+    }
+
+    /// Runs the job, calling `progress` before each step: a file with a
+    /// shard from every worker is merged from them (the same numbers as
+    /// scoring it whole), any other file is scored here.
+    pub fn finish(mut self, job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+        let lists = self.lists;
+        let mut outcome = Outcome {
+            files: classify(&job.files, &job.options.overrides),
+            ..Outcome::default()
+        };
+        for f in &job.files {
+            if f.bytes.len() as u64 > MAX_RESULTS_FILE_BYTES {
+                outcome.failures.push(Failure {
+                    file: f.path.clone(),
+                    message: too_large(&f.path, f.bytes.len() as u64).to_string(),
+                });
+            }
         }
-    }
-    let units = units(&job.files, &outcome.files);
-    let total = units.len() + 1;
-    progress(&Progress {
-        done: 0,
-        total,
-        stage: "reading ground truth".into(),
-    });
-    let pool = pool(&job.files, &outcome.files, &mut outcome.failures);
-    if units.is_empty() {
-        outcome.failures.push(Failure {
-            file: String::new(),
-            message: no_results_message(&outcome.files),
-        });
-    }
-    let mut ground = Ground::new(&pool);
-    let mut refused = library_refusals(&units);
-    for (i, unit) in units.iter().enumerate() {
+        let units = units(&job.files, &outcome.files);
+        let total = units.len() + 1;
         progress(&Progress {
-            done: i + 1,
+            done: 0,
             total,
-            stage: format!("scoring {} ({})", unit.name, unit.label),
+            stage: "reading ground truth".into(),
         });
-        if let Some(message) = refused.remove(&unit.name) {
+        let pool = pool(&job.files, &outcome.files, &mut outcome.failures);
+        if units.is_empty() {
             outcome.failures.push(Failure {
-                file: unit.name.clone(),
-                message,
+                file: String::new(),
+                message: no_results_message(&outcome.files),
             });
-            continue;
         }
-        let epic_shards = by_file.remove(&unit.name);
-        if let Some(s) = &epic_shards {
-            outcome.epic_shards = outcome.epic_shards.max(s.len());
+        let mut ground = Ground::new(&pool);
+        let mut refused = library_refusals(&units);
+        for (i, unit) in units.iter().enumerate() {
+            progress(&Progress {
+                done: i + 1,
+                total,
+                stage: format!("scoring {} ({})", unit.name, unit.label),
+            });
+            if let Some(message) = refused.remove(&unit.name) {
+                outcome.failures.push(Failure {
+                    file: unit.name.clone(),
+                    message,
+                });
+                continue;
+            }
+            let merged = self
+                .files
+                .remove(&unit.name)
+                .flatten()
+                .filter(|m| lists > 0 && m.merge.shards() == lists);
+            if let Some(m) = &merged {
+                outcome.epic_shards = outcome.epic_shards.max(m.merge.shards());
+            }
+            match score_unit(unit, &job.options, &job.bundles, &mut ground, merged) {
+                Ok(v) => outcome.reports.push(v),
+                Err(message) => outcome.failures.push(Failure {
+                    file: unit.name.clone(),
+                    message,
+                }),
+            }
         }
-        match score_unit(unit, &job.options, &job.bundles, &mut ground, epic_shards) {
-            Ok(v) => outcome.reports.push(v),
-            Err(message) => outcome.failures.push(Failure {
-                file: unit.name.clone(),
-                message,
-            }),
-        }
+        outcome.downloads = std::mem::take(&mut ground.downloads);
+        outcome.failures.extend(ground.take_failures());
+        outcome.leaderboards = leaderboards(&outcome.reports);
+        progress(&Progress {
+            done: total,
+            total,
+            stage: "done".into(),
+        });
+        outcome
     }
-    outcome.downloads = std::mem::take(&mut ground.downloads);
-    outcome.leaderboards = leaderboards(&outcome.reports);
-    progress(&Progress {
-        done: total,
-        total,
-        stage: "done".into(),
-    });
-    outcome
+}
+
+/// Runs a job whose EPIC-Bench files were scored in shards: `shards` holds
+/// each worker's [`epic_shard`] list as JSON text ([`Merging`]).
+pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[String]) -> Outcome {
+    let mut merging = Merging::new();
+    for text in shards {
+        merging.add(text);
+    }
+    merging.finish(job, progress)
+}
+
+/// The drill-down of item `index` of the EPIC-Bench results file `file`
+/// of a job: its details and its shapes over its image, from the sample
+/// scored again alone (the page asks the worker for the item a visitor
+/// opens; the outcome carries each item's row only).
+pub fn epic_item(job: &Job, file: &str, index: usize) -> Result<ItemView, String> {
+    let entries = classify(&job.files, &job.options.overrides);
+    let units = units(&job.files, &entries);
+    let unit = epic_units(&units)
+        .find(|u| u.name == file)
+        .ok_or_else(|| format!("{file}: not an EPIC-Bench results file of this job"))?;
+    let first = unit.files.first().ok_or("nothing to score")?;
+    let text = text_of(first)?;
+    let opts = epic_options(first, &job.options);
+    let mut failures = Vec::new();
+    let pool = pool(&job.files, &entries, &mut failures);
+    let mut ground = Ground::new(&pool);
+    let gt = ground.epic();
+    let sample = epic::shard::score_sample(text, gt, &opts, index)
+        .map_err(|e| format!("{file}: {e}"))?
+        .ok_or_else(|| format!("{file}: it has no item {index}"))?;
+    Ok(crate::score::view::epic::evidence(&sample, gt))
 }
 
 fn no_results_message(entries: &[FileEntry]) -> String {
@@ -360,10 +454,7 @@ mod tests {
             notes: Vec::new(),
             tables: Vec::new(),
             charts: Vec::new(),
-            items: ItemsView {
-                tasks: Vec::new(),
-                rows: Vec::new(),
-            },
+            items: ItemsView::default(),
             row: LeaderRow {
                 benchmark: benchmark.into(),
                 file: file.into(),

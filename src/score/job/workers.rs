@@ -55,6 +55,16 @@ impl Job {
     }
 }
 
+impl Job {
+    /// Whether any of the job's files is scored against bundles
+    /// (trajectories), by detection or by the user's choice.
+    pub fn needs_bundles(&self) -> bool {
+        classify(&self.files, &self.options.overrides)
+            .iter()
+            .any(|e| e.format == Some(Format::Trajectories))
+    }
+}
+
 /// Whether any of the files is scored against bundles (trajectories), by
 /// detection or by the user's choice in `options` (options that cannot be
 /// read choose nothing: detection decides).

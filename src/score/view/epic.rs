@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::epic_overlay::{self, MAX_OVERLAY_SAMPLES};
+use super::epic_overlay;
 use super::{
     number, pointer, BarGroup, CellView, ChartView, ItemView, ItemsView, LeaderRow, ReportView,
     TableView,
@@ -14,6 +14,7 @@ use crate::score::epic::aggregate::count_accuracy_by_target_count;
 use crate::score::epic::gt::{GroundTruthSource, GtCache};
 use crate::score::epic::report::{InputKind, Report};
 use crate::score::epic::scorer::SampleResult;
+use crate::score::epic::shard::SampleEvidence;
 use crate::score::epic::taxonomy::{GROUPS, LEAVES};
 
 /// The two modes and where each keeps its summary in the CLI document.
@@ -165,32 +166,8 @@ fn sample_id(s: &SampleResult) -> String {
         .map_or_else(|| format!("#{}", s.index), str::to_string)
 }
 
-fn item(report: &Report, i: usize, s: &SampleResult, cache: Option<&mut GtCache>) -> ItemView {
-    let corrected = report.corrected.samples.get(i);
-    let formatted = report.formatted.as_ref().and_then(|f| f.records.get(i));
-    let reply = formatted.map(|r| r.response.clone());
-    let mut details = Vec::new();
-    if let Some(r) = reply {
-        details.push(("reply".into(), r));
-    }
-    details.push((
-        "parsed".into(),
-        serde_json::to_string(&s.response_details).unwrap_or_default(),
-    ));
-    details.push((
-        "score details".into(),
-        serde_json::to_string(&s.score_details).unwrap_or_default(),
-    ));
-    if let Some(c) = corrected {
-        details.push(("corrected score".into(), format!("{}", c.score)));
-    }
-    for q in &s.quirks {
-        details.push(("quirk".into(), q.describe()));
-    }
-    if let Some(p) = &s.gt_path {
-        let found = if s.gt_found { "found" } else { "missing" };
-        details.push(("ground truth".into(), format!("{p} ({found})")));
-    }
+/// An item's row: id, task, score and the one line of why.
+fn row(s: &SampleResult) -> ItemView {
     let summary = match (&s.error, s.invalid_response) {
         (Some(e), _) => e.clone(),
         (None, true) => "invalid response".into(),
@@ -204,20 +181,51 @@ fn item(report: &Report, i: usize, s: &SampleResult, cache: Option<&mut GtCache>
         score: Some(s.score),
         invalid: s.invalid_response,
         summary,
-        details,
-        overlay: cache.and_then(|c| epic_overlay::overlay(s, formatted.map(|f| &f.record), c)),
+        details: Vec::new(),
+        overlay: None,
     }
 }
 
-/// The view of one EPIC-Bench report; `doc` is its CLI JSON document and
-/// `gt` its ground truth (for the drill-down's masks).
-pub fn view(
-    file: &str,
-    detected: &str,
-    report: &Report,
-    doc: &Value,
-    gt: &dyn GroundTruthSource,
-) -> ReportView {
+/// An item with its drill-down: the reply, what was parsed, the score
+/// details, the corrected score, the quirks and the GT file, and its GT
+/// masks and predictions over its image. The page asks the worker for it
+/// when a visitor opens the item ([`crate::score::job::epic_item`]).
+pub fn evidence(sample: &SampleEvidence, gt: &dyn GroundTruthSource) -> ItemView {
+    let s = &sample.official;
+    let mut details = Vec::new();
+    if let Some(f) = &sample.formatted {
+        details.push(("reply".into(), f.response.clone()));
+    }
+    details.push((
+        "parsed".into(),
+        serde_json::to_string(&s.response_details).unwrap_or_default(),
+    ));
+    details.push((
+        "score details".into(),
+        serde_json::to_string(&s.score_details).unwrap_or_default(),
+    ));
+    if let Some(c) = &sample.corrected {
+        details.push(("corrected score".into(), format!("{}", c.score)));
+    }
+    for q in &s.quirks {
+        details.push(("quirk".into(), q.describe()));
+    }
+    if let Some(p) = &s.gt_path {
+        let found = if s.gt_found { "found" } else { "missing" };
+        details.push(("ground truth".into(), format!("{p} ({found})")));
+    }
+    let mut cache = GtCache::new(gt);
+    ItemView {
+        details,
+        overlay: epic_overlay::overlay(s, sample.formatted.as_ref().map(|f| &f.record), &mut cache),
+        ..row(s)
+    }
+}
+
+/// The view of one EPIC-Bench report; `doc` is its CLI JSON document.
+/// Its items are rows only: each one's drill-down is scored again when a
+/// visitor opens it ([`evidence`]).
+pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportView {
     let mut notes = vec![format!("Ground truth: {}.", report.gt_coverage_message())];
     if let Some(mode) = &report.coord_override {
         notes.push(format!(
@@ -247,26 +255,14 @@ pub fn view(
     }
     let samples = &report.official.samples;
     let mut tasks_seen: Vec<String> = Vec::new();
-    let mut cache = GtCache::new(gt);
-    let draw = samples.len() <= MAX_OVERLAY_SAMPLES;
-    if !draw {
-        notes.push(format!(
-            "The drill-down draws masks and predictions for runs of up to {MAX_OVERLAY_SAMPLES} samples; this one has {}.",
-            samples.len()
-        ));
-    }
-    let rows: Vec<ItemView> = samples
-        .iter()
-        .enumerate()
-        .map(|(i, s)| item(report, i, s, draw.then_some(&mut cache)))
-        .collect();
+    let rows: Vec<ItemView> = samples.iter().map(row).collect();
     for r in &rows {
         if !tasks_seen.contains(&r.task) {
             tasks_seen.push(r.task.clone());
         }
     }
     let table2 = table2(doc);
-    let row = LeaderRow {
+    let leader = LeaderRow {
         benchmark: "EPIC-Bench".into(),
         file: file.into(),
         model: None,
@@ -289,7 +285,8 @@ pub fn view(
         items: ItemsView {
             tasks: tasks_seen,
             rows,
+            on_demand: true,
         },
-        row,
+        row: leader,
     }
 }

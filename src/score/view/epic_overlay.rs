@@ -12,12 +12,6 @@ use crate::score::epic::pyvalue::PyValue;
 use crate::score::epic::rle::decode_instance;
 use crate::score::epic::scorer::SampleResult;
 
-/// Overlays are built for runs of at most this many samples: each one
-/// decodes the sample's masks again, and the page receives every run.
-/// A bigger run's samples keep only their count details
-/// ([`crate::score::epic::report::DRAWN_RUN_SAMPLES`], the same number).
-pub const MAX_OVERLAY_SAMPLES: usize = crate::score::epic::report::DRAWN_RUN_SAMPLES;
-
 /// The union of the GT file's masks of the image's size.
 fn gt_mask(root: &PyValue) -> Option<Mask> {
     let Some(PyValue::Dict(fields)) = root.get("mask_annotation") else {

@@ -302,6 +302,7 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
                 .map(|p| p.platform.name().to_string())
                 .collect(),
             rows: report.per_instance.iter().map(item).collect(),
+            on_demand: false,
         },
         row: LeaderRow {
             benchmark: "FineState-Bench".into(),

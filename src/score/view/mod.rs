@@ -173,6 +173,11 @@ pub struct ItemsView {
     pub tasks: Vec<String>,
     /// The items, in the results file's order.
     pub rows: Vec<ItemView>,
+    /// Whether the rows come without their drill-down (`details`,
+    /// `overlay`), which the page asks the worker for when an item is
+    /// opened (EPIC-Bench: [`crate::score::job::epic_item`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_demand: bool,
 }
 
 /// Which items the Score page's drill-down lists: one task (or all), the
@@ -243,8 +248,10 @@ pub struct ItemView {
     /// One line: why it is invalid, or what was found.
     pub summary: String,
     /// The drill-down: (label, text) pairs, shown as text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<(String, String)>,
     /// What to draw on the item's image, when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlay: Option<Overlay>,
 }
 
@@ -552,6 +559,7 @@ mod tests {
                 item("a", None, true),
                 item("b", Some(0.5), false),
             ],
+            on_demand: false,
         };
         assert_eq!(items.filtered(&ItemFilter::default()), [0, 1, 2, 3]);
         let a = ItemFilter {
@@ -582,6 +590,7 @@ mod tests {
         let items = ItemsView {
             tasks: Vec::new(),
             rows: vec![item("t", Some(score), false)],
+            on_demand: false,
         };
         for (min, max) in [(57.0, 100.0), (0.0, 57.0)] {
             let f = ItemFilter {

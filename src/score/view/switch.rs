@@ -727,6 +727,7 @@ pub fn view_in(
         items: ItemsView {
             tasks: skills,
             rows: report.per_item.iter().map(item).collect(),
+            on_demand: false,
         },
         row,
     }

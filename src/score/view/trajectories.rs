@@ -80,7 +80,11 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
                 })
                 .collect(),
         }],
-        items: ItemsView { tasks, rows },
+        items: ItemsView {
+            tasks,
+            rows,
+            on_demand: false,
+        },
         row: LeaderRow {
             benchmark: "KnobLab trajectories".into(),
             file: file.into(),

@@ -46,8 +46,8 @@ pub fn string_field(data: &JsValue, k: &str) -> Option<String> {
 }
 
 /// A module worker running `script`, told to load this page's module
-/// (`{init: {js, wasm}}`, its first message; `script` imports the JS glue
-/// and instantiates the `.wasm` on it).
+/// (`{init: {js, wasm, module}}`, its first message; `script` imports the
+/// JS glue and instantiates the `.wasm`, or the compiled `module`, on it).
 pub fn spawn(script: &str) -> Result<Worker, String> {
     let (js, wasm) = module_urls()?;
     let parts = js_sys::Array::of1(&JsValue::from_str(script));
@@ -63,6 +63,10 @@ pub fn spawn(script: &str) -> Result<Worker, String> {
     let paths = js_sys::Object::new();
     set(&paths, "js", &JsValue::from_str(&js));
     set(&paths, "wasm", &JsValue::from_str(&wasm));
+    // The page's own compiled `WebAssembly.Module`: a script that passes
+    // it to the glue instantiates it without fetching and compiling the
+    // `.wasm` again (the Score page's workers do).
+    set(&paths, "module", &wasm_bindgen::module());
     set(&init, "init", &paths);
     worker.post_message(&init).map_err(|e| js_message(&e))?;
     Ok(worker)

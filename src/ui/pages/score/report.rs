@@ -11,8 +11,13 @@ use crate::score::view::{
     ChartView, ItemFilter, ItemView, ItemsView, Overlay, ReportView, Shape, TableView,
 };
 
-/// How many filtered items the table lists at once.
-const SHOWN_ITEMS: usize = 200;
+/// How many filtered items the table lists at once (a screenful; the
+/// pager shows the others).
+const PAGE_ITEMS: usize = 25;
+
+/// Asks the worker for an item's drill-down: the report's file, the item's
+/// index, and where the answer goes.
+pub type ItemFetch = Callback<(String, usize, Callback<Result<ItemView, String>>)>;
 
 /// One scored file.
 #[component]
@@ -25,6 +30,10 @@ pub fn Report(
     /// Files the core made for this report (SWITCH's submission row).
     #[prop(optional)]
     downloads: Vec<Download>,
+    /// Where an item's drill-down comes from when the view's items come
+    /// without it ([`ItemsView::on_demand`]).
+    #[prop(optional)]
+    fetch_item: Option<ItemFetch>,
 ) -> impl IntoView {
     let ReportView {
         benchmark,
@@ -54,7 +63,7 @@ pub fn Report(
             })}
             <div class="report-charts">{charts.into_iter().map(|c| view! { <BarChart chart=c /> }).collect_view()}</div>
             {tables.into_iter().map(|t| view! { <Table table=t /> }).collect_view()}
-            {(!items.rows.is_empty()).then(|| view! { <Items items=items image_url=image_url /> })}
+            {(!items.rows.is_empty()).then(|| view! { <Items items=items file=file.clone() image_url=image_url fetch_item=fetch_item /> })}
         </section>
     }
 }
@@ -201,22 +210,32 @@ fn label_text(v: &Option<f64>) -> &'static str {
     }
 }
 
-/// The per-item table with its filters, and the drill-down of the chosen item.
+/// The per-item table with its filters, a page of rows at a time, and the
+/// drill-down of the chosen item (asked of the worker when the items come
+/// without it).
 #[component]
 pub fn Items(
     /// The items and the filter menu's tasks.
     items: ItemsView,
+    /// The report's file, which the worker's drill-down is asked for.
+    file: String,
     /// The URL of an item's image, by its path, when the page has it.
     image_url: Callback<String, Option<String>>,
+    /// Where an on-demand item's drill-down comes from.
+    fetch_item: Option<ItemFetch>,
 ) -> impl IntoView {
     let tasks = items.tasks.clone();
     let total = items.rows.len();
+    let on_demand = items.on_demand;
     let items = StoredValue::new(items);
     let task = RwSignal::new(String::new());
     let invalid_only = RwSignal::new(false);
     let min = RwSignal::new(0.0_f64);
     let max = RwSignal::new(100.0_f64);
+    let page = RwSignal::new(0_usize);
     let chosen = RwSignal::new(None::<usize>);
+    // The drill-down the worker sent, with the item it is of.
+    let fetched = RwSignal::new(None::<(usize, Result<ItemView, String>)>);
     let filtered = Memo::new(move |_| {
         let filter = ItemFilter {
             task: task.get(),
@@ -226,11 +245,31 @@ pub fn Items(
         };
         items.with_value(|items| items.filtered(&filter))
     });
+    let pages = move || filtered.with(|f| f.len().div_ceil(PAGE_ITEMS).max(1));
+    let shown_page = move || page.get().min(pages() - 1);
+    let file = StoredValue::new(file);
+    let open = move |i: usize| {
+        chosen.set(Some(i));
+        if !on_demand {
+            return;
+        }
+        fetched.set(None);
+        let Some(fetch) = fetch_item else {
+            fetched.set(Some((i, Err("no worker answers for this report".into()))));
+            return;
+        };
+        let reply = Callback::new(move |r: Result<ItemView, String>| {
+            if chosen.get_untracked() == Some(i) {
+                fetched.set(Some((i, r)));
+            }
+        });
+        fetch.run((file.get_value(), i, reply));
+    };
     let number_input = move |signal: RwSignal<f64>, label: &'static str, testid: &'static str| {
         view! {
             <label>{label}" "
                 <input type="number" min="0" max="100" step="1" data-testid=testid prop:value=move || signal.get().to_string()
-                    on:input=move |e| { if let Ok(v) = event_target_value(&e).parse::<f64>() { signal.set(v) } } />
+                    on:input=move |e| { if let Ok(v) = event_target_value(&e).parse::<f64>() { signal.set(v); page.set(0); } } />
             </label>
         }
     };
@@ -239,30 +278,30 @@ pub fn Items(
             <h3>"Items"</h3>
             <div class="filters">
                 <label>"Task "
-                    <select data-testid="filter-task" on:change=move |e| task.set(event_target_value(&e))>
+                    <select data-testid="filter-task" on:change=move |e| { task.set(event_target_value(&e)); page.set(0); }>
                         <option value="">"all"</option>
                         {tasks.into_iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label><input type="checkbox" data-testid="filter-invalid" on:change=move |e| invalid_only.set(event_target_checked(&e)) />" invalid only"</label>
+                <label><input type="checkbox" data-testid="filter-invalid" on:change=move |e| { invalid_only.set(event_target_checked(&e)); page.set(0); } />" invalid only"</label>
                 {number_input(min, "score ≥", "filter-min")}
                 {number_input(max, "≤", "filter-max")}
-                <span class="count" data-testid="items-count">{move || format!("{} of {total} items", filtered.get().len())}</span>
+                <span class="count" data-testid="items-count">{move || format!("{} of {total} items", filtered.with(Vec::len))}</span>
             </div>
             <div class="scroll-x">
                 <table class="score-table items-table">
                     <thead><tr><th>"item"</th><th>"task"</th><th>"score"</th><th>"note"</th></tr></thead>
                     <tbody>
                         {move || {
-                            filtered
-                                .get()
+                            let start = shown_page() * PAGE_ITEMS;
+                            let shown: Vec<usize> = filtered.with(|f| f.iter().skip(start).take(PAGE_ITEMS).copied().collect());
+                            shown
                                 .into_iter()
-                                .take(SHOWN_ITEMS)
                                 .map(|i| {
                                     let r = items.with_value(|items| items.rows.get(i).cloned());
                                     r.map(|r| {
                                         view! {
-                                            <tr class:invalid=r.invalid class:chosen=move || chosen.get() == Some(i) on:click=move |_| chosen.set(Some(i))
+                                            <tr class:invalid=r.invalid class:chosen=move || chosen.get() == Some(i) on:click=move |_| open(i)
                                                 data-testid="item-row" tabindex="0">
                                                 <td>{r.id}</td>
                                                 <td>{r.task}</td>
@@ -277,8 +316,28 @@ pub fn Items(
                     </tbody>
                 </table>
             </div>
-            {move || (filtered.with(Vec::len) > SHOWN_ITEMS).then(|| view! { <p class="table-note">{format!("The first {SHOWN_ITEMS} are listed; narrow the filters to see others.")}</p> })}
-            {move || chosen.get().and_then(|i| items.with_value(|items| items.rows.get(i).cloned())).map(|r| view! { <Drill item=r image_url=image_url /> })}
+            {move || (pages() > 1).then(|| {
+                let n = filtered.with(Vec::len);
+                let first = shown_page() * PAGE_ITEMS;
+                let last = (first + PAGE_ITEMS).min(n);
+                view! {
+                    <div class="pager" data-testid="items-pager">
+                        <button data-testid="items-prev" disabled={move || shown_page() == 0} on:click=move |_| page.set(shown_page().saturating_sub(1))>"‹ previous"</button>
+                        <span data-testid="items-range">{format!("{}–{last} of {n}", first + 1)}</span>
+                        <button data-testid="items-next" disabled={move || shown_page() + 1 >= pages()} on:click=move |_| page.set(shown_page() + 1)>"next ›"</button>
+                    </div>
+                }
+            })}
+            {move || chosen.get().and_then(|i| {
+                if on_demand {
+                    fetched.get().filter(|(j, _)| *j == i).map(|(_, r)| match r {
+                        Ok(item) => view! { <Drill item=item image_url=image_url /> }.into_any(),
+                        Err(e) => view! { <p class="error" data-testid="drill-error">{e}</p> }.into_any(),
+                    })
+                } else {
+                    items.with_value(|items| items.rows.get(i).cloned()).map(|r| view! { <Drill item=r image_url=image_url /> }.into_any())
+                }
+            })}
         </div>
     }
 }

@@ -1,9 +1,13 @@
-//! Scoring off the main thread: a module Web Worker that loads this very
+//! Scoring off the main thread: module Web Workers that load this very
 //! wasm module ([`crate::ui::browser::module_worker`], whose Decision is
-//! one wasm build for the page and its workers) and calls
-//! [`knoblab_score_job`]. The worker reads the dropped `File`s itself, so
-//! a big results set never passes through the page's thread; cancel is
-//! `Worker.terminate()`.
+//! one wasm build for the page and its workers; each instantiates the
+//! page's compiled `WebAssembly.Module`, posted to it, without compiling it
+//! again) and call [`knoblab_score_shard`] and [`knoblab_score_job`]. Each
+//! worker reads the dropped `File`s itself, so a big results set never
+//! passes through the page's thread; cancel is `Worker.terminate()`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -12,6 +16,7 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::score::epic::report::Shard;
 use crate::score::job::{self, InputFile, Job, JobOptions};
+use crate::score::view::ItemView;
 use crate::ui::browser::js_message;
 use crate::ui::browser::module_worker::{set, spawn, string_field};
 
@@ -23,67 +28,122 @@ const FONT_PATH = "knoblab-font";
 let ready = null;
 const inbox = [];
 let wake = null;
+// Timing marks on the page's clock (`timeOrigin + now()`), sent with the
+// next message so the page records them (`performance.mark`).
+let marks = [];
+const mark = (name) => marks.push([name, performance.timeOrigin + performance.now()]);
+const post = (msg) => { msg.marks = marks; marks = []; self.postMessage(msg); };
+const next = () => inbox.length ? Promise.resolve() : new Promise((resolve) => { wake = resolve; });
+const message = (e) => String(e && e.message ? e.message : e);
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.init) {
-    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.wasm }); return m; });
+    mark("module: start");
+    // The page's compiled module: instantiated here, not fetched and compiled again.
+    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.module }); mark("module: ready"); return m; });
     return;
   }
   // A helper's EPIC-Bench shard, forwarded by the page to the merging worker.
   if (msg.shard !== undefined) {
+    mark("shard in");
     inbox.push(msg.shard);
-    if (wake) wake();
+    if (wake) { wake(); wake = null; }
+    return;
+  }
+  // An item's drill-down, scored again from the job kept in the module.
+  if (msg.item) {
+    const { file, index, id } = msg.item;
+    try {
+      const m = await ready;
+      self.postMessage({ item: m.knoblab_epic_item(file, index), id });
+    } catch (e) {
+      self.postMessage({ item: JSON.stringify({ error: message(e) }), id });
+    }
     return;
   }
   try {
+    mark("job in");
     const m = await ready;
-    const paths = [], buffers = [];
-    for (const [i, f] of msg.files.entries()) {
-      self.postMessage({ progress: JSON.stringify({ done: i, total: msg.files.length, stage: `reading ${f.path}` }) });
-      let buffer;
-      if (f.file) {
-        buffer = await f.file.arrayBuffer();
-      } else {
-        const response = await fetch(f.url);
-        if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
-        buffer = await response.arrayBuffer();
+    const read = async (files) => {
+      const paths = [], buffers = [];
+      for (const [i, f] of files.entries()) {
+        post({ progress: JSON.stringify({ done: i, total: files.length, stage: `reading ${f.path}` }) });
+        let buffer;
+        if (f.file) {
+          buffer = await f.file.arrayBuffer();
+        } else {
+          const response = await fetch(f.url);
+          if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
+          buffer = await response.arrayBuffer();
+        }
+        paths.push(f.path);
+        buffers.push(new Uint8Array(buffer));
       }
-      paths.push(f.path);
-      buffers.push(new Uint8Array(buffer));
-    }
+      return [paths, buffers];
+    };
+    // The files go into the module once; every call below reads them there.
+    m.knoblab_take_job(...await read(msg.files), msg.options);
+    mark("files read");
     const { index, of } = msg.part;
     // A helper scores its shard of the EPIC-Bench files and is done.
     if (index > 0) {
-      self.postMessage({ shard: m.knoblab_score_shard(paths, buffers, msg.options, index, of) });
+      const shard = m.knoblab_score_shard(index, of);
+      mark("shard scored");
+      post({ shard });
       return;
     }
-    const shards = [];
-    if (of > 1) {
-      self.postMessage({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
-      shards.push(m.knoblab_score_shard(paths, buffers, msg.options, 0, of));
-      while (inbox.length < of - 1) await new Promise((resolve) => { wake = resolve; });
-      shards.push(...inbox.splice(0));
-    }
     // Library bundles are fetched only when a file needs them (trajectories).
-    if (msg.bundles.length && m.knoblab_needs_bundles(paths, buffers, msg.options)) {
+    if (msg.bundles.length && m.knoblab_job_needs_bundles()) {
       for (const b of msg.bundles) {
-        self.postMessage({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
+        post({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
         const response = await fetch(b.url);
         if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
         const bytes = new Uint8Array(await response.arrayBuffer());
         // The generator's font: generated devices are drawn here when played.
         if (b.path === FONT_PATH) { m.knoblab_provide_font(bytes); continue; }
-        paths.push(b.path);
-        buffers.push(bytes);
+        m.knoblab_add_job_files([b.path], [bytes]);
       }
     }
-    const out = m.knoblab_score_job(paths, buffers, msg.options, (p) => self.postMessage({ progress: p }), shards);
-    self.postMessage({ done: out });
+    // The merging worker scores its own shard, then merges each helper's
+    // as it comes.
+    if (of > 1) {
+      post({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
+      m.knoblab_merge_shard(m.knoblab_score_shard(0, of));
+      mark("shard scored");
+      for (let merged = 1; merged < of; merged++) {
+        await next();
+        m.knoblab_merge_shard(inbox.shift());
+        mark("shard merged");
+      }
+    }
+    const out = m.knoblab_score_job((p) => post({ progress: p }));
+    mark("job scored");
+    post({ done: out });
   } catch (e) {
-    self.postMessage({ error: String(e && e.message ? e.message : e) });
+    post({ error: message(e) });
   }
 };
 "#;
+
+#[wasm_bindgen(inline_js = r#"
+export function knoblab_record_marks(prefix, marks) {
+  if (!Array.isArray(marks)) return;
+  for (const [name, at] of marks) performance.mark(prefix + name, { startTime: Math.max(0, at - performance.timeOrigin) });
+}
+"#)]
+extern "C" {
+    /// Records a worker's `[name, time]` marks (times on the page's clock,
+    /// `timeOrigin + now()`) as the page's performance marks, each named
+    /// after its worker (`worker 1: shard scored`).
+    fn knoblab_record_marks(prefix: &str, marks: &JsValue);
+}
+
+/// Records the timing marks a worker's message carries.
+fn record_marks(worker: usize, data: &JsValue) {
+    if let Ok(marks) = js_sys::Reflect::get(data, &JsValue::from_str("marks")) {
+        knoblab_record_marks(&format!("worker {worker}: "), &marks);
+    }
+}
 
 /// The path under which the page sends the generator's font with the
 /// library's bundle files (the worker hands it to the core, not to the job).
@@ -94,16 +154,6 @@ pub const FONT_JOB_PATH: &str = "knoblab-font";
 #[wasm_bindgen]
 pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
     crate::devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
-}
-
-/// The job of the files (paths and bytes in the same order) and options
-/// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]).
-fn job_of(
-    paths: Vec<String>,
-    buffers: Vec<js_sys::Uint8Array>,
-    options: &str,
-) -> Result<Job, job::WorkerError> {
-    Job::from_worker(input_files(paths, buffers), options)
 }
 
 /// The dropped files from their paths and bytes (in the same order).
@@ -118,64 +168,111 @@ fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<Inpu
         .collect()
 }
 
-/// The worker's entry: score the files (paths and bytes in the same
-/// order) with the job options (JSON of [`JobOptions`]), calling
-/// `progress` with JSON [`job::Progress`] values; `shards` holds every
-/// worker's [`knoblab_score_shard`] (empty when one worker scores alone).
-/// Returns the JSON of [`job::Outcome`], or of `{"error": …}` when the
-/// options are invalid.
-#[wasm_bindgen]
-pub fn knoblab_score_job(
-    paths: Vec<String>,
-    buffers: Vec<js_sys::Uint8Array>,
-    options: &str,
-    progress: &js_sys::Function,
-    shards: Vec<String>,
-) -> String {
-    let job = match job_of(paths, buffers, options) {
-        Ok(j) => j,
-        Err(e) => return serde_json::json!({ "error": e.to_string() }).to_string(),
-    };
-    let outcome = job::run_sharded(
-        &job,
-        &mut |p| {
-            if let Ok(text) = serde_json::to_string(p) {
-                let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
-            }
-        },
-        &shards,
-    );
-    serde_json::to_string(&outcome)
-        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+thread_local! {
+    /// This worker's job, read once ([`knoblab_take_job`]) and kept for
+    /// every call after (its shard, the merge, the drill-down): or why its
+    /// options could not be read.
+    static JOB: RefCell<Result<Job, String>> = RefCell::new(Err("no job was given to this worker".into()));
+    /// The merging worker's EPIC-Bench shards, merged as they come
+    /// ([`knoblab_merge_shard`]) until the job is run ([`knoblab_score_job`]).
+    static MERGING: RefCell<Option<job::Merging>> = const { RefCell::new(None) };
 }
 
-/// A helper worker's entry: shard `index` of `of` of every EPIC-Bench
-/// results file among the files, as the JSON list of
+/// A worker's first entry for a job: its files (paths and bytes in the
+/// same order, bundle files under [`job::BUNDLE_PREFIX`]) and options
+/// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]) and
+/// kept in the module for the calls that follow.
+#[wasm_bindgen]
+pub fn knoblab_take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, options: &str) {
+    let job = Job::from_worker(input_files(paths, buffers), options).map_err(|e| e.to_string());
+    JOB.with(|j| *j.borrow_mut() = job);
+    MERGING.with(|m| *m.borrow_mut() = None);
+}
+
+/// Adds files to the kept job (the library's bundles, fetched once the
+/// job is known to need them).
+#[wasm_bindgen]
+pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) {
+    JOB.with(|j| {
+        if let Ok(job) = j.borrow_mut().as_mut() {
+            job.add_files(input_files(paths, buffers));
+        }
+    });
+}
+
+/// Whether any of the kept job's files is scored against bundles
+/// (trajectories): [`Job::needs_bundles`].
+#[wasm_bindgen]
+pub fn knoblab_job_needs_bundles() -> bool {
+    JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::needs_bundles))
+}
+
+/// A worker's entry for its shard: shard `index` of `of` of every
+/// EPIC-Bench results file of the kept job, as the JSON list of
 /// [`job::EpicShardText`] the merging worker reads (`[]` when there is
 /// none, or the options are invalid: the merging worker then scores alone).
 #[wasm_bindgen]
-pub fn knoblab_score_shard(
-    paths: Vec<String>,
-    buffers: Vec<js_sys::Uint8Array>,
-    options: &str,
-    index: usize,
-    of: usize,
-) -> String {
-    let shards = job_of(paths, buffers, options)
-        .map(|job| job::epic_shard(&job, Shard { index, of }))
-        .unwrap_or_default();
+pub fn knoblab_score_shard(index: usize, of: usize) -> String {
+    let shards = JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map(|job| job::epic_shard(job, Shard { index, of }))
+            .unwrap_or_default()
+    });
     serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
 
-/// Whether any of the files is scored against bundles (trajectories):
-/// [`job::needs_bundles`].
+/// The merging worker's entry for each worker's shard list (its own first,
+/// then each helper's as it comes): merged at once ([`job::Merging::add`]).
 #[wasm_bindgen]
-pub fn knoblab_needs_bundles(
-    paths: Vec<String>,
-    buffers: Vec<js_sys::Uint8Array>,
-    options: &str,
-) -> bool {
-    job::needs_bundles(&input_files(paths, buffers), options)
+pub fn knoblab_merge_shard(shard: &str) {
+    MERGING.with(|m| {
+        m.borrow_mut()
+            .get_or_insert_with(job::Merging::new)
+            .add(shard)
+    });
+}
+
+/// The merging worker's entry that runs the kept job, calling `progress`
+/// with JSON [`job::Progress`] values, with the shards merged so far
+/// ([`knoblab_merge_shard`]; none when one worker scores alone). Returns
+/// the JSON of [`job::Outcome`], or of `{"error": …}` when the options are
+/// invalid.
+#[wasm_bindgen]
+pub fn knoblab_score_job(progress: &js_sys::Function) -> String {
+    let merging = MERGING.with(|m| m.borrow_mut().take()).unwrap_or_default();
+    let outcome = JOB.with(|j| {
+        j.borrow().as_ref().map_err(Clone::clone).map(|job| {
+            merging.finish(job, &mut |p| {
+                if let Ok(text) = serde_json::to_string(p) {
+                    let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
+                }
+            })
+        })
+    });
+    match outcome {
+        Ok(o) => serde_json::to_string(&o)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+/// The merging worker's entry for a drill-down: item `index` of the
+/// EPIC-Bench results file `file` of the kept job ([`job::epic_item`]), as
+/// the JSON of its [`ItemView`], or of `{"error": …}`.
+#[wasm_bindgen]
+pub fn knoblab_epic_item(file: &str, index: usize) -> String {
+    let item = JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|job| job::epic_item(job, file, index))
+    });
+    match item {
+        Ok(item) => serde_json::to_string(&item)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
 }
 
 /// A file for a job: dropped (`File`) or shipped (a URL).
@@ -206,15 +303,66 @@ pub enum Message {
     Error(String),
 }
 
+thread_local! {
+    /// Workers started ahead of the next job ([`warm_up`]).
+    static SPARE: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Starts the workers of the next job ahead of it, so that their module is
+/// instantiated while the visitor picks files, not after the drop.
+pub fn warm_up() {
+    let want = worker_count();
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        while spare.len() < want {
+            match spawn(WORKER_JS) {
+                Ok(w) => spare.push(w),
+                Err(_) => break,
+            }
+        }
+    });
+}
+
+/// Stops the workers started ahead of a job (the page is left).
+pub fn stand_down() {
+    SPARE.with(|spare| {
+        for w in spare.borrow_mut().drain(..) {
+            w.terminate();
+        }
+    });
+}
+
+/// A worker started ahead ([`warm_up`]), else a new one.
+fn take_or_spawn() -> Result<Worker, String> {
+    match SPARE.with(|spare| spare.borrow_mut().pop()) {
+        Some(w) => Ok(w),
+        None => spawn(WORKER_JS),
+    }
+}
+
 /// How many workers score a job on this machine ([`job::worker_count`]).
 fn worker_count() -> usize {
     job::worker_count(window().navigator().hardware_concurrency())
 }
 
-/// A running job: the merging worker and its helpers. Dropping the handle
-/// does not stop them, [`ScoreWorker::cancel`] does.
+/// A reply awaited from the merging worker: an item's drill-down.
+type ItemReply = Box<dyn FnOnce(Result<ItemView, String>)>;
+
+/// The drill-downs asked of the merging worker and not yet answered, by
+/// request number.
+#[derive(Default)]
+struct Pending {
+    next: u32,
+    waiting: Vec<(u32, ItemReply)>,
+}
+
+/// A job's workers: the merging worker and its helpers while it runs, the
+/// merging worker alone once it is done (it answers the drill-down,
+/// [`ScoreWorker::item`]). Dropping the handle does not stop them,
+/// [`ScoreWorker::cancel`] does.
 pub struct ScoreWorker {
     workers: Vec<Worker>,
+    pending: Rc<RefCell<Pending>>,
     _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
 }
 
@@ -263,10 +411,30 @@ impl ScoreWorker {
     ) -> Result<ScoreWorker, String> {
         let of = worker_count();
         let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
-        let merger = spawn(WORKER_JS)?;
+        let merger = take_or_spawn()?;
+        let pending = Rc::new(RefCell::new(Pending::default()));
+        let answered = pending.clone();
         let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let data = event.data();
-            if let Some(p) = string_field(&data, "progress") {
+            record_marks(0, &data);
+            if let Some(item) = string_field(&data, "item") {
+                let id = js_sys::Reflect::get(&data, &JsValue::from_str("id"))
+                    .ok()
+                    .and_then(|v| v.as_f64());
+                let reply = {
+                    let mut p = answered.borrow_mut();
+                    let at = p
+                        .waiting
+                        .iter()
+                        .position(|(n, _)| Some(f64::from(*n)) == id);
+                    at.map(|i| p.waiting.remove(i).1)
+                };
+                if let Some(reply) = reply {
+                    reply(
+                        serde_json::from_str::<ItemView>(&item).map_err(|_| super::error_of(&item)),
+                    );
+                }
+            } else if let Some(p) = string_field(&data, "progress") {
                 if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
@@ -280,7 +448,7 @@ impl ScoreWorker {
         let mut workers = vec![merger.clone()];
         let mut closures = vec![on_merger];
         for index in 1..of {
-            let helper = match spawn(WORKER_JS) {
+            let helper = match take_or_spawn() {
                 Ok(h) => h,
                 Err(e) => {
                     for w in &workers {
@@ -292,15 +460,20 @@ impl ScoreWorker {
             let (to, me) = (merger.clone(), helper.clone());
             let on_helper = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                 let data = event.data();
+                record_marks(index, &data);
                 // A helper that fails sends no shard: the merger then scores
                 // the files alone, and says why if they cannot be scored.
-                let shard = match (string_field(&data, "shard"), string_field(&data, "error")) {
+                // The shard's text is passed on as it came, never decoded here.
+                let shard = js_sys::Reflect::get(&data, &JsValue::from_str("shard"))
+                    .ok()
+                    .filter(JsValue::is_string);
+                let shard = match (shard, string_field(&data, "error")) {
                     (Some(s), _) => s,
-                    (None, Some(_)) => "[]".to_string(),
+                    (None, Some(_)) => JsValue::from_str("[]"),
                     (None, None) => return,
                 };
                 let msg = js_sys::Object::new();
-                set(&msg, "shard", &JsValue::from_str(&shard));
+                set(&msg, "shard", &shard);
                 let _ = to.post_message(&msg);
                 me.terminate();
             });
@@ -316,14 +489,56 @@ impl ScoreWorker {
             .map_err(|e| js_message(&e))?;
         Ok(ScoreWorker {
             workers,
+            pending,
             _on_message: closures,
         })
     }
 
-    /// Stops the workers at once (cancel).
+    /// Asks the merging worker, once the job is done, for the drill-down of
+    /// item `index` of the EPIC-Bench file `file` ([`job::epic_item`]);
+    /// `reply` gets it, or why not.
+    pub fn item(
+        &self,
+        file: &str,
+        index: usize,
+        reply: impl FnOnce(Result<ItemView, String>) + 'static,
+    ) {
+        let Some(merger) = self.workers.first() else {
+            reply(Err(
+                "the scoring worker is gone; score the files again".into()
+            ));
+            return;
+        };
+        let id = {
+            let mut p = self.pending.borrow_mut();
+            p.next = p.next.wrapping_add(1);
+            let id = p.next;
+            p.waiting.push((id, Box::new(reply)));
+            id
+        };
+        let ask = js_sys::Object::new();
+        set(&ask, "file", &JsValue::from_str(file));
+        set(&ask, "index", &JsValue::from_f64(index as f64));
+        set(&ask, "id", &JsValue::from_f64(f64::from(id)));
+        let msg = js_sys::Object::new();
+        set(&msg, "item", &ask);
+        if let Err(e) = merger.post_message(&msg) {
+            let reply = {
+                let mut p = self.pending.borrow_mut();
+                let at = p.waiting.iter().position(|(n, _)| *n == id);
+                at.map(|i| p.waiting.remove(i).1)
+            };
+            if let Some(reply) = reply {
+                reply(Err(js_message(&e)));
+            }
+        }
+    }
+
+    /// Stops the workers at once (cancel), and the drill-down with them.
     pub fn cancel(&self) {
         for w in &self.workers {
             w.terminate();
         }
+        self.pending.borrow_mut().waiting.clear();
     }
 }
