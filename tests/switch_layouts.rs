@@ -327,6 +327,7 @@ fn splits_come_from_a_field_a_folder_or_an_option() {
     );
     assert!(LoadOptions::parse_split("train=x/")
         .unwrap_err()
+        .to_string()
         .contains("neither side is a split"));
     // A split value that is not one is an error naming the valid ones.
     let bad = vqa(3, Some("train"));

@@ -48,7 +48,7 @@ pub fn score(
     let mut load = LoadOptions::default();
     for s in &options.splits {
         load.splits
-            .push(LoadOptions::parse_split(s).map_err(DocumentError::Options)?);
+            .push(LoadOptions::parse_split(s).map_err(|e| DocumentError::Options(e.to_string()))?);
     }
     for a in &options.answers {
         load.answers.push((

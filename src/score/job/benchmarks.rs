@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::error::UnitError;
 use super::files::{file_name, folder_of, Unit};
 use super::ground::Ground;
 use super::{BundleFiles, Download, InputFile, JobOptions, SwitchOptions};
@@ -23,8 +24,11 @@ use crate::score::switch::{self, predictions as switch_predictions};
 use crate::score::view::{self, ReportView};
 use crate::sim::Trajectory;
 
-pub(super) fn text_of(file: &InputFile) -> Result<&str, String> {
-    crate::input::text::decode(&file.bytes).map_err(|e| format!("{}: {e}", file.path))
+pub(super) fn text_of(file: &InputFile) -> Result<&str, UnitError> {
+    crate::input::text::decode(&file.bytes).map_err(|problem| UnitError::Text {
+        path: file.path.clone(),
+        problem,
+    })
 }
 
 pub(super) fn score_unit(
@@ -33,8 +37,8 @@ pub(super) fn score_unit(
     bundles: &[BundleFiles],
     ground: &mut Ground,
     epic_merged: Option<super::EpicMerged>,
-) -> Result<ReportView, String> {
-    let first = unit.files.first().ok_or("nothing to score")?;
+) -> Result<ReportView, UnitError> {
+    let first = unit.files.first().ok_or(UnitError::Nothing)?;
     match unit.format.scores() {
         Some(Benchmark::Epic) => match epic_merged {
             Some(m) => epic_view(first, &unit.label, m.merge.finish(), m.warnings),
@@ -49,7 +53,8 @@ pub(super) fn score_unit(
                     .collect();
                 read_result_files(&files)
             } else {
-                read_predictions(&first.path, &first.bytes).map_err(|e| e.to_string())?
+                read_predictions(&first.path, &first.bytes)
+                    .map_err(|e| UnitError::FineStatePredictions(Box::new(e)))?
             };
             score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
         }
@@ -66,7 +71,9 @@ pub(super) fn score_unit(
                 score_trajectories(first, &unit.label, &all)
             }
         }
-        None => Err(format!("{}: not a results file", unit.name)),
+        None => Err(UnitError::NotResults {
+            name: unit.name.clone(),
+        }),
     }
 }
 
@@ -90,7 +97,7 @@ pub fn score_epic(
     label: &str,
     options: &JobOptions,
     gt: &dyn GroundTruthSource,
-) -> Result<ReportView, String> {
+) -> Result<ReportView, UnitError> {
     let text = text_of(file)?;
     let opts = epic_options(file, options);
     let report = epic::shard::digest_shard(text, gt, &opts, Shard::ALL).and_then(|d| {
@@ -109,14 +116,16 @@ fn epic_view(
     label: &str,
     report: Result<epic::Report, epic::report::EpicError>,
     warnings: Option<Vec<String>>,
-) -> Result<ReportView, String> {
-    let report = report.map_err(|e| format!("{}: {e}", file.path))?;
+) -> Result<ReportView, UnitError> {
+    let report = report.map_err(|problem| UnitError::Epic {
+        path: file.path.clone(),
+        problem,
+    })?;
     if report.gt_expected > 0 && report.gt_found == 0 {
-        return Err(format!(
-            "{}: no ground truth found ({}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample",
-            file.path,
-            report.gt_coverage_message()
-        ));
+        return Err(UnitError::NoEpicGroundTruth {
+            path: file.path.clone(),
+            coverage: report.gt_coverage_message(),
+        });
     }
     // The view's tables read only the summaries of the CLI's document.
     let doc = epic::render::summaries_json(&report);
@@ -138,24 +147,26 @@ pub fn score_finestate(
     options: &JobOptions,
     preds: &PredictionSet,
     files: &MemFiles,
-) -> Result<ReportView, String> {
+) -> Result<ReportView, UnitError> {
     let model = options
         .finestate_model
         .clone()
         .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| format!("{name}: FineState-Bench needs the model name (the official parser's unit rules depend on it); enter it under Options"))?;
+        .ok_or_else(|| UnitError::FineStateModel {
+            name: name.to_string(),
+        })?;
     let parser: ParserBuild = options
         .finestate_parser
         .as_deref()
         .unwrap_or("py")
         .parse()
-        .map_err(|e: String| e)?;
+        .map_err(UnitError::FineStateParser)?;
     let data = load_dataset(files, ImagePolicy::Check);
     if data.instances.is_empty() {
-        return Err(format!(
-            "{name}: no FineState-Bench annotation found among the dropped files ({} records left out); drop the dataset folder (desktop_en/, web_en/, mobile_en/ with their images) or its zip",
-            data.skipped.len()
-        ));
+        return Err(UnitError::FineStateDataset {
+            name: name.to_string(),
+            skipped: data.skipped.len(),
+        });
     }
     let options = ScoreOptions {
         official: OfficialOptions {
@@ -179,22 +190,25 @@ fn score_switch(
     format: Format,
     options: &SwitchOptions,
     ground: &mut Ground,
-) -> Result<ReportView, String> {
+) -> Result<ReportView, UnitError> {
     let report = if format == Format::SwitchVideoJudge {
         switch::SwitchReport {
-            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(|e| e.to_string())?),
+            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(UnitError::Switch)?),
             ..Default::default()
         }
     } else {
-        let gt = ground.switch(options).map_err(|e| {
-            format!("{}: the SWITCH ground truth is needed: {e}. Drop the dataset root or the public release's folder (or its zip, or its vqa.json/openqa.json/data.jsonl files)", file.path)
-        })?;
+        let gt = ground
+            .switch(options)
+            .map_err(|problem| UnitError::SwitchGroundTruth {
+                path: file.path.clone(),
+                problem,
+            })?;
         let preds = switch_predictions::read_predictions(&file.path, &file.bytes)
-            .map_err(|e| e.to_string())?;
+            .map_err(UnitError::Switch)?;
         switch::build_report_with(gt, &file.path, &preds, &options.report)
-            .map_err(|e| e.to_string())?
+            .map_err(UnitError::Switch)?
     };
-    let doc = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+    let doc = serde_json::to_value(&report)?;
     if !report.per_item.is_empty() {
         ground
             .downloads
@@ -265,7 +279,7 @@ pub fn switch_downloads(
 /// are not among `given` ([`crate::bundle::open_missing_generated`]): a
 /// generated device has no files to ship, so the page sends none and the
 /// scorer makes the ones it needs.
-fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, String> {
+fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, UnitError> {
     let Ok(read) = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes) else {
         // Scoring reads the file again and reports what is wrong with it.
         return Ok(Vec::new());
@@ -274,7 +288,10 @@ fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, 
         read.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
         given,
     )
-    .map_err(|e| format!("{}: {e}", file.path))
+    .map_err(|problem| UnitError::Devices {
+        path: file.path.clone(),
+        problem: Box::new(problem),
+    })
 }
 
 /// The trajectory files of a job that are not scored beside its first
@@ -321,14 +338,17 @@ pub fn score_trajectories(
     file: &InputFile,
     label: &str,
     bundles: &[Bundle],
-) -> Result<ReportView, String> {
+) -> Result<ReportView, UnitError> {
     let read = crate::metrics::file::read_trajectory_file(&file.path, &file.bytes)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| UnitError::Trajectories(Box::new(e)))?;
     let trajectories = &read.episodes;
     let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
-    let run = crate::metrics::run_numbered(bundles, &numbered)
-        .map_err(|e| format!("{}: {e}", file.path))?;
-    let mut doc = serde_json::to_value(&run).map_err(|e| e.to_string())?;
+    let run =
+        crate::metrics::run_numbered(bundles, &numbered).map_err(|problem| UnitError::Metrics {
+            path: file.path.clone(),
+            problem: Box::new(problem),
+        })?;
+    let mut doc = serde_json::to_value(&run)?;
     if let Value::Object(m) = &mut doc {
         m.insert("file".into(), Value::String(file.path.clone()));
     }

@@ -9,6 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+use super::error::GroundError;
 use super::files::{in_folder_of, open_zip, Pool};
 use super::{BundleFiles, Download, Failure, SwitchOptions};
 use crate::bundle::{load_files, Bundle};
@@ -130,8 +131,8 @@ pub(super) struct Ground<'a> {
     unpacked: Option<Vec<(String, Vec<u8>)>>,
     epic: Option<DroppedGt<'a>>,
     finestate: Option<MemFiles>,
-    switch: Option<Result<GroundTruth, String>>,
-    bundles: Option<Result<Vec<Bundle>, String>>,
+    switch: Option<Result<GroundTruth, GroundError>>,
+    bundles: Option<Result<Vec<Bundle>, GroundError>>,
     pub(super) downloads: Vec<Download>,
     /// Zips whose entries could not be read when a benchmark unpacked them.
     pub(super) failures: Vec<Failure>,
@@ -173,7 +174,7 @@ impl<'a> Ground<'a> {
         self.finestate.get_or_insert_with(MemFiles::new)
     }
 
-    pub(super) fn switch(&mut self, options: &SwitchOptions) -> Result<&GroundTruth, String> {
+    pub(super) fn switch(&mut self, options: &SwitchOptions) -> Result<&GroundTruth, GroundError> {
         if self.switch.is_none() {
             let loaded = (|| {
                 let mut load = switch::LoadOptions::default();
@@ -186,18 +187,18 @@ impl<'a> Ground<'a> {
                         .map(|(p, b)| (p.as_str(), b.as_slice())),
                     &load,
                 )
-                .map_err(|e| e.to_string())
+                .map_err(GroundError::Switch)
             })();
             self.switch = Some(loaded);
         }
         match &self.switch {
             Some(Ok(gt)) => Ok(gt),
             Some(Err(e)) => Err(e.clone()),
-            None => Err("the SWITCH ground truth was not read".into()),
+            None => Err(GroundError::SwitchNotRead),
         }
     }
 
-    pub(super) fn bundles(&mut self, given: &[BundleFiles]) -> Result<&[Bundle], String> {
+    pub(super) fn bundles(&mut self, given: &[BundleFiles]) -> Result<&[Bundle], GroundError> {
         self.bundles
             .get_or_insert_with(|| {
                 given
@@ -208,7 +209,10 @@ impl<'a> Ground<'a> {
                             .iter()
                             .map(|f| (f.path.clone(), f.bytes.clone()))
                             .collect();
-                        load_files(&b.name, files).map_err(|e| format!("bundle {}: {e}", b.name))
+                        load_files(&b.name, files).map_err(|problem| GroundError::Bundle {
+                            name: b.name.clone(),
+                            problem: Box::new(problem),
+                        })
                     })
                     .collect()
             })

@@ -23,12 +23,14 @@ use super::switch;
 use super::view::{ItemView, LeaderRow, ReportView};
 
 mod benchmarks;
+mod error;
 mod files;
 mod ground;
 mod workers;
 
 use benchmarks::{epic_options, library_refusals, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
+pub use error::{GroundError, ItemError, UnitError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
 use ground::Ground;
@@ -363,9 +365,9 @@ impl Merging {
             }
             match score_unit(unit, &job.options, &job.bundles, &mut ground, merged) {
                 Ok(v) => outcome.reports.push(v),
-                Err(message) => outcome.failures.push(Failure {
+                Err(problem) => outcome.failures.push(Failure {
                     file: unit.name.clone(),
-                    message,
+                    message: problem.to_string(),
                 }),
             }
         }
@@ -395,13 +397,15 @@ pub fn run_sharded(job: &Job, progress: &mut dyn FnMut(&Progress), shards: &[Str
 /// of a job: its details and its shapes over its image, from the sample
 /// scored again alone (the page asks the worker for the item a visitor
 /// opens; the outcome carries each item's row only).
-pub fn epic_item(job: &Job, file: &str, index: usize) -> Result<ItemView, String> {
+pub fn epic_item(job: &Job, file: &str, index: usize) -> Result<ItemView, ItemError> {
     let entries = classify(&job.files, &job.options.overrides);
     let units = units(&job.files, &entries);
     let unit = epic_units(&units)
         .find(|u| u.name == file)
-        .ok_or_else(|| format!("{file}: not an EPIC-Bench results file of this job"))?;
-    let first = unit.files.first().ok_or("nothing to score")?;
+        .ok_or_else(|| ItemError::NotEpic {
+            file: file.to_string(),
+        })?;
+    let first = unit.files.first().ok_or(UnitError::Nothing)?;
     let text = text_of(first)?;
     let opts = epic_options(first, &job.options);
     let mut failures = Vec::new();
@@ -409,8 +413,14 @@ pub fn epic_item(job: &Job, file: &str, index: usize) -> Result<ItemView, String
     let mut ground = Ground::new(&pool);
     let gt = ground.epic();
     let sample = epic::shard::score_sample(text, gt, &opts, index)
-        .map_err(|e| format!("{file}: {e}"))?
-        .ok_or_else(|| format!("{file}: it has no item {index}"))?;
+        .map_err(|problem| ItemError::Epic {
+            file: file.to_string(),
+            problem,
+        })?
+        .ok_or_else(|| ItemError::NoItem {
+            file: file.to_string(),
+            index,
+        })?;
     Ok(crate::score::view::epic::evidence(&sample, gt))
 }
 

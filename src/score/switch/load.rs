@@ -30,20 +30,36 @@ pub struct LoadOptions {
     pub answers: Vec<(String, Vec<u8>)>,
 }
 
+/// A split option that is not `SPLIT=PATH_FRAGMENT`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    /// There is no `=`.
+    #[error("{text:?}: expected SPLIT=PATH_FRAGMENT, e.g. open=mcq_open/")]
+    NoEquals {
+        /// The option as given.
+        text: String,
+    },
+    /// Neither side of the `=` names a split.
+    #[error("{text:?}: neither side is a split; accepted: {}", Split::NAMES)]
+    NoSplit {
+        /// The option as given.
+        text: String,
+    },
+}
+
 impl LoadOptions {
     /// Parses `SPLIT=FRAGMENT` (or `FRAGMENT=SPLIT`) as the CLI and the page
     /// take it.
-    pub fn parse_split(text: &str) -> Result<(String, Split), String> {
-        let (a, b) = text.split_once('=').ok_or_else(|| {
-            format!("{text:?}: expected SPLIT=PATH_FRAGMENT, e.g. open=mcq_open/")
+    pub fn parse_split(text: &str) -> Result<(String, Split), SplitError> {
+        let (a, b) = text.split_once('=').ok_or_else(|| SplitError::NoEquals {
+            text: text.to_string(),
         })?;
         match (Split::parse(a), Split::parse(b)) {
             (Some(s), _) => Ok((b.to_string(), s)),
             (None, Some(s)) => Ok((a.to_string(), s)),
-            _ => Err(format!(
-                "{text:?}: neither side is a split; accepted: {}",
-                Split::NAMES
-            )),
+            _ => Err(SplitError::NoSplit {
+                text: text.to_string(),
+            }),
         }
     }
 

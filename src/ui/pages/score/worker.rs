@@ -266,7 +266,7 @@ pub fn knoblab_epic_item(file: &str, index: usize) -> String {
         j.borrow()
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|job| job::epic_item(job, file, index))
+            .and_then(|job| job::epic_item(job, file, index).map_err(|e| e.to_string()))
     });
     match item {
         Ok(item) => serde_json::to_string(&item)
