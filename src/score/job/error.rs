@@ -133,6 +133,27 @@ pub enum GroundError {
     },
 }
 
+/// Why a dropped zip could not be unpacked.
+#[derive(Debug, Clone, Error)]
+pub enum ZipError {
+    /// Its central directory could not be read within the bounds.
+    #[error("{path}: not a readable zip ({problem})")]
+    Open {
+        /// The zip.
+        path: String,
+        /// The input layer's error.
+        problem: InputError,
+    },
+    /// An entry could not be read within the bounds.
+    #[error("{path}: {problem}; unpack it and drop the folder's parts, or use the knoblab CLI")]
+    Entries {
+        /// The zip.
+        path: String,
+        /// The input layer's error.
+        problem: InputError,
+    },
+}
+
 /// Why an EPIC-Bench item's drill-down could not be made.
 #[derive(Debug, Error)]
 pub enum ItemError {

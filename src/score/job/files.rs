@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::error::ZipError;
 use super::{BundleFiles, Failure, FileEntry, InputFile, Job, JobOptions};
 use crate::input::zip::{BoundedZip, ZipLimits};
 use crate::score::detect::{detect, Format};
@@ -64,9 +65,9 @@ impl Pool<'_> {
         for (path, bytes) in &self.zips {
             match unzip(path, bytes) {
                 Ok(entries) => out.extend(entries),
-                Err(message) => failures.push(Failure {
+                Err(problem) => failures.push(Failure {
                     file: path.to_string(),
-                    message,
+                    message: problem.to_string(),
                 }),
             }
         }
@@ -92,9 +93,9 @@ pub(super) fn pool<'a>(
         if e.format == Some(Format::Zip) {
             match open_zip(&f.path, &f.bytes) {
                 Ok(_) => out.zips.push((f.path.as_str(), f.bytes.as_slice())),
-                Err(message) => failures.push(Failure {
+                Err(problem) => failures.push(Failure {
                     file: f.path.clone(),
-                    message,
+                    message: problem.to_string(),
                 }),
             }
         } else {
@@ -106,17 +107,22 @@ pub(super) fn pool<'a>(
 
 /// A dropped zip opened (its central directory read) within the results
 /// bounds, or why it cannot be.
-pub(super) fn open_zip<'a>(path: &str, bytes: &'a [u8]) -> Result<BoundedZip<'a>, String> {
-    BoundedZip::open(bytes, ZipLimits::RESULTS)
-        .map_err(|e| format!("{path}: not a readable zip ({e})"))
+pub(super) fn open_zip<'a>(path: &str, bytes: &'a [u8]) -> Result<BoundedZip<'a>, ZipError> {
+    BoundedZip::open(bytes, ZipLimits::RESULTS).map_err(|problem| ZipError::Open {
+        path: path.to_string(),
+        problem,
+    })
 }
 
 /// The entries of a zip, with the zip's folder before their paths.
-pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
     let mut archive = open_zip(path, bytes)?;
-    let entries = archive.entries(|_| true).map_err(|e| {
-        format!("{path}: {e}; unpack it and drop the folder's parts, or use the knoblab CLI")
-    })?;
+    let entries = archive
+        .entries(|_| true)
+        .map_err(|problem| ZipError::Entries {
+            path: path.to_string(),
+            problem,
+        })?;
     let out = entries
         .into_iter()
         .map(|(name, data)| (in_folder_of(path, name), data))

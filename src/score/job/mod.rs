@@ -30,7 +30,7 @@ mod workers;
 
 use benchmarks::{epic_options, library_refusals, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
-pub use error::{GroundError, ItemError, UnitError};
+pub use error::{GroundError, ItemError, UnitError, ZipError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
 use ground::Ground;
