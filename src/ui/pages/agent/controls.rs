@@ -90,8 +90,22 @@ pub fn Controls(
             <Show
                 when=move || run.active.get()
                 fallback=move || view! {
-                    <button data-testid="agent-run-one" on:click=move |_| start(run, form, true)>"Run one episode"</button>
-                    <button data-testid="agent-run-batch" on:click=move |_| start(run, form, false)>"Run batch"</button>
+                    <button
+                        data-testid="agent-run-one"
+                        disabled=move || !run.tasks_read.get()
+                        title=move || (!run.tasks_read.get()).then_some("reading the devices' tasks")
+                        on:click=move |_| start(run, form, true)
+                    >
+                        "Run one episode"
+                    </button>
+                    <button
+                        data-testid="agent-run-batch"
+                        disabled=move || !run.tasks_read.get()
+                        title=move || (!run.tasks_read.get()).then_some("reading the devices' tasks")
+                        on:click=move |_| start(run, form, false)
+                    >
+                        "Run batch"
+                    </button>
                 }
             >
                 <button data-testid="agent-pause" on:click=pause>

@@ -52,6 +52,11 @@ pub struct Run {
     /// Every device's index entry (a generated one's from its manifest),
     /// by id: what the loader needs.
     pub entries: StoredValue<BTreeMap<String, LibraryEntry>>,
+    /// Every device's task list has been read, or could not be: the run
+    /// buttons wait for it, so that a plan never meets a device whose
+    /// tasks are not known yet (the 52 `tasks.json` files and the generated
+    /// devices' task list are read after the index).
+    pub tasks_read: RwSignal<bool>,
     /// Which devices the chooser is on.
     pub by: RwSignal<By>,
     /// The category chosen.
@@ -104,6 +109,7 @@ impl Default for Run {
         Run {
             catalog: RwSignal::new(None),
             entries: StoredValue::new(BTreeMap::new()),
+            tasks_read: RwSignal::new(false),
             by: RwSignal::new(By::All),
             category: RwSignal::new(String::new()),
             picked: RwSignal::new(Vec::new()),
@@ -496,6 +502,12 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
 /// manifest that cannot be read leaves the hand devices, named as a
 /// problem; nothing is drawn.
 pub async fn open_library(run: Run) {
+    read_library(run).await;
+    let _ = run.tasks_read.try_set(true);
+}
+
+/// [`open_library`]'s reading, which may stop early on a problem (shown).
+async fn read_library(run: Run) {
     let index = match library::index().await {
         Ok(i) => i,
         Err(e) => {
