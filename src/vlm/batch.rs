@@ -262,6 +262,12 @@ impl RunSpec {
         remaining(&self.items, done)
     }
 
+    /// `records` in the order this run planned their items
+    /// ([`super::items::in_plan_order`]): what an export writes.
+    pub fn in_plan_order<'a>(&self, records: &'a [EpisodeRecord]) -> Vec<&'a EpisodeRecord> {
+        super::items::in_plan_order(&self.items, records, |r| r.item.as_str())
+    }
+
     /// The trajectory settings of this run's episodes.
     pub fn trajectory_settings(&self) -> Settings {
         let s = &self.settings;

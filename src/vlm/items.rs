@@ -117,9 +117,45 @@ impl TaskFilter {
     }
 }
 
+/// `records` in the order their items are planned in `items` (a record
+/// is found by its item's key, [`BatchItem::key`]); records of no planned
+/// item come last, in the order given. Episodes finish in any order when
+/// several run at once; an export in plan order is the same file whatever
+/// the concurrency.
+pub fn in_plan_order<'a, T>(
+    items: &[BatchItem],
+    records: &'a [T],
+    key: impl Fn(&T) -> &str,
+) -> Vec<&'a T> {
+    let position: std::collections::HashMap<String, usize> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (item.key(), i))
+        .collect();
+    let mut out: Vec<&T> = records.iter().collect();
+    out.sort_by_key(|r| position.get(key(r)).copied().unwrap_or(usize::MAX));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_are_put_in_plan_order_and_unknown_ones_last() {
+        let item = |b: &str, t: &str, repeat| BatchItem {
+            bundle_id: b.into(),
+            task_id: t.into(),
+            repeat,
+        };
+        let items = [item("a", "x", 0), item("a", "y", 0), item("b", "x", 1)];
+        let finished = ["b/x#1", "stray/z#0", "a/y#0", "a/x#0", "other/q#0"];
+        let ordered: Vec<&&str> = in_plan_order(&items, &finished, |s| s);
+        assert_eq!(
+            ordered,
+            [&"a/x#0", &"a/y#0", &"b/x#1", &"stray/z#0", &"other/q#0"]
+        );
+    }
 
     #[test]
     fn repeats_are_a_whole_number_from_one_to_the_cap() {

@@ -75,7 +75,9 @@ impl EpisodeRecord {
     }
 
     /// Records as JSON Lines, one per line, each ending in `\n`.
-    pub fn to_lines(records: &[EpisodeRecord]) -> Result<String, serde_json::Error> {
+    pub fn to_lines<'a>(
+        records: impl IntoIterator<Item = &'a EpisodeRecord>,
+    ) -> Result<String, serde_json::Error> {
         let mut out = String::new();
         for r in records {
             out.push_str(&serde_json::to_string(r)?);
