@@ -89,23 +89,18 @@ pub fn Controls(
         <div class="agent-controls">
             <Show
                 when=move || run.active.get()
-                fallback=move || view! {
-                    <button
-                        data-testid="agent-run-one"
-                        disabled=move || !run.tasks_read.get()
-                        title=move || (!run.tasks_read.get()).then_some("reading the devices' tasks")
-                        on:click=move |_| start(run, form, true)
-                    >
-                        "Run one episode"
-                    </button>
-                    <button
-                        data-testid="agent-run-batch"
-                        disabled=move || !run.tasks_read.get()
-                        title=move || (!run.tasks_read.get()).then_some("reading the devices' tasks")
-                        on:click=move |_| start(run, form, false)
-                    >
-                        "Run batch"
-                    </button>
+                fallback=move || {
+                    // Both buttons wait for the devices' task lists.
+                    let waiting = move || !run.tasks_read.get();
+                    let why = move || waiting().then_some("reading the devices' tasks");
+                    view! {
+                        <button data-testid="agent-run-one" disabled=waiting title=why on:click=move |_| start(run, form, true)>
+                            "Run one episode"
+                        </button>
+                        <button data-testid="agent-run-batch" disabled=waiting title=why on:click=move |_| start(run, form, false)>
+                            "Run batch"
+                        </button>
+                    }
                 }
             >
                 <button data-testid="agent-pause" on:click=pause>
