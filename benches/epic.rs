@@ -13,6 +13,11 @@ use knoblab::score::epic::report::{score_text, score_text_for_output};
 use knoblab::score::epic::synthetic::generate;
 use knoblab::score::epic::RunOptions;
 
+/// The `knoblab` binary's allocator (src/main.rs), so that these figures
+/// are the CLI's; the library's own code is the same with any allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn bench(c: &mut Criterion) {
     let set = generate(2026);
     let std = format_jsonl(&set.raw_jsonl, &FormatOptions::default()).to_jsonl();

@@ -48,7 +48,13 @@ fn io_error(path: &Path, what: &str, e: &std::io::Error) -> InputError {
 /// kind before it is opened, so opening can never block.
 pub fn open_regular(path: &Path) -> Result<(File, u64), InputError> {
     let meta = std::fs::metadata(path).map_err(|e| io_error(path, "cannot open it", &e))?;
-    if let Some(kind) = kind_of(&meta) {
+    open_checked(path, &meta)
+}
+
+/// [`open_regular`] with the path's metadata already read (one `stat` of
+/// the path, not two, for a caller that needed it anyway).
+fn open_checked(path: &Path, meta: &Metadata) -> Result<(File, u64), InputError> {
+    if let Some(kind) = kind_of(meta) {
         return Err(InputError::NotRegular {
             path: shown(path),
             kind,
@@ -79,6 +85,11 @@ pub fn is_regular(path: &Path) -> bool {
 /// further than the cap.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, InputError> {
     let (file, size) = open_regular(path)?;
+    read_opened(path, file, size, cap)
+}
+
+/// Reads an opened regular file of `size` bytes within `cap`.
+fn read_opened(path: &Path, file: File, size: u64, cap: u64) -> Result<Vec<u8>, InputError> {
     let too_large = |found: String| InputError::TooLarge {
         what: shown(path),
         found,
@@ -118,8 +129,13 @@ type FileId = (u64, u64);
 
 /// The identity of a file on disk: device and inode.
 fn identity(path: &Path) -> Option<FileId> {
+    std::fs::metadata(path).ok().as_ref().map(identity_of)
+}
+
+/// The identity of the file `meta` describes.
+fn identity_of(meta: &Metadata) -> FileId {
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    (meta.dev(), meta.ino())
 }
 
 /// Reads the files that paths inside a results file name, each distinct
@@ -130,7 +146,7 @@ fn identity(path: &Path) -> Option<FileId> {
 pub struct OnceReader {
     root: PathBuf,
     cap: u64,
-    read: HashMap<FileId, Result<Arc<[u8]>, InputError>>,
+    read: HashMap<FileId, Result<Arc<Vec<u8>>, InputError>>,
 }
 
 impl OnceReader {
@@ -155,20 +171,25 @@ impl OnceReader {
 
     /// The bytes of the file `path` (written inside a file) names under the
     /// root; `Ok(None)` when there is no such file.
-    pub fn read(&mut self, path: &str) -> Result<Option<Arc<[u8]>>, InputError> {
+    pub fn read(&mut self, path: &str) -> Result<Option<Arc<Vec<u8>>>, InputError> {
         let full = super::path::resolve_under(&self.root, path)?;
         self.read_path(&full)
     }
 
     /// The bytes of `full` (already resolved), read at most once.
-    pub fn read_path(&mut self, full: &Path) -> Result<Option<Arc<[u8]>>, InputError> {
-        let Some(id) = identity(full) else {
+    /// The path is looked up once (its `stat` gives both the identity and
+    /// the kind), and the bytes are kept as read, not copied.
+    pub fn read_path(&mut self, full: &Path) -> Result<Option<Arc<Vec<u8>>>, InputError> {
+        let Ok(meta) = std::fs::metadata(full) else {
             return Ok(None);
         };
         let cap = self.cap;
         self.read
-            .entry(id)
-            .or_insert_with(|| read_regular(full, cap).map(Arc::from))
+            .entry(identity_of(&meta))
+            .or_insert_with(|| {
+                let (file, size) = open_checked(full, &meta)?;
+                read_opened(full, file, size, cap).map(Arc::new)
+            })
             .clone()
             .map(Some)
     }

@@ -198,23 +198,33 @@ fn runs_from_compressed_fast(b: &[u8], height: u32, width: u32) -> Option<Vec<Ru
     let mut m = 0usize;
     let mut pos = 0u64;
     let mut p = 0usize;
-    while p < b.len() {
-        // One value, exactly as `counts_from_bytes` builds it.
-        let mut x: i64 = 0;
-        let mut k: u32 = 0;
-        while let Some(&byte) = b.get(p) {
-            if k >= MAX_GROUPS {
-                return None;
+    while let Some(&first) = b.get(p) {
+        // One value, exactly as `counts_from_bytes` builds it. Most values
+        // are one character (no continuation bit): that case skips the
+        // loop over 5-bit groups.
+        let c = i64::from(first) - 48;
+        let mut x: i64 = c & 0x1f;
+        p += 1;
+        if c & 0x20 == 0 {
+            if c & 0x10 != 0 {
+                x |= -1i64 << 5;
             }
-            let c = i64::from(byte) - 48;
-            x |= (c & 0x1f) << (5 * k);
-            p += 1;
-            k += 1;
-            if c & 0x20 == 0 {
-                if c & 0x10 != 0 {
-                    x |= -1i64 << (5 * k);
+        } else {
+            let mut k: u32 = 1;
+            while let Some(&byte) = b.get(p) {
+                if k >= MAX_GROUPS {
+                    return None;
                 }
-                break;
+                let c = i64::from(byte) - 48;
+                x |= (c & 0x1f) << (5 * k);
+                p += 1;
+                k += 1;
+                if c & 0x20 == 0 {
+                    if c & 0x10 != 0 {
+                        x |= -1i64 << (5 * k);
+                    }
+                    break;
+                }
             }
         }
         if m > 2 {

@@ -200,8 +200,9 @@ pub enum ResponseDetails {
         /// requested mode when never resolved.
         coordinate_system: String,
         /// The record's four `formatted_response_*` fields, in the order
-        /// of [`FORMATTED_KEYS`] (`null` when absent).
-        formatted: Box<[Value; 4]>,
+        /// of [`FORMATTED_KEYS`] (`null` when absent), shared with the
+        /// corrected pass's copy of an agreeing sample (no deep copy).
+        formatted: std::sync::Arc<[Value; 4]>,
     },
 }
 
@@ -226,7 +227,9 @@ impl ResponseDetails {
         ResponseDetails::Read {
             format_type: text("format_type"),
             coordinate_system: text("coordinate_system"),
-            formatted: Box::new(FORMATTED_KEYS.map(|k| m.get(k).cloned().unwrap_or(Value::Null))),
+            formatted: std::sync::Arc::new(
+                FORMATTED_KEYS.map(|k| m.get(k).cloned().unwrap_or(Value::Null)),
+            ),
         }
     }
 }
@@ -706,7 +709,7 @@ fn evaluate(
     res.response_details = ResponseDetails::Read {
         format_type,
         coordinate_system: resolved_name.map_or_else(|| mode_name.into_owned(), str::to_string),
-        formatted: Box::new(
+        formatted: std::sync::Arc::new(
             FORMATTED_KEYS.map(|k| rec.get(k).map_or(Value::Null, PyValue::to_json)),
         ),
     };
