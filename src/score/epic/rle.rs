@@ -89,25 +89,7 @@ fn counts_from_bytes(bytes: &[u8]) -> Result<Vec<i64>, RleError> {
     let mut counts: Vec<i64> = Vec::with_capacity(bytes.len() / 2 + 1);
     let mut p = 0;
     while p < bytes.len() {
-        let start = p;
-        let mut x: i64 = 0;
-        let mut k: u32 = 0;
-        while let Some(&b) = bytes.get(p) {
-            if k >= MAX_GROUPS {
-                return Err(RleError::ValueTooLong { at: start });
-            }
-            let c = i64::from(b) - 48;
-            x |= (c & 0x1f) << (5 * k);
-            let more = c & 0x20 != 0;
-            p += 1;
-            k += 1;
-            if !more {
-                if c & 0x10 != 0 {
-                    x |= -1i64 << (5 * k);
-                }
-                break;
-            }
-        }
+        let mut x = next_value(bytes, &mut p).map_err(|at| RleError::ValueTooLong { at })?;
         let m = counts.len();
         if m > 2 {
             x = x.saturating_add(counts[m - 2]);
@@ -115,6 +97,44 @@ fn counts_from_bytes(bytes: &[u8]) -> Result<Vec<i64>, RleError> {
         counts.push(x);
     }
     Ok(counts)
+}
+
+/// The value of a compressed counts string that starts at `b[*p]` (there
+/// must be one), before the delta: "Build each value from 5-bit groups,
+/// least significant first ... A value continues while `c & 0x20` is set.
+/// When a value ends, if `c & 0x10` is set, sign-extend it". Leaves `p`
+/// after it; a value longer than [`MAX_GROUPS`] characters is `Err` with
+/// its start. Most values are one character, read without the loop over
+/// groups. Both decoders read values here.
+#[inline]
+fn next_value(b: &[u8], p: &mut usize) -> Result<i64, usize> {
+    let start = *p;
+    let c = b.get(start).map_or(0, |&first| i64::from(first) - 48);
+    let mut x: i64 = c & 0x1f;
+    *p += 1;
+    if c & 0x20 == 0 {
+        if c & 0x10 != 0 {
+            x |= -1i64 << 5;
+        }
+        return Ok(x);
+    }
+    let mut k: u32 = 1;
+    while let Some(&byte) = b.get(*p) {
+        if k >= MAX_GROUPS {
+            return Err(start);
+        }
+        let c = i64::from(byte) - 48;
+        x |= (c & 0x1f) << (5 * k);
+        *p += 1;
+        k += 1;
+        if c & 0x20 == 0 {
+            if c & 0x10 != 0 {
+                x |= -1i64 << (5 * k);
+            }
+            break;
+        }
+    }
+    Ok(x)
 }
 
 /// Decodes one RLE instance into a [`Mask`].
@@ -198,35 +218,8 @@ fn runs_from_compressed_fast(b: &[u8], height: u32, width: u32) -> Option<Vec<Ru
     let mut m = 0usize;
     let mut pos = 0u64;
     let mut p = 0usize;
-    while let Some(&first) = b.get(p) {
-        // One value, exactly as `counts_from_bytes` builds it. Most values
-        // are one character (no continuation bit): that case skips the
-        // loop over 5-bit groups.
-        let c = i64::from(first) - 48;
-        let mut x: i64 = c & 0x1f;
-        p += 1;
-        if c & 0x20 == 0 {
-            if c & 0x10 != 0 {
-                x |= -1i64 << 5;
-            }
-        } else {
-            let mut k: u32 = 1;
-            while let Some(&byte) = b.get(p) {
-                if k >= MAX_GROUPS {
-                    return None;
-                }
-                let c = i64::from(byte) - 48;
-                x |= (c & 0x1f) << (5 * k);
-                p += 1;
-                k += 1;
-                if c & 0x20 == 0 {
-                    if c & 0x10 != 0 {
-                        x |= -1i64 << (5 * k);
-                    }
-                    break;
-                }
-            }
-        }
+    while p < b.len() {
+        let mut x = next_value(b, &mut p).ok()?;
         if m > 2 {
             x = x.saturating_add(back2);
         }

@@ -148,12 +148,12 @@ pub fn Exports(
     let fail = move |e: String| run.problems.update(|p| p.push(e));
     let export_lines = move |_| {
         // In plan order: episodes finish in any order when several run.
-        let lines = run
-            .records
-            .with_untracked(|r| match run.meta.get_untracked() {
+        let lines = run.records.with_untracked(|r| {
+            run.meta.with_untracked(|meta| match meta {
                 Some(meta) => EpisodeRecord::to_lines(meta.run.in_plan_order(r)),
                 None => EpisodeRecord::to_lines(r),
-            });
+            })
+        });
         match lines {
             Ok(text) => {
                 if let Err(e) =
