@@ -13,6 +13,9 @@ use super::limits::{
 };
 use super::InputError;
 
+/// The most room reserved for an entry on its declared size alone (8 MiB).
+const PREALLOCATE: u64 = 8 << 20;
+
 /// The bounds one zip is read within.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZipLimits {
@@ -46,6 +49,10 @@ pub struct BoundedZip<'a> {
     archive: zip::ZipArchive<Cursor<&'a [u8]>>,
     limits: ZipLimits,
     total: u64,
+    /// [`Self::read_whole`]'s inflater (11 KB) and its buffer of
+    /// compressed bytes, kept from entry to entry.
+    inflater: Option<Box<miniz_oxide::inflate::core::DecompressorOxide>>,
+    compressed: Vec<u8>,
 }
 
 impl<'a> BoundedZip<'a> {
@@ -65,6 +72,8 @@ impl<'a> BoundedZip<'a> {
             archive,
             limits,
             total: 0,
+            inflater: None,
+            compressed: Vec::new(),
         })
     }
 
@@ -94,6 +103,16 @@ impl<'a> BoundedZip<'a> {
 
     /// Reads entry `index`: its name and bytes, `Ok(None)` for a folder.
     pub fn read_index(&mut self, index: usize) -> Result<Option<(String, Vec<u8>)>, InputError> {
+        if let Some((name, bytes)) = self.read_whole(index) {
+            self.total += bytes.len() as u64;
+            return Ok(Some((name, bytes)));
+        }
+        self.read_streamed(index)
+    }
+
+    /// [`Self::read_index`] through zip's reader, for any entry, read
+    /// through the cap whatever its header claims.
+    fn read_streamed(&mut self, index: usize) -> Result<Option<(String, Vec<u8>)>, InputError> {
         let limits = self.limits;
         let entry = self
             .archive
@@ -117,7 +136,12 @@ impl<'a> BoundedZip<'a> {
                 human_bytes(limits.entry_bytes)
             )));
         }
-        let mut bytes = Vec::new();
+        // Room for the declared size and one byte more: an honest entry is
+        // read in one pass, without the small probing reads and zeroed
+        // growth of an empty vector. The size is the zip's word, so at most
+        // `PREALLOCATE` is taken on it; a larger entry grows as it is read.
+        let room = entry.size().min(PREALLOCATE) as usize + 1;
+        let mut bytes = Vec::with_capacity(room);
         entry
             .take(limits.entry_bytes + 1)
             .read_to_end(&mut bytes)
@@ -138,6 +162,66 @@ impl<'a> BoundedZip<'a> {
             )));
         }
         Ok(Some((name, bytes)))
+    }
+
+    /// Entry `index` read in one pass, when it is a stored or deflated file
+    /// and everything checks out: its declared size is within the limits,
+    /// its data inflates to exactly that many bytes, and their CRC-32 is the
+    /// declared one. The bytes are inflated straight into a vector of the
+    /// declared size, with one inflater kept for the whole zip: no stream
+    /// of small reads, no window copy, no reader set up per entry (the
+    /// per-entry cost that dominates a zip of small files, such as a GT zip).
+    ///
+    /// `None` for anything else, folders and lies included: the entry is
+    /// then read again through zip's reader, which finds the same fault and
+    /// says what it is. So this path never decides an error, and accepts
+    /// only what that path accepts.
+    fn read_whole(&mut self, index: usize) -> Option<(String, Vec<u8>)> {
+        let limits = self.limits;
+        let mut entry = self.archive.by_index_raw(index).ok()?;
+        let size = entry.size();
+        if entry.is_dir()
+            || entry.encrypted()
+            || size > limits.entry_bytes
+            || size > PREALLOCATE
+            || self.total.saturating_add(size) > limits.total_bytes
+        {
+            return None;
+        }
+        let (method, crc) = (entry.compression(), entry.crc32());
+        let name = entry.name().to_string();
+        // The raw reader stops at the declared compressed size.
+        self.compressed.clear();
+        entry.read_to_end(&mut self.compressed).ok()?;
+        let bytes = match method {
+            zip::CompressionMethod::Stored => self.compressed.clone(),
+            zip::CompressionMethod::Deflated => {
+                use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+                use miniz_oxide::inflate::TINFLStatus;
+                let inflater = self
+                    .inflater
+                    .get_or_insert_with(|| Box::new(DecompressorOxide::new()));
+                inflater.init();
+                // One byte of room more than declared: an entry that
+                // inflates to more fills it, and is not taken. The buffer is
+                // the whole output (it never wraps), so no window is copied.
+                let mut out = vec![0u8; size as usize + 1];
+                let (status, _, written) = decompress(
+                    inflater,
+                    &self.compressed,
+                    &mut out,
+                    0,
+                    inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+                );
+                if status != TINFLStatus::Done {
+                    return None;
+                }
+                out.truncate(written);
+                out
+            }
+            _ => return None,
+        };
+        (bytes.len() as u64 == size && crc32fast::hash(&bytes) == crc).then_some((name, bytes))
     }
 
     /// Every file entry, in the zip's order: its name, and its bytes when
@@ -225,5 +309,75 @@ mod tests {
         z.read_name("a.json").unwrap();
         let err = z.read_name("b.png").unwrap_err().to_string();
         assert!(err.contains("more than 4 bytes in all"), "{err}");
+    }
+
+    #[test]
+    fn an_entry_read_in_one_pass_equals_the_streamed_one_and_faults_go_the_streamed_way() {
+        let text = "{\"counts\": \"PQ3a1\"}\n".repeat(400);
+        let mut out = Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut out);
+            let deflated = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            let stored = deflated.compression_method(zip::CompressionMethod::Stored);
+            for (name, opts, bytes) in [
+                ("s.txt", stored, &b"stored bytes"[..]),
+                ("d.json", deflated, text.as_bytes()),
+                ("empty", deflated, b""),
+                ("empty-stored", stored, b""),
+            ] {
+                w.start_file(name, opts).unwrap();
+                w.write_all(bytes).unwrap();
+            }
+            w.add_directory("folder/", deflated).unwrap();
+            w.finish().unwrap();
+        }
+        let zip = out.into_inner();
+        let mut z = BoundedZip::open(&zip, ZipLimits::RESULTS).unwrap();
+        let mut whole = 0;
+        for i in 0..z.len() {
+            let fast = z.read_whole(i);
+            let streamed = z.read_streamed(i).unwrap();
+            match streamed {
+                Some(entry) => {
+                    assert_eq!(fast.as_ref(), Some(&entry), "entry {i}");
+                    whole += 1;
+                }
+                None => assert_eq!(fast, None, "entry {i} is a folder"),
+            }
+        }
+        assert_eq!(whole, 4);
+        assert_eq!(z.read_name("d.json").unwrap(), Some(text.into_bytes()));
+
+        // A stored entry whose bytes no longer match its CRC-32: not taken
+        // in one pass, and the streamed read names the entry.
+        let mut bad = zip.clone();
+        let at = bad.windows(12).position(|w| w == b"stored bytes").unwrap();
+        bad[at] = b'S';
+        let mut z = BoundedZip::open(&bad, ZipLimits::RESULTS).unwrap();
+        assert_eq!(z.read_whole(0), None);
+        let err = z.read_name("s.txt").unwrap_err().to_string();
+        assert!(err.contains("zip entry `s.txt` could not be read"), "{err}");
+        // The other entries still read, in one pass.
+        assert!(z.read_whole(1).is_some());
+
+        // `d.json` declaring 10 bytes in the central directory (it inflates
+        // to 8,000): never taken in one pass; read_index reads it the
+        // streamed way, with the streamed way's result.
+        let mut lying = zip.clone();
+        let cd = lying
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == [0x50, 0x4b, 0x01, 0x02])
+            .map(|(i, _)| i)
+            .nth(1)
+            .unwrap();
+        lying[cd + 24..cd + 28].copy_from_slice(&10u32.to_le_bytes());
+        let mut z = BoundedZip::open(&lying, ZipLimits::RESULTS).unwrap();
+        assert_eq!(z.archive.by_index_raw(1).unwrap().size(), 10);
+        assert_eq!(z.read_whole(1), None);
+        let streamed = z.read_streamed(1).map_err(|e| e.to_string());
+        let mut z = BoundedZip::open(&lying, ZipLimits::RESULTS).unwrap();
+        assert_eq!(z.read_index(1).map_err(|e| e.to_string()), streamed);
     }
 }

@@ -142,12 +142,15 @@ impl GroundTruthSource for DirSource {
 /// page's dropped files and zips): its path from `EPIC_Bench/` on when it
 /// has that folder, else the path as given with `/`.
 pub fn held_key(path: &str) -> String {
-    epic_suffix(path).unwrap_or_else(|| path.replace('\\', "/"))
+    match plain_epic_suffix(path) {
+        Some(suffix) => suffix.to_string(),
+        None => epic_suffix(path).unwrap_or_else(|| path.replace('\\', "/")),
+    }
 }
 
 /// The part of a path from its `EPIC_Bench` component on, with `/`.
 pub fn epic_suffix(path: &str) -> Option<String> {
-    let parts: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let parts = super::taxonomy::components(path);
     let i = parts.iter().position(|c| *c == "EPIC_Bench")?;
     Some(parts[i..].join("/"))
 }

@@ -260,9 +260,26 @@ pub fn leaf_by_name(name: &str) -> Option<&'static Leaf> {
     LEAVES.iter().find(|l| l.leaf == name)
 }
 
-/// Splits a path into components on `/` and `\`.
+/// Splits a path into its non-empty components on `/` and `\`.
+///
+/// Scans bytes: both separators are ASCII, so every cut falls on a char
+/// boundary, and the scan avoids the `char` decoding of a pattern of two
+/// chars (about 4% of scoring in wasm, where every sample's paths are split).
 pub fn components(path: &str) -> Vec<&str> {
-    path.split(['/', '\\']).filter(|c| !c.is_empty()).collect()
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, b) in path.bytes().enumerate() {
+        if b == b'/' || b == b'\\' {
+            if i > start {
+                parts.push(&path[start..i]);
+            }
+            start = i + 1;
+        }
+    }
+    if start < path.len() {
+        parts.push(&path[start..]);
+    }
+    parts
 }
 
 /// The summary leaf of a sample (§12 "Key resolution for the summary"), from
@@ -328,4 +345,26 @@ pub fn family_coord_mode(family: &str) -> Option<&'static str> {
         .iter()
         .find(|(f, _)| *f == family)
         .map(|(_, m)| *m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::components;
+
+    #[test]
+    fn components_split_on_both_separators_and_drop_empty_parts() {
+        for path in [
+            "",
+            "/",
+            "a",
+            "/a//b\\c\\",
+            "\\\\server\\EPIC_Bench/ü/é.json",
+            "C:\\x\\EPIC_Bench\\a b/c.json",
+            "日本/語\\ファイル.json",
+        ] {
+            let by_chars: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+            assert_eq!(components(path), by_chars, "{path:?}");
+        }
+        assert_eq!(components("/a//b\\c\\"), ["a", "b", "c"]);
+    }
 }

@@ -34,7 +34,9 @@ pub use error::{GroundError, ItemError, UnitError, ZipError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Unit};
 use ground::Ground;
-pub use workers::{needs_bundles, worker_count, WorkerError, MAX_WORKERS};
+pub use workers::{
+    needs_bundles, worker_count, WarmUpSet, WorkerError, MAX_WORKERS, WARM_UP_ROUNDS, WARM_UP_SCALE,
+};
 
 /// A dropped file: its path as dropped (with folders, if a folder was
 /// dropped) and its bytes.

@@ -10,6 +10,7 @@ use thiserror::Error;
 use super::files::classify;
 use super::{InputFile, Job, JobOptions};
 use crate::score::detect::Format;
+use crate::score::epic::report::Shard;
 
 /// Each worker reads every dropped file; past this many the copies cost
 /// more than the shards save.
@@ -77,6 +78,91 @@ pub fn needs_bundles(files: &[InputFile], options: &str) -> bool {
         .any(|e| e.format == Some(Format::Trajectories))
 }
 
+/// The share of the benchmark-sized synthetic set a [`WarmUpSet`] holds
+/// (about 200 of its 6,661 samples).
+pub const WARM_UP_SCALE: f64 = 0.03;
+
+/// How many times the page's spare worker scores its [`WarmUpSet`]: the
+/// browser optimizes a function once it has run a while, and scoring the
+/// set again costs less than generating a bigger one.
+pub const WARM_UP_ROUNDS: usize = 6;
+
+/// A small synthetic EPIC-Bench set, its GT zipped as a visitor's would
+/// be, scored the way a job's workers score (one shard, merged, reported)
+/// with the result thrown away.
+///
+/// **Why:** a browser runs a new module's code first from a quick baseline
+/// compile and optimizes a function only once it has run a while, on
+/// threads that a job's workers then compete with. On this project's
+/// two-core machine the benchmark-sized synthetic set took 1.3–1.8 s as a
+/// page's first job and 0.7–0.8 s as its second. The page's first spare
+/// worker scores this set a few times before any job
+/// (`ui::pages::score::worker`), a round at a time, and stops when a job
+/// comes, so the scoring code is optimized while the visitor picks files
+/// (the first job then took 0.9–1.1 s); the optimized code is shared by
+/// every worker of the page's module.
+pub struct WarmUpSet {
+    job: Job,
+    samples: usize,
+}
+
+impl WarmUpSet {
+    /// Generates the set (`scale` of the benchmark-sized one) and zips its GT.
+    pub fn new(scale: f64) -> WarmUpSet {
+        let set = crate::score::epic::synthetic::generate_scaled(WARM_UP_SEED, scale);
+        let files = vec![
+            InputFile {
+                path: "warm-up/raw.jsonl".into(),
+                bytes: set.raw_jsonl.into_bytes(),
+            },
+            InputFile {
+                path: "warm-up/gt.zip".into(),
+                bytes: zip_in_memory(set.gt.files()),
+            },
+        ];
+        WarmUpSet {
+            job: Job::from_files(files, JobOptions::default()),
+            samples: set.samples,
+        }
+    }
+
+    /// The number of samples in the set.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Scores the set once, as a job's workers would, and says how many
+    /// reports the merged job produced (one: the set's results file).
+    pub fn score(&self) -> usize {
+        let shard = super::epic_shard(&self.job, Shard { index: 0, of: 1 });
+        let mut merging = super::Merging::new();
+        merging.add(&serde_json::to_string(&shard).unwrap_or_default());
+        merging.finish(&self.job, &mut |_| {}).reports.len()
+    }
+}
+
+/// The warm-up set's seed (any: its numbers are never shown).
+const WARM_UP_SEED: u64 = 11;
+
+/// Files in a deflated zip held in memory, as a visitor's GT zip would be.
+fn zip_in_memory<'a>(files: impl Iterator<Item = (&'a str, &'a [u8])>) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1));
+    for (path, bytes) in files {
+        // Writing to memory does not fail; a file that did would only make
+        // the warm-up shorter.
+        if zip.start_file(path, options).is_err() || zip.write_all(bytes).is_err() {
+            break;
+        }
+    }
+    let _ = zip.finish();
+    out.into_inner()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +175,31 @@ mod tests {
         for unknown in [f64::NAN, f64::INFINITY, 0.0, -3.0] {
             assert_eq!(worker_count(unknown), 2, "{unknown}");
         }
+    }
+
+    #[test]
+    fn the_warm_up_set_is_scored_through_a_zip_like_a_dropped_one() {
+        let set = WarmUpSet::new(0.005);
+        assert!(
+            set.samples() > 10 && set.samples() < 100,
+            "{}",
+            set.samples()
+        );
+        assert_eq!(set.score(), 1);
+        assert_eq!(set.score(), 1);
+        // Its zip is one a visitor could drop: every GT file of the set,
+        // deflated, read back as written.
+        let generated = crate::score::epic::synthetic::generate_scaled(WARM_UP_SEED, 0.005);
+        let zip = zip_in_memory(generated.gt.files());
+        let read = super::super::unzip("gt.zip", &zip).unwrap();
+        assert_eq!(read.len(), generated.gt.files().count());
+        for (path, bytes) in generated.gt.files() {
+            assert!(read.iter().any(|(p, b)| p == path && b == bytes), "{path}");
+        }
+        // And the job scores the set's samples: its report lists each one.
+        let outcome = super::super::Merging::new().finish(&set.job, &mut |_| {});
+        assert_eq!(outcome.reports.len(), 1);
+        assert_eq!(outcome.reports[0].items.rows.len(), set.samples());
     }
 
     #[test]

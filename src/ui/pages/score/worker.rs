@@ -26,6 +26,8 @@ use crate::ui::browser::module_worker::{set, spawn, string_field};
 const WORKER_JS: &str = r#"
 const FONT_PATH = "knoblab-font";
 let ready = null;
+// A job came: the warm-up stops after its round.
+let busy = false;
 const inbox = [];
 let wake = null;
 // Timing marks on the page's clock (`timeOrigin + now()`), sent with the
@@ -41,6 +43,26 @@ self.onmessage = async (event) => {
     mark("module: start");
     // The page's compiled module: instantiated here, not fetched and compiled again.
     ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.module }); mark("module: ready"); return m; });
+    return;
+  }
+  // The page's first spare worker warms the scoring code up, once per page
+  // load (`warm_up`): a round at a time, until a job comes.
+  // A warm-up that fails ends there, and its marks say why.
+  if (msg.warm !== undefined) {
+    let rounds = 0;
+    try {
+      const m = await ready;
+      mark("warm-up: start");
+      while (rounds < msg.warm.rounds && !busy) {
+        m.knoblab_warm_up(msg.warm.scale);
+        rounds += 1;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      mark(busy ? "warm-up: cut short" : "warm-up: done");
+    } catch (e) {
+      mark(`warm-up: failed after ${rounds} rounds: ${message(e)}`);
+    }
+    post({ warmed: rounds });
     return;
   }
   // A helper's EPIC-Bench shard, forwarded by the page to the merging worker.
@@ -62,6 +84,7 @@ self.onmessage = async (event) => {
     return;
   }
   try {
+    busy = true;
     mark("job in");
     const m = await ready;
     const read = async (files) => {
@@ -176,6 +199,8 @@ thread_local! {
     /// The merging worker's EPIC-Bench shards, merged as they come
     /// ([`knoblab_merge_shard`]) until the job is run ([`knoblab_score_job`]).
     static MERGING: RefCell<Option<job::Merging>> = const { RefCell::new(None) };
+    /// The warm-up's set ([`knoblab_warm_up`]), made once.
+    static WARM_UP: RefCell<Option<job::WarmUpSet>> = const { RefCell::new(None) };
 }
 
 /// A worker's first entry for a job: its files (paths and bytes in the
@@ -205,6 +230,21 @@ pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array
 #[wasm_bindgen]
 pub fn knoblab_job_needs_bundles() -> bool {
     JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::needs_bundles))
+}
+
+/// A spare worker's entry before any job, called once a round: scores the
+/// small synthetic EPIC-Bench set of a [`job::WarmUpSet`] (`scale` of the
+/// benchmark-sized one, made at the first call and kept) and keeps nothing
+/// else, so that the browser optimizes the scoring code before the first
+/// job needs it. Says how many samples were scored.
+#[wasm_bindgen]
+pub fn knoblab_warm_up(scale: f64) -> usize {
+    WARM_UP.with(|w| {
+        let mut w = w.borrow_mut();
+        let set = w.get_or_insert_with(|| job::WarmUpSet::new(scale));
+        set.score();
+        set.samples()
+    })
 }
 
 /// A worker's entry for its shard: shard `index` of `of` of every
@@ -306,21 +346,63 @@ pub enum Message {
 thread_local! {
     /// Workers started ahead of the next job ([`warm_up`]).
     static SPARE: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
+    /// Whether a spare worker was told to warm the scoring code up (once
+    /// per page load: the optimized code stays with the module), and the
+    /// handler that records its marks until a job takes it.
+    static WARMING: RefCell<Option<OnMessage>> = const { RefCell::new(None) };
 }
 
 /// Starts the workers of the next job ahead of it, so that their module is
-/// instantiated while the visitor picks files, not after the drop.
+/// instantiated while the visitor picks files, not after the drop. The
+/// first one the page starts also warms the scoring code up
+/// ([`knoblab_warm_up`], [`job::WARM_UP_ROUNDS`] rounds, fewer if a job
+/// comes first): one worker is enough, as every worker runs the same
+/// compiled module. Its marks are recorded as `spare worker: warm-up: …`
+/// until a job takes it.
 pub fn warm_up() {
     let want = worker_count();
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
         while spare.len() < want {
             match spawn(WORKER_JS) {
-                Ok(w) => spare.push(w),
+                Ok(w) => {
+                    WARMING.with(|warming| {
+                        let mut warming = warming.borrow_mut();
+                        if warming.is_none() {
+                            *warming = Some(start_warm_up(&w));
+                        }
+                    });
+                    spare.push(w)
+                }
                 Err(_) => break,
             }
         }
     });
+}
+
+/// A worker's message handler, kept alive while it is set.
+type OnMessage = Closure<dyn FnMut(MessageEvent)>;
+
+/// Tells worker `w` to warm the scoring code up, and records the marks it
+/// posts when it is done; returns the handler, to be kept.
+fn start_warm_up(w: &Worker) -> OnMessage {
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        if let Ok(marks) = js_sys::Reflect::get(&event.data(), &JsValue::from_str("marks")) {
+            knoblab_record_marks("spare worker: ", &marks);
+        }
+    });
+    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let warm = js_sys::Object::new();
+    set(&warm, "scale", &JsValue::from_f64(job::WARM_UP_SCALE));
+    set(
+        &warm,
+        "rounds",
+        &JsValue::from_f64(job::WARM_UP_ROUNDS as f64),
+    );
+    let message = js_sys::Object::new();
+    set(&message, "warm", &warm);
+    let _ = w.post_message(&message);
+    on_message
 }
 
 /// Stops the workers started ahead of a job (the page is left).
