@@ -412,6 +412,25 @@ pub(super) fn score_inputs(
     pick: &dyn Fn(usize) -> bool,
     kept: Kept,
 ) -> ShardResult {
+    let (official, corrected) = score_inputs_into(inputs, gt, coord_override, pick, kept, |r, _| r);
+    ShardResult {
+        official,
+        corrected,
+    }
+}
+
+/// [`score_inputs`], each sample handed to `take` (with `true` in the
+/// corrected pass) as soon as it is scored, so a caller that keeps less of
+/// a sample (the page's shards keep a digest) frees the rest as it goes,
+/// not all at the end.
+pub(super) fn score_inputs_into<T>(
+    inputs: &Inputs,
+    gt: &dyn GroundTruthSource,
+    coord_override: &Option<String>,
+    pick: &dyn Fn(usize) -> bool,
+    kept: Kept,
+    mut take: impl FnMut(SampleResult, bool) -> T,
+) -> (Vec<T>, Vec<T>) {
     // A sample's `metric_details` (every path point's scores) is most of
     // its memory; a caller that does not show it drops it as it goes.
     let keep = |mut r: SampleResult| {
@@ -434,10 +453,7 @@ pub(super) fn score_inputs(
         ..off_opts.clone()
     };
     let mut cache = GtCache::new(gt);
-    let mut out = ShardResult {
-        official: Vec::new(),
-        corrected: Vec::new(),
-    };
+    let (mut official_out, mut corrected_out) = (Vec::new(), Vec::new());
     for i in (0..off.len().max(cor.len())).filter(|&i| pick(i)) {
         let official = match off.get(i) {
             Some(Some(r)) => Some(keep(score_record(i, r, &mut cache, &off_opts))),
@@ -452,7 +468,7 @@ pub(super) fn score_inputs(
                 Some(o) if same => o.clone(),
                 _ => keep(score_record(i, r, &mut cache, &cor_opts)),
             };
-            out.corrected.push(corrected);
+            corrected_out.push(take(corrected, true));
         }
         if let Some(mut s) = official {
             // After the corrected pass took its copy: the formatter's
@@ -460,10 +476,10 @@ pub(super) fn score_inputs(
             if let Some(why) = inputs.formatted(i).and_then(|f| f.failure) {
                 s.quirks.insert(0, Quirk::FormatterRejected(why.describe()));
             }
-            out.official.push(s);
+            official_out.push(take(s, false));
         }
     }
-    out
+    (official_out, corrected_out)
 }
 
 /// The coordinate override of a run: the options', else an official score

@@ -17,7 +17,8 @@ use super::formatter::{FormatOutput, Formatted};
 use super::gt::GroundTruthSource;
 use super::report::{
     compare_samples, compare_summary, covers, report_of, run_override, score_inputs,
-    scored_samples, EpicError, InputKind, Inputs, Kept, Mismatch, Report, RunOptions, Shard,
+    score_inputs_into, scored_samples, EpicError, InputKind, Inputs, Kept, Mismatch, Report,
+    RunOptions, Shard,
 };
 use super::scorer::{Quirk, ResponseDetails, SampleResult, ScoreDetails};
 use super::taxonomy::Leaf;
@@ -84,9 +85,9 @@ pub struct SampleDigest {
     pub count: Option<CountDigest>,
 }
 
-impl SampleDigest {
-    /// The digest of a scored sample.
-    pub fn of(s: &SampleResult) -> SampleDigest {
+impl From<SampleResult> for SampleDigest {
+    /// The digest of a scored sample, its strings moved, the rest dropped.
+    fn from(s: SampleResult) -> SampleDigest {
         let count = s.metric_details.get("count").map(|c| CountDigest {
             gt_count: c.get("gt_count").and_then(Value::as_i64),
             pred_count: c.get("pred_count").and_then(Value::as_i64),
@@ -94,19 +95,21 @@ impl SampleDigest {
         });
         SampleDigest {
             index: s.index,
-            task_category: s.task_category.clone(),
-            task_type: s.task_type.clone(),
+            task_category: s.task_category,
+            task_type: s.task_type,
             leaf: s.leaf,
             score: s.score,
             invalid_response: s.invalid_response,
-            error: s.error.clone(),
-            quirks: s.quirks.clone(),
-            gt_path: s.gt_path.clone(),
+            error: s.error,
+            quirks: s.quirks,
+            gt_path: s.gt_path,
             gt_found: s.gt_found,
             count,
         }
     }
+}
 
+impl SampleDigest {
     /// The sample as a [`SampleResult`] holding its digest's fields: its
     /// `score_details` hold only `count_score` (the other keys NaN, not
     /// carried), its `metric_details` only the count's two counts, its
@@ -172,12 +175,22 @@ pub fn digest_shard(
 ) -> Result<ShardDigest, EpicError> {
     let inputs = Inputs::read_picked(text, &|i| shard.has(i))?;
     let coord_override = run_override(&inputs, opts);
-    let scored = score_inputs(&inputs, gt, &coord_override, &|i| shard.has(i), Kept::Count);
-    let mismatches = inputs
-        .scores_file
-        .as_ref()
-        .map(|f| compare_samples(f, &scored.official))
-        .unwrap_or_default();
+    // Each sample is digested as soon as it is scored, and the rest of it
+    // freed then: a shard never holds its samples' full results.
+    let mut mismatches = Vec::new();
+    let (official, corrected) = score_inputs_into(
+        &inputs,
+        gt,
+        &coord_override,
+        &|i| shard.has(i),
+        Kept::Count,
+        |s, corrected| {
+            if let (Some(f), false) = (&inputs.scores_file, corrected) {
+                mismatches.extend(compare_samples(f, std::slice::from_ref(&s)));
+            }
+            SampleDigest::from(s)
+        },
+    );
     let head = RunHead {
         kind: inputs.kind,
         coord_override,
@@ -195,8 +208,8 @@ pub fn digest_shard(
     Ok(ShardDigest {
         shard,
         head,
-        official: scored.official.iter().map(SampleDigest::of).collect(),
-        corrected: scored.corrected.iter().map(SampleDigest::of).collect(),
+        official,
+        corrected,
         mismatches,
     })
 }
