@@ -95,9 +95,18 @@ fn streamed_document_equals_the_tree() {
 fn page_workers_shards_give_the_single_worker_outcome() {
     use knoblab::score::job::{self, InputFile, Job};
     let set = generate_scaled(3, 0.012);
+    // Lines the readers skip and a record given twice: the intake's
+    // warnings, which the last shard's worker reads with its shard.
+    let lines: Vec<&str> = set.raw_jsonl.lines().collect();
+    let raw = format!(
+        "{}\nnot json\n{}\n[1]\n{}\n{{\"a\": 1}} x\n",
+        lines[..10].join("\n"),
+        lines[10..].join("\n"),
+        lines[4]
+    );
     let mut files = vec![InputFile {
         path: "Qwen3-VL/raw.jsonl".into(),
-        bytes: set.raw_jsonl.clone().into_bytes(),
+        bytes: raw.into_bytes(),
     }];
     for (path, bytes) in set.gt.files() {
         files.push(InputFile {
@@ -111,6 +120,9 @@ fn page_workers_shards_give_the_single_worker_outcome() {
     };
     let alone = job::run(&job, &mut |_| {});
     assert_eq!(alone.reports.len(), 1, "{:?}", alone.failures);
+    let notes = alone.reports[0].notes.join("\n");
+    assert!(notes.contains("3 line(s) skipped"), "{notes}");
+    assert!(notes.contains("1 record(s) repeat"), "{notes}");
     for of in [1, 2, 3, 7] {
         let texts: Vec<String> = (0..of)
             .map(|index| {
@@ -314,30 +326,57 @@ fn a_shard_reads_only_the_ground_truth_of_its_samples() {
 }
 
 /// A shard formats only its own raw records; the others are counted (their
-/// lines parsed) but not formatted, and the skipped lines are the file's.
+/// lines only checked, not built) but not formatted, and the skipped lines
+/// are the file's: each odd line below is read by every shard both ways,
+/// as a wanted record and as another shard's.
 #[test]
 fn a_shard_formats_only_its_own_records() {
     use knoblab::score::epic::formatter::{format_jsonl_each, format_jsonl_picked, FormatOptions};
     let set = generate_scaled(5, 0.01);
-    let text = format!("not json\n{}\n[1]\n", set.raw_jsonl);
+    // Records for `json.loads` (NaN, a lone surrogate, spaces around) and
+    // lines it refuses or that are not objects (trailing data or comma, a
+    // list, a bare string, a brace only, blank with a tab).
+    let odd = [
+        r#"{"a": NaN}"#,
+        "not json",
+        r#" {"a": "\ud800"} "#,
+        r#"{"a": 1} x"#,
+        r#"{"a": 1,}"#,
+        "[1]",
+        "\t",
+        r#""{}""#,
+        "{",
+        r#"{"a": {"b": [1, -Infinity]}}"#,
+    ];
+    let mut text = String::new();
+    for (n, line) in set.raw_jsonl.lines().enumerate() {
+        text.push_str(line);
+        text.push('\n');
+        if n < 3 * odd.len() {
+            text.push_str(odd[n % odd.len()]);
+            text.push('\n');
+        }
+    }
     let opts = [FormatOptions::default()];
     let all = format_jsonl_each(&text, &opts).remove(0);
-    let picked = format_jsonl_picked(&text, &opts, |i| i % 3 == 1);
-    assert_eq!(picked.skipped_lines, all.skipped_lines);
-    assert_eq!(picked.skipped_lines.len(), 2);
-    let records = &picked.records[0];
-    assert_eq!(records.len(), all.records.len());
-    for (i, (r, a)) in records.iter().zip(&all.records).enumerate() {
-        match r {
-            Some(r) => {
-                assert_eq!(i % 3, 1);
-                assert_eq!(
-                    knoblab::score::epic::pyjson::dumps(&r.record),
-                    knoblab::score::epic::pyjson::dumps(&a.record)
-                );
-                assert_eq!(r.failure, a.failure);
+    assert_eq!(all.skipped_lines.len(), 3 * 6);
+    for k in 0..3 {
+        let picked = format_jsonl_picked(&text, &opts, |i| i % 3 == k);
+        assert_eq!(picked.skipped_lines, all.skipped_lines);
+        let records = &picked.records[0];
+        assert_eq!(records.len(), all.records.len());
+        for (i, (r, a)) in records.iter().zip(&all.records).enumerate() {
+            match r {
+                Some(r) => {
+                    assert_eq!(i % 3, k);
+                    assert_eq!(
+                        knoblab::score::epic::pyjson::dumps(&r.record),
+                        knoblab::score::epic::pyjson::dumps(&a.record)
+                    );
+                    assert_eq!(r.failure, a.failure);
+                }
+                None => assert_ne!(i % 3, k),
             }
-            None => assert_ne!(i % 3, 1),
         }
     }
 }
@@ -379,6 +418,20 @@ fn the_merging_worker_merges_lists_as_they_come() {
         merged.epic_shards = 0;
         assert_eq!(merged, alone, "{order:?}");
     }
+    // The merging worker's own shard, added as it is: its text is the
+    // same as the helper's would be, and the outcome the same.
+    let own = job::epic_shard_digests(&job, Shard { index: 0, of: 3 });
+    let as_text: Vec<job::EpicShardText> = own.iter().cloned().map(Into::into).collect();
+    assert_eq!(serde_json::to_string(&as_text).unwrap(), lists[0]);
+    let mut merging = Merging::new();
+    merging.add(&lists[2]);
+    merging.add_own(own);
+    merging.add(&lists[1]);
+    assert_eq!(merging.workers(), 3);
+    let mut merged = merging.finish(&job, &mut |_| {});
+    assert_eq!(merged.epic_shards, 3);
+    merged.epic_shards = 0;
+    assert_eq!(merged, alone, "own shard added as it is");
     // A shard of another file (here, of the same file scored with other
     // options) is refused: the file is scored whole.
     let other = Job {

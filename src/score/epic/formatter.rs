@@ -3,6 +3,7 @@
 //! merged form of the same shape) → std_format records.
 
 use super::extract::{extract_object, extract_object_both, Dialect, Failure, KeySpec};
+use super::intake::LineIntake;
 use super::normalize::{feasibility, normalize_boxes, normalize_points};
 use super::pyjson;
 use super::pyvalue::{py_int, PyValue};
@@ -115,10 +116,10 @@ pub fn format_jsonl_picked(
     };
     let mut index = 0;
     for (n, line) in text.lines().enumerate() {
-        match parse_line(line) {
+        match parse_line(line, pick(index), None) {
             Line::Blank => {}
             Line::Record(v) => {
-                let reading = pick(index).then(|| Reading::of(&v));
+                let reading = v.as_ref().map(Reading::of);
                 for (records, o) in out.records.iter_mut().zip(opts) {
                     records.push(reading.as_ref().map(|r| r.build(r.parse(o.dialect), o)));
                 }
@@ -158,7 +159,7 @@ impl BothDialects {
 /// [`format_jsonl_each`] with both dialects, the corrected one kept only
 /// where it differs.
 pub fn format_jsonl_both(text: &str, opts: &FormatOptions) -> BothDialects {
-    let picked = format_jsonl_both_picked(text, opts, |_| true);
+    let picked = format_jsonl_both_picked(text, opts, |_| true, None);
     BothDialects {
         official: FormatOutput {
             records: picked.official.into_iter().flatten().collect(),
@@ -196,11 +197,14 @@ impl PickedBoth {
 /// [`format_jsonl_both`] for the records `pick` chooses, by their 0-based
 /// position among the file's records: every line is parsed (to know which
 /// lines are records), only the chosen records are formatted. A worker
-/// that scores every n-th sample of a run formats only those.
+/// that scores every n-th sample of a run formats only those. `intake`,
+/// when given, is told every line that is not blank, as it is read (the
+/// file's [`super::intake::intake`] in the same reading).
 pub fn format_jsonl_both_picked(
     text: &str,
     opts: &FormatOptions,
     pick: impl Fn(usize) -> bool,
+    mut intake: Option<&mut LineIntake>,
 ) -> PickedBoth {
     let official_opts = FormatOptions {
         dialect: Dialect::Official,
@@ -213,10 +217,10 @@ pub fn format_jsonl_both_picked(
     let mut out = PickedBoth::default();
     let mut index = 0;
     for (n, line) in text.lines().enumerate() {
-        match parse_line(line) {
+        match parse_line(line, pick(index), intake.as_deref_mut().map(|i| (i, n + 1))) {
             Line::Blank => {}
             Line::Record(v) => {
-                if pick(index) {
+                if let Some(v) = v {
                     let reading = Reading::of(&v);
                     let (official, corrected) = reading.parse_both();
                     let corrected = corrected.map(|c| reading.build(c, &corrected_opts));
@@ -239,19 +243,45 @@ pub fn format_jsonl_both_picked(
 enum Line {
     /// Only whitespace.
     Blank,
-    /// A JSON object.
-    Record(PyValue),
+    /// A JSON object: its value when it was wanted, else `None` (only
+    /// checked to be one).
+    Record(Option<PyValue>),
     /// Not a JSON object: "skipped with a warning".
     Skipped,
 }
 
-fn parse_line(line: &str) -> Line {
+/// Reads a line as `json.loads` does, and tells `intake` of it (with its
+/// 1-based number) when there is one. A line whose record is not `wanted`
+/// (another worker's sample) is only checked, by the same grammar
+/// ([`pyjson::Reader::skip_value`]), building nothing but what the intake
+/// reads of it: a worker of two then builds half the file's values
+/// instead of all of them.
+fn parse_line(line: &str, wanted: bool, intake: Option<(&mut LineIntake, usize)>) -> Line {
     if line.trim().is_empty() {
         return Line::Blank;
     }
-    match pyjson::loads(line) {
-        Ok(v @ PyValue::Dict(_)) => Line::Record(v),
-        _ => Line::Skipped,
+    if wanted {
+        let read = pyjson::loads(line);
+        if let Some((intake, n)) = intake {
+            intake.parsed(n, line, &read);
+        }
+        return match read {
+            Ok(v @ PyValue::Dict(_)) => Line::Record(Some(v)),
+            _ => Line::Skipped,
+        };
+    }
+    let object = match intake {
+        Some((intake, n)) => intake.read(n, line),
+        None => {
+            let mut r = pyjson::Reader::new(line);
+            r.ws();
+            r.peek() == Some(b'{') && r.skip_value().is_ok() && r.finish().is_ok()
+        }
+    };
+    if object {
+        Line::Record(None)
+    } else {
+        Line::Skipped
     }
 }
 

@@ -172,58 +172,110 @@ fn read_line(line: &str) -> Line {
     }
 }
 
-/// The intake of a JSON Lines or JSON array predictions file (raw replies
-/// or std records).
-pub fn intake(text: &str) -> Intake {
-    let t = text.trim_start_matches('\u{feff}');
-    let mut out = Intake::default();
-    let mut first: HashMap<String, usize> = HashMap::new();
-    let mut note = |out: &mut Intake, line: usize, key: String| match first.get(&key) {
-        Some(&f) => out.duplicates.push(DuplicateLine { line, first: f }),
-        None => {
-            first.insert(key, line);
-        }
-    };
-    if t.trim_start().starts_with('[') {
-        out.array = true;
-        if let Ok(PyValue::List(items)) = pyjson::loads(t.trim()) {
-            for (i, item) in items.iter().enumerate() {
-                if matches!(item, PyValue::Dict(_)) {
-                    let key = sample_key(|k| item.get(k), &format!("{item:?}"));
-                    note(&mut out, i + 1, key);
-                } else {
-                    out.skipped.push(SkippedLine {
-                        line: i + 1,
-                        reason: "not a JSON object".into(),
-                    });
-                }
-            }
-        }
-        return out;
+/// The intake of a JSON Lines file told one line at a time, for a reader
+/// that parses every line anyway (a page worker's formatter,
+/// [`super::formatter::format_jsonl_both_picked`]): the same [`Intake`] as
+/// [`intake`] of the file, without reading the file a second time.
+#[derive(Debug, Default)]
+pub struct LineIntake {
+    out: Intake,
+    /// Each sample's key, with the line that first gave it.
+    first: HashMap<String, usize>,
+}
+
+impl LineIntake {
+    /// No line yet.
+    pub fn new() -> LineIntake {
+        LineIntake::default()
     }
-    for (i, line) in t.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+
+    /// Line `line` (1-based, not blank), already parsed by [`pyjson::loads`].
+    pub fn parsed(&mut self, line: usize, text: &str, read: &Result<PyValue, pyjson::JsonError>) {
+        match read {
+            Ok(v @ PyValue::Dict(_)) => self.object(line, sample_key(|k| v.get(k), text)),
+            Ok(_) => self.not_an_object(line),
+            Err(e) => self.invalid(line, e),
         }
-        match read_line(line) {
+    }
+
+    /// Line `line` (1-based, not blank), read here for the fields that name
+    /// its sample only ([`read_line`]); says whether it is a JSON object.
+    pub fn read(&mut self, line: usize, text: &str) -> bool {
+        match read_line(text) {
             Line::Object(fields) => {
                 let get = |k: &str| {
                     let at = KEY_FIELDS.iter().position(|f| *f == k)?;
                     fields[at].as_ref()
                 };
-                note(&mut out, i + 1, sample_key(get, line));
+                let key = sample_key(get, text);
+                self.object(line, key);
+                true
             }
-            Line::NotAnObject => out.skipped.push(SkippedLine {
-                line: i + 1,
-                reason: "not a JSON object".into(),
-            }),
-            Line::Invalid(e) => out.skipped.push(SkippedLine {
-                line: i + 1,
-                reason: format!("not valid JSON: {e}"),
-            }),
+            Line::NotAnObject => {
+                self.not_an_object(line);
+                false
+            }
+            Line::Invalid(e) => {
+                self.invalid(line, &e);
+                false
+            }
         }
     }
-    out
+
+    /// What the lines told so far found.
+    pub fn finish(self) -> Intake {
+        self.out
+    }
+
+    fn object(&mut self, line: usize, key: String) {
+        match self.first.get(&key) {
+            Some(&first) => self.out.duplicates.push(DuplicateLine { line, first }),
+            None => {
+                self.first.insert(key, line);
+            }
+        }
+    }
+
+    fn not_an_object(&mut self, line: usize) {
+        self.out.skipped.push(SkippedLine {
+            line,
+            reason: "not a JSON object".into(),
+        });
+    }
+
+    fn invalid(&mut self, line: usize, e: &pyjson::JsonError) {
+        self.out.skipped.push(SkippedLine {
+            line,
+            reason: format!("not valid JSON: {e}"),
+        });
+    }
+}
+
+/// The intake of a JSON Lines or JSON array predictions file (raw replies
+/// or std records).
+pub fn intake(text: &str) -> Intake {
+    let t = text.trim_start_matches('\u{feff}');
+    let mut lines = LineIntake::new();
+    if t.trim_start().starts_with('[') {
+        lines.out.array = true;
+        if let Ok(PyValue::List(items)) = pyjson::loads(t.trim()) {
+            for (i, item) in items.iter().enumerate() {
+                if matches!(item, PyValue::Dict(_)) {
+                    let key = sample_key(|k| item.get(k), &format!("{item:?}"));
+                    lines.object(i + 1, key);
+                } else {
+                    lines.not_an_object(i + 1);
+                }
+            }
+        }
+        return lines.finish();
+    }
+    for (i, line) in t.lines().enumerate() {
+        if !line.trim().is_empty() {
+            lines.read(i + 1, line);
+        }
+    }
+    lines.finish()
 }
 
 #[cfg(test)]
@@ -251,6 +303,47 @@ mod tests {
         assert!(warnings.contains("line 2 (not valid JSON"), "{warnings}");
         assert!(warnings.contains("99 record(s) repeat"), "{warnings}");
         assert!(warnings.contains("and 79 more"), "{warnings}");
+    }
+
+    /// A reader that parses some lines itself and leaves the rest to the
+    /// intake (a page worker's) finds what [`intake`] finds in the file.
+    #[test]
+    fn lines_told_parsed_or_read_give_the_files_intake() {
+        let lines = [
+            r#"{"gt_json_path": "a", "task_type": "T"}"#,
+            "{broken",
+            "[1, 2]",
+            r#"{"images": [{"path": "p.jpg"}], "response": "x"}"#,
+            r#"{"gt_json_path": "a", "task_type": "T", "gt_json_path": "b"}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": NaN, "question": ["q"]}"#,
+            "3",
+            r#"{"gt_json_path": "b", "task_type": "T"}"#,
+            r#"{"images": [{"path": "p.jpg"}], "response": "y"}"#,
+            r#"{"a": NaN, "question": ["q"]}"#,
+            r#"{"a":"#,
+        ];
+        let whole = intake(&lines.join("\n"));
+        assert_eq!(whole.skipped.len(), 5);
+        assert_eq!(whole.duplicates.len(), 3);
+        for parse in [
+            |_: usize| true,
+            |_: usize| false,
+            |i: usize| i.is_multiple_of(2),
+        ] {
+            let mut told = LineIntake::new();
+            for (i, line) in lines.iter().enumerate() {
+                if parse(i) {
+                    told.parsed(i + 1, line, &pyjson::loads(line));
+                } else {
+                    assert_eq!(
+                        told.read(i + 1, line),
+                        pyjson::loads(line).is_ok_and(|v| matches!(v, PyValue::Dict(_)))
+                    );
+                }
+            }
+            assert_eq!(told.finish(), whole);
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::formatter::{
     format_jsonl_both_picked, FormatOptions, FormatOutput, Formatted, PickedBoth,
 };
 use super::gt::{GroundTruthSource, GtCache};
+use super::intake::LineIntake;
 use super::pyjson;
 use super::pyvalue::PyValue;
 use super::scorer::{passes_agree, score_record, Quirk, SampleResult, ScoreOptions};
@@ -283,14 +284,17 @@ pub(super) struct Inputs {
 impl Inputs {
     /// Reads a predictions file, formatting every raw record.
     fn read(text: &str) -> Result<Inputs, EpicError> {
-        Inputs::read_picked(text, &|_| true)
+        Inputs::read_picked(text, &|_| true, None)
     }
 
     /// Reads a predictions file, formatting only the raw records `pick`
     /// chooses (by position): a shard's, or the one sample of a drill-down.
+    /// Raw input tells `intake`, when given, of each line as it is read
+    /// ([`format_jsonl_both_picked`]); other input tells it nothing.
     pub(super) fn read_picked(
         text: &str,
         pick: &dyn Fn(usize) -> bool,
+        intake: Option<&mut LineIntake>,
     ) -> Result<Inputs, EpicError> {
         let kind = detect_input(text)?;
         let mut inputs = Inputs {
@@ -304,7 +308,8 @@ impl Inputs {
             InputKind::Raw => {
                 // Each line is parsed once, and each picked reply read once
                 // where both dialects read it alike.
-                let mut both = format_jsonl_both_picked(text, &FormatOptions::default(), pick);
+                let mut both =
+                    format_jsonl_both_picked(text, &FormatOptions::default(), pick, intake);
                 inputs.skipped_lines = std::mem::take(&mut both.skipped_lines);
                 inputs.formatted = Some(both);
             }

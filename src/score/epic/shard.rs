@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::formatter::{FormatOutput, Formatted};
 use super::gt::GroundTruthSource;
+use super::intake::{intake, Intake, LineIntake};
 use super::report::{
     compare_samples, compare_summary, covers, report_of, run_override, score_inputs,
     score_inputs_into, scored_samples, EpicError, InputKind, Inputs, Kept, Mismatch, Report,
@@ -173,7 +174,37 @@ pub fn digest_shard(
     opts: &RunOptions,
     shard: Shard,
 ) -> Result<ShardDigest, EpicError> {
-    let inputs = Inputs::read_picked(text, &|i| shard.has(i))?;
+    digest_read(text, gt, opts, shard, None)
+}
+
+/// [`digest_shard`], and the file's [`intake`] (what the readers skip or
+/// count twice), which one worker of a run reports. Raw JSON Lines are
+/// told to the intake as the shard reads them, so the file is read once;
+/// any other file (and one that starts with a second byte-order mark,
+/// which only the intake strips) is read for it again.
+pub fn digest_shard_with_intake(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    shard: Shard,
+) -> Result<(ShardDigest, Intake), EpicError> {
+    let mut lines = (!text.starts_with('\u{feff}')).then(LineIntake::new);
+    let digest = digest_read(text, gt, opts, shard, lines.as_mut())?;
+    let intake = match lines {
+        Some(lines) if digest.head.kind == InputKind::Raw => lines.finish(),
+        _ => intake(text),
+    };
+    Ok((digest, intake))
+}
+
+fn digest_read(
+    text: &str,
+    gt: &dyn GroundTruthSource,
+    opts: &RunOptions,
+    shard: Shard,
+    lines: Option<&mut LineIntake>,
+) -> Result<ShardDigest, EpicError> {
+    let inputs = Inputs::read_picked(text, &|i| shard.has(i), lines)?;
     let coord_override = run_override(&inputs, opts);
     // Each sample is digested as soon as it is scored, and the rest of it
     // freed then: a shard never holds its samples' full results.
@@ -318,7 +349,7 @@ pub fn score_sample(
     opts: &RunOptions,
     index: usize,
 ) -> Result<Option<SampleEvidence>, EpicError> {
-    let inputs = Inputs::read_picked(text, &|i| i == index)?;
+    let inputs = Inputs::read_picked(text, &|i| i == index, None)?;
     let coord_override = run_override(&inputs, opts);
     let scored = score_inputs(&inputs, gt, &coord_override, &|i| i == index, Kept::All);
     let formatted = inputs.formatted(index).cloned();

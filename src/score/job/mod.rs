@@ -226,11 +226,45 @@ fn epic_units<'a>(units: &'a [Unit<'a>]) -> impl Iterator<Item = &'a Unit<'a>> {
         .filter(|u| u.format.scores() == Some(Benchmark::Epic))
 }
 
+/// One EPIC-Bench results file's shard as the worker that scored it holds
+/// it ([`epic_shard_digests`]): what [`EpicShardText`] carries, not yet
+/// written as text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EpicShard {
+    /// The results file's path.
+    pub file: String,
+    /// The file's shard.
+    pub digest: epic::shard::ShardDigest,
+    /// The intake's warnings, from the worker of the last shard.
+    pub warnings: Option<Vec<String>>,
+}
+
+impl From<EpicShard> for EpicShardText {
+    fn from(s: EpicShard) -> EpicShardText {
+        EpicShardText {
+            file: s.file,
+            shard: epic::wire::digest_to_json(&s.digest),
+            warnings: s.warnings,
+        }
+    }
+}
+
 /// Scores one shard of every EPIC-Bench results file of a job (the page
-/// runs one per worker), reading only the ground truth of the shard's
-/// samples; a file that cannot be scored is left out, and the merging
-/// worker then scores it whole, with its message.
+/// runs one per worker), as the text a helper sends the merging worker:
+/// [`epic_shard_digests`], written.
 pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
+    epic_shard_digests(job, shard)
+        .into_iter()
+        .map(EpicShardText::from)
+        .collect()
+}
+
+/// Scores one shard of every EPIC-Bench results file of a job, reading
+/// only the ground truth of the shard's samples; a file that cannot be
+/// scored is left out, and the merging worker then scores it whole, with
+/// its message. The merging worker adds its own shard as it is
+/// ([`Merging::add_own`]); a helper's goes as text ([`epic_shard`]).
+pub fn epic_shard_digests(job: &Job, shard: Shard) -> Vec<EpicShard> {
     let entries = classify(&job.files, &job.options.overrides);
     let units = units(&job.files, &entries);
     if epic_units(&units).next().is_none() {
@@ -248,12 +282,18 @@ pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
             continue;
         };
         let opts = epic_options(file, &job.options);
-        if let Ok(d) = epic::shard::digest_shard(text, ground.epic(), &opts, shard) {
-            let last = shard.index + 1 >= shard.of;
-            out.push(EpicShardText {
+        // The last shard's worker reports the file's intake, read with its shard.
+        let digest = if shard.index + 1 >= shard.of {
+            epic::shard::digest_shard_with_intake(text, ground.epic(), &opts, shard)
+                .map(|(d, intake)| (d, Some(intake.warnings())))
+        } else {
+            epic::shard::digest_shard(text, ground.epic(), &opts, shard).map(|d| (d, None))
+        };
+        if let Ok((digest, warnings)) = digest {
+            out.push(EpicShard {
                 file: file.path.clone(),
-                shard: epic::wire::digest_to_json(&d),
-                warnings: last.then(|| epic::intake::intake(text).warnings()),
+                digest,
+                warnings,
             });
         }
     }
@@ -287,22 +327,40 @@ impl Merging {
             return;
         };
         for s in list {
-            let merged = self
-                .files
-                .entry(s.file)
-                .or_insert_with(|| Some(EpicMerged::default()));
-            let added = epic::wire::digest_from_json(&s.shard)
-                .ok()
-                .zip(merged.as_mut())
-                .is_some_and(|(d, m)| {
-                    if s.warnings.is_some() {
-                        m.warnings = s.warnings;
-                    }
-                    m.merge.add(d).is_ok()
-                });
-            if !added {
-                *merged = None;
+            let digest = epic::wire::digest_from_json(&s.shard).ok();
+            self.add_file(s.file, digest, s.warnings);
+        }
+    }
+
+    /// Adds the merging worker's own [`epic_shard_digests`], as they are
+    /// (not written as text and read back).
+    pub fn add_own(&mut self, list: Vec<EpicShard>) {
+        self.lists += 1;
+        for s in list {
+            self.add_file(s.file, Some(s.digest), s.warnings);
+        }
+    }
+
+    /// One file's shard from a worker's list; `None` when it could not be
+    /// read (the file is then scored whole).
+    fn add_file(
+        &mut self,
+        file: String,
+        digest: Option<epic::shard::ShardDigest>,
+        warnings: Option<Vec<String>>,
+    ) {
+        let merged = self
+            .files
+            .entry(file)
+            .or_insert_with(|| Some(EpicMerged::default()));
+        let added = digest.zip(merged.as_mut()).is_some_and(|(d, m)| {
+            if warnings.is_some() {
+                m.warnings = warnings;
             }
+            m.merge.add(d).is_ok()
+        });
+        if !added {
+            *merged = None;
         }
     }
 

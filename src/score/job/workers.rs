@@ -88,8 +88,9 @@ pub const WARM_UP_SCALE: f64 = 0.03;
 pub const WARM_UP_ROUNDS: usize = 6;
 
 /// A small synthetic EPIC-Bench set, its GT zipped as a visitor's would
-/// be, scored the way a job's workers score (one shard, merged, reported)
-/// with the result thrown away.
+/// be, scored the way a job's two workers score (the merging worker's own
+/// shard, a helper's sent as text, merged, reported) with the result
+/// thrown away.
 ///
 /// **Why:** a browser runs a new module's code first from a quick baseline
 /// compile and optimizes a function only once it has run a while, on
@@ -134,9 +135,11 @@ impl WarmUpSet {
     /// Scores the set once, as a job's workers would, and says how many
     /// reports the merged job produced (one: the set's results file).
     pub fn score(&self) -> usize {
-        let shard = super::epic_shard(&self.job, Shard { index: 0, of: 1 });
+        let own = super::epic_shard_digests(&self.job, Shard { index: 0, of: 2 });
+        let helper = super::epic_shard(&self.job, Shard { index: 1, of: 2 });
         let mut merging = super::Merging::new();
-        merging.add(&serde_json::to_string(&shard).unwrap_or_default());
+        merging.add_own(own);
+        merging.add(&serde_json::to_string(&helper).unwrap_or_default());
         merging.finish(&self.job, &mut |_| {}).reports.len()
     }
 }

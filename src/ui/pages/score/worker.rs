@@ -131,7 +131,7 @@ self.onmessage = async (event) => {
     // as it comes.
     if (of > 1) {
       post({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
-      m.knoblab_merge_shard(m.knoblab_score_shard(0, of));
+      m.knoblab_merge_own_shard(of);
       mark("shard scored");
       for (let merged = 1; merged < of; merged++) {
         await next();
@@ -262,8 +262,26 @@ pub fn knoblab_score_shard(index: usize, of: usize) -> String {
     serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
 }
 
-/// The merging worker's entry for each worker's shard list (its own first,
-/// then each helper's as it comes): merged at once ([`job::Merging::add`]).
+/// The merging worker's entry for its own shard (the first of `of`):
+/// scored and merged as it is, not written as text
+/// ([`job::Merging::add_own`]).
+#[wasm_bindgen]
+pub fn knoblab_merge_own_shard(of: usize) {
+    let own = JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map(|job| job::epic_shard_digests(job, Shard { index: 0, of }))
+            .unwrap_or_default()
+    });
+    MERGING.with(|m| {
+        m.borrow_mut()
+            .get_or_insert_with(job::Merging::new)
+            .add_own(own)
+    });
+}
+
+/// The merging worker's entry for each helper's shard list, as it comes:
+/// merged at once ([`job::Merging::add`]).
 #[wasm_bindgen]
 pub fn knoblab_merge_shard(shard: &str) {
     MERGING.with(|m| {
