@@ -96,7 +96,7 @@ fn page_workers_shards_give_the_single_worker_outcome() {
     use knoblab::score::job::{self, InputFile, Job};
     let set = generate_scaled(3, 0.012);
     // Lines the readers skip and a record given twice: the intake's
-    // warnings, which the last shard's worker reads with its shard.
+    // warnings, which the first shard's worker reads with its shard.
     let lines: Vec<&str> = set.raw_jsonl.lines().collect();
     let raw = format!(
         "{}\nnot json\n{}\n[1]\n{}\n{{\"a\": 1}} x\n",

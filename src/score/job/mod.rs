@@ -205,8 +205,8 @@ pub struct EpicShardText {
     /// [`epic::wire::digest_to_json`] of the file's shard.
     pub shard: String,
     /// What the intake found (lines skipped, samples given twice), from
-    /// the worker of the last shard: a helper reads the file's every line
-    /// again, not the merging worker.
+    /// the worker of the first shard (the merging worker, which holds it
+    /// as [`EpicShard`]); `None` from a helper.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<Vec<String>>,
 }
@@ -235,7 +235,7 @@ pub struct EpicShard {
     pub file: String,
     /// The file's shard.
     pub digest: epic::shard::ShardDigest,
-    /// The intake's warnings, from the worker of the last shard.
+    /// The intake's warnings, from the worker of the first shard.
     pub warnings: Option<Vec<String>>,
 }
 
@@ -282,8 +282,10 @@ pub fn epic_shard_digests(job: &Job, shard: Shard) -> Vec<EpicShard> {
             continue;
         };
         let opts = epic_options(file, &job.options);
-        // The last shard's worker reports the file's intake, read with its shard.
-        let digest = if shard.index + 1 >= shard.of {
+        // The first shard's worker, which merges, reports the file's intake,
+        // read with its shard: it finishes its shard before a helper does,
+        // as it is not writing its digest as text.
+        let digest = if shard.index == 0 {
             epic::shard::digest_shard_with_intake(text, ground.epic(), &opts, shard)
                 .map(|(d, intake)| (d, Some(intake.warnings())))
         } else {

@@ -105,7 +105,9 @@ self.onmessage = async (event) => {
       return [paths, buffers];
     };
     // The files go into the module once; every call below reads them there.
-    m.knoblab_take_job(...await read(msg.files), msg.options);
+    const files = await read(msg.files);
+    mark("bytes in");
+    m.knoblab_take_job(...files, msg.options);
     mark("files read");
     const { index, of } = msg.part;
     // A helper scores its shard of the EPIC-Bench files and is done.
