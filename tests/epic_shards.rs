@@ -166,10 +166,10 @@ fn shown(r: &knoblab::score::epic::Report) -> String {
         run.samples
             .iter()
             .map(|s| {
-                let count = s.metric_details.get("count").map(|c| {
+                let count = s.counts.map(|c| {
                     (
-                        c["gt_count"].as_i64(),
-                        c["pred_count"].as_i64(),
+                        c.gt,
+                        c.pred,
                         s.score_details.get("count_score").map(f64::to_bits),
                     )
                 });
@@ -215,6 +215,7 @@ fn shown(r: &knoblab::score::epic::Report) -> String {
 /// whole run gives, for raw outputs, std records and an official score file.
 #[test]
 fn shard_digests_merge_into_the_whole_run() {
+    use knoblab::score::epic::count::Counts;
     use knoblab::score::epic::shard::{digest_shard, Merge};
     use knoblab::score::epic::wire::{digest_from_json, digest_to_json};
     let set = generate_scaled(11, 0.02);
@@ -259,6 +260,20 @@ fn shard_digests_merge_into_the_whole_run() {
                 .map(str::to_string),
         };
         let whole = score_text(text, gt.as_ref(), &opts).expect("scores");
+        // The typed counts a digest carries are those `metric_details.count`
+        // writes, on every sample (absent where it is absent).
+        for s in whole
+            .official
+            .samples
+            .iter()
+            .chain(&whole.corrected.samples)
+        {
+            let written = s.metric_details.get("count").map(|c| Counts {
+                gt: c["gt_count"].as_i64(),
+                pred: c["pred_count"].as_i64(),
+            });
+            assert_eq!(s.counts, written, "{name}: sample {}", s.index);
+        }
         let reference = shown(&whole);
         for of in [1, 2, 3, 7] {
             let mut texts: Vec<String> = (0..of)

@@ -77,6 +77,19 @@ impl<'a> BoundedZip<'a> {
         })
     }
 
+    /// Another reader of the same zip: the central directory already read
+    /// is shared, not read again (it is most of opening a zip of many
+    /// small entries); its read total and its inflater are its own.
+    pub fn fresh(&self) -> BoundedZip<'a> {
+        BoundedZip {
+            archive: self.archive.clone(),
+            limits: self.limits,
+            total: 0,
+            inflater: None,
+            compressed: Vec::new(),
+        }
+    }
+
     /// How many entries the zip lists (folders included).
     pub fn len(&self) -> usize {
         self.archive.len()
@@ -307,6 +320,14 @@ mod tests {
         let mut z = BoundedZip::open(&zip, tight).unwrap();
         z.read_name("a.json").unwrap();
         let err = z.read_name("b.png").unwrap_err().to_string();
+        assert!(err.contains("more than 4 bytes in all"), "{err}");
+
+        // A fresh reader shares the central directory, not the count of
+        // bytes read: it starts again at zero, within the same limits.
+        let mut again = z.fresh();
+        assert_eq!(again.names(), z.names());
+        assert_eq!(again.read_name("b.png").unwrap(), Some(b"PNG".to_vec()));
+        let err = again.read_name("a.json").unwrap_err().to_string();
         assert!(err.contains("more than 4 bytes in all"), "{err}");
     }
 

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::count::Counts;
 use super::scorer::SampleResult;
 use super::taxonomy::{CATEGORIES, GROUPS, LEAVES};
 
@@ -185,10 +186,11 @@ pub struct CountRow {
 pub fn count_accuracy_by_target_count(samples: &[SampleResult]) -> Vec<CountRow> {
     let mut rows: Vec<(i64, usize, usize, f64)> = (0..=5).map(|c| (c, 0, 0, 0.0)).collect();
     for s in samples {
-        let Some(c) = s.metric_details.get("count") else {
-            continue;
-        };
-        let (Some(g), Some(p)) = (c["gt_count"].as_i64(), c["pred_count"].as_i64()) else {
+        let Some(Counts {
+            gt: Some(g),
+            pred: Some(p),
+        }) = s.counts
+        else {
             continue;
         };
         let score = s.score_details.get("count_score").unwrap_or(0.0);

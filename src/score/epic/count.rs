@@ -21,6 +21,19 @@ pub struct Component {
     pub details: Map<String, Value>,
 }
 
+/// The two counts a count score compared, as its `metric_details.count`
+/// writes them (`gt_count`, `pred_count`; `None` is `null`). Kept typed on
+/// every scored sample, whatever details are kept: the page's
+/// count-accuracy breakdown reads them
+/// ([`super::aggregate::count_accuracy_by_target_count`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// The GT count.
+    pub gt: Option<i64>,
+    /// The predicted count, when one was read.
+    pub pred: Option<i64>,
+}
+
 /// Scores a count. `exact = precise_count OR count_in_description`; exact:
 /// 1 if equal; approximate: "If `gt ≤ 0`: 1.0 if `pred == 0`, else 0.0.
 /// Otherwise ... `max(0, 1 - min(1, |gt - pred| / max(1, gt)))`".
@@ -41,11 +54,14 @@ pub fn score_count(
         honour_wrapped,
         true,
     )
+    .map(|(c, _)| c)
 }
 
 /// [`score_count`], filling in [`Component::details`] only when `details`
 /// (a caller that prints the document, which carries none, saves building
-/// them); the score and the error are the same either way.
+/// them); the score and the error are the same either way. With it, the
+/// [`Counts`] compared: `None` where the details have no counts (a failure
+/// marker stopped the score first).
 pub fn score_count_with(
     pred: Option<&PyValue>,
     gt_count: Option<i128>,
@@ -53,7 +69,7 @@ pub fn score_count_with(
     in_description: bool,
     honour_wrapped: bool,
     details: bool,
-) -> Result<Component, PyError> {
+) -> Result<(Component, Option<Counts>), PyError> {
     let mut c = Component {
         score: 0.0,
         error: None,
@@ -61,24 +77,28 @@ pub fn score_count_with(
     };
     if let Some(stop) = sentinel(pred, honour_wrapped) {
         c.error = stop.error();
-        return Ok(c);
+        return Ok((c, None));
     }
     let exact = precise || in_description;
     let p = match pred {
         Some(v) => parse_count(v)?,
         None => None,
     };
+    let counts = Counts {
+        gt: gt_count.map(|g| g as i64),
+        pred: p.map(|g| g as i64),
+    };
     if details {
         let d = &mut c.details;
         d.insert("precise_count".into(), json!(precise));
         d.insert("count_in_description".into(), json!(in_description));
         d.insert("exact_required".into(), json!(exact));
-        d.insert("gt_count".into(), json!(gt_count.map(|g| g as i64)));
-        d.insert("pred_count".into(), json!(p.map(|g| g as i64)));
+        d.insert("gt_count".into(), json!(counts.gt));
+        d.insert("pred_count".into(), json!(counts.pred));
     }
     let (Some(p), Some(g)) = (p, gt_count) else {
         c.error = Some(ERR_COUNT_MISSING);
-        return Ok(c);
+        return Ok((c, Some(counts)));
     };
     if details {
         c.details
@@ -100,7 +120,7 @@ pub fn score_count_with(
         let ratio = (g - p).unsigned_abs() as f64 / g.max(1) as f64;
         (1.0 - ratio.min(1.0)).max(0.0)
     };
-    Ok(c)
+    Ok((c, Some(counts)))
 }
 
 /// Scores placement feasibility: 1 if the parsed prediction equals the GT.

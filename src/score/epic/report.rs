@@ -399,10 +399,8 @@ pub struct ShardResult {
 pub(super) enum Kept {
     /// Everything (the API's [`score_text`], the page's drill-down).
     All,
-    /// Only the `count` part (the page's shards: the count breakdown
-    /// reads it).
-    Count,
-    /// None (the CLI's document carries none).
+    /// None (the CLI's document carries none, and the page's shards need
+    /// only the typed counts, [`SampleResult::counts`]).
     Nothing,
 }
 
@@ -441,7 +439,6 @@ pub(super) fn score_inputs_into<T>(
     let keep = |mut r: SampleResult| {
         match kept {
             Kept::All => {}
-            Kept::Count => r.metric_details.retain(|k, _| k == "count"),
             Kept::Nothing => r.metric_details = serde_json::Map::new(),
         }
         r
@@ -451,7 +448,6 @@ pub(super) fn score_inputs_into<T>(
         coord_override: coord_override.clone(),
         corrected: false,
         skip_metric_details: kept != Kept::All,
-        keep_count_details: kept == Kept::Count,
     };
     let cor_opts = ScoreOptions {
         corrected: true,

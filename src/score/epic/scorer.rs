@@ -8,7 +8,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::coords::{parse_mode, CoordMode, ModeRequest};
-use super::count::{score_binary, score_count_with};
+use super::count::{score_binary, score_count_with, Counts};
 use super::gt::{
     lookup, parse_count, parse_feasibility, parse_flag, Found, GtCache, GtFile, MaskField,
 };
@@ -29,10 +29,6 @@ pub struct ScoreOptions {
     /// which carries none): they are not built at all. Every score, error
     /// and detail of the document is the same.
     pub skip_metric_details: bool,
-    /// With `skip_metric_details`, still build the `count` part (the
-    /// page's count-accuracy breakdown reads it; it is cheap, unlike each
-    /// path point's scores).
-    pub keep_count_details: bool,
 }
 
 /// A quirk of the official code that applied to a sample.
@@ -140,6 +136,17 @@ impl ScoreDetails {
                 .map(|i| v[i]),
             _ => None,
         }
+    }
+
+    /// A sample of which only `count_score` is known (a shard's digest):
+    /// the other keys NaN, as [`Self::from_map`] reads an object holding
+    /// `count_score` alone.
+    pub fn count_only(count_score: f64) -> ScoreDetails {
+        let mut v = [f64::NAN; 8];
+        if let Some(i) = SCORE_DETAIL_KEYS.iter().position(|k| *k == "count_score") {
+            v[i] = count_score;
+        }
+        ScoreDetails::Scored(v)
     }
 
     /// Reads back the object [`Serialize`] writes (the page's shards).
@@ -278,6 +285,9 @@ pub struct SampleResult {
     pub invalid_response: bool,
     /// Mirrors the official `ScoreResult.metric_details`.
     pub metric_details: Map<String, Value>,
+    /// The counts of `metric_details.count`, kept typed whatever details
+    /// are kept (`None` where that entry would be absent).
+    pub counts: Option<Counts>,
     /// The official quirks that decided this sample's score.
     pub quirks: Vec<Quirk>,
     /// The summary leaf (by_type / by_group key), if resolved.
@@ -464,6 +474,7 @@ pub fn score_record(
         error: None,
         invalid_response: false,
         metric_details: Map::new(),
+        counts: None,
         quirks: Vec::new(),
         leaf,
         gt_path: gt_path.map(str::to_string),
@@ -485,6 +496,7 @@ pub fn score_record(
             res.score_details = ScoreDetails::Empty;
             res.response_details = ResponseDetails::Empty;
             res.metric_details = Map::new();
+            res.counts = None;
         }
     }
     res
@@ -583,14 +595,15 @@ fn evaluate(
                 honour_wrapped: hw,
                 details: !opts.skip_metric_details,
             });
-            let cnt = score_count_with(
+            let (cnt, counts) = score_count_with(
                 field("formatted_response_count"),
                 gt_count,
                 precise_v,
                 cid,
                 hw,
-                !opts.skip_metric_details || opts.keep_count_details,
+                !opts.skip_metric_details,
             )?;
+            res.counts = counts;
             let w_cnt = if *fixed_half {
                 0.5
             } else if cid {

@@ -11,8 +11,9 @@
 //! only: each item's details are scored again when a visitor opens it
 //! ([`score_sample`]).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use super::count::Counts;
 use super::formatter::{FormatOutput, Formatted};
 use super::gt::GroundTruthSource;
 use super::intake::{intake, Intake, LineIntake};
@@ -59,7 +60,8 @@ pub struct CountDigest {
 /// One sample of one pass as the merge and the page's first screen need
 /// it: what the summaries, the GT coverage, the count breakdown and the
 /// item's row read. Not its `score_details`, `response_details` or
-/// `metric_details` (but the count's), which only the drill-down shows.
+/// `metric_details` (but the count's two counts, typed), which only the
+/// drill-down shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleDigest {
     /// The sample's position in the file (after filtering), 0-based.
@@ -89,9 +91,9 @@ pub struct SampleDigest {
 impl From<SampleResult> for SampleDigest {
     /// The digest of a scored sample, its strings moved, the rest dropped.
     fn from(s: SampleResult) -> SampleDigest {
-        let count = s.metric_details.get("count").map(|c| CountDigest {
-            gt_count: c.get("gt_count").and_then(Value::as_i64),
-            pred_count: c.get("pred_count").and_then(Value::as_i64),
+        let count = s.counts.map(|c| CountDigest {
+            gt_count: c.gt,
+            pred_count: c.pred,
             count_score: s.score_details.get("count_score"),
         });
         SampleDigest {
@@ -113,23 +115,15 @@ impl From<SampleResult> for SampleDigest {
 impl SampleDigest {
     /// The sample as a [`SampleResult`] holding its digest's fields: its
     /// `score_details` hold only `count_score` (the other keys NaN, not
-    /// carried), its `metric_details` only the count's two counts, its
-    /// `response_details` and `gt_json_path` nothing. Every summary, the
+    /// carried), its typed [`SampleResult::counts`] the count's two
+    /// counts, its `metric_details`, `response_details` and `gt_json_path`
+    /// nothing. Every summary, the
     /// coverage, the count breakdown and the item rows read only these.
     pub fn into_sample(self) -> SampleResult {
-        let mut metric_details = Map::new();
-        let mut score_details = ScoreDetails::Empty;
-        if let Some(c) = self.count {
-            metric_details.insert(
-                "count".into(),
-                json!({"gt_count": c.gt_count, "pred_count": c.pred_count}),
-            );
-            if let Some(x) = c.count_score {
-                let mut m = Map::new();
-                m.insert("count_score".into(), json!(x));
-                score_details = ScoreDetails::from_map(&m);
-            }
-        }
+        let score_details = match self.count.and_then(|c| c.count_score) {
+            Some(x) => ScoreDetails::count_only(x),
+            None => ScoreDetails::Empty,
+        };
         SampleResult {
             index: self.index,
             task_category: self.task_category,
@@ -140,7 +134,11 @@ impl SampleDigest {
             gt_json_path: Value::Null,
             error: self.error,
             invalid_response: self.invalid_response,
-            metric_details,
+            metric_details: Map::new(),
+            counts: self.count.map(|c| Counts {
+                gt: c.gt_count,
+                pred: c.pred_count,
+            }),
             quirks: self.quirks,
             leaf: self.leaf,
             gt_path: self.gt_path,
@@ -214,7 +212,7 @@ fn digest_read(
         gt,
         &coord_override,
         &|i| shard.has(i),
-        Kept::Count,
+        Kept::Nothing,
         |s, corrected| {
             if let (Some(f), false) = (&inputs.scores_file, corrected) {
                 mismatches.extend(compare_samples(f, std::slice::from_ref(&s)));

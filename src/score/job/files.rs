@@ -49,8 +49,9 @@ pub fn classify(files: &[InputFile], overrides: &BTreeMap<String, Format>) -> Ve
 pub(super) struct Pool<'a> {
     /// The files that are not zips: their paths and bytes.
     pub(super) files: Vec<(&'a str, &'a [u8])>,
-    /// The zips whose central directory reads: their paths and bytes.
-    pub(super) zips: Vec<(&'a str, &'a [u8])>,
+    /// The zips whose central directory reads: their paths and the zips
+    /// opened, once for every reader ([`BoundedZip::fresh`]).
+    pub(super) zips: Vec<(&'a str, BoundedZip<'a>)>,
 }
 
 impl Pool<'_> {
@@ -62,8 +63,8 @@ impl Pool<'_> {
             .iter()
             .map(|(p, b)| (p.to_string(), b.to_vec()))
             .collect();
-        for (path, bytes) in &self.zips {
-            match unzip(path, bytes) {
+        for (path, zip) in &self.zips {
+            match entries_of(path, zip.fresh()) {
                 Ok(entries) => out.extend(entries),
                 Err(problem) => failures.push(Failure {
                     file: path.to_string(),
@@ -92,7 +93,7 @@ pub(super) fn pool<'a>(
         }
         if e.format == Some(Format::Zip) {
             match open_zip(&f.path, &f.bytes) {
-                Ok(_) => out.zips.push((f.path.as_str(), f.bytes.as_slice())),
+                Ok(zip) => out.zips.push((f.path.as_str(), zip)),
                 Err(problem) => failures.push(Failure {
                     file: f.path.clone(),
                     message: problem.to_string(),
@@ -116,7 +117,12 @@ pub(super) fn open_zip<'a>(path: &str, bytes: &'a [u8]) -> Result<BoundedZip<'a>
 
 /// The entries of a zip, with the zip's folder before their paths.
 pub fn unzip(path: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
-    let mut archive = open_zip(path, bytes)?;
+    entries_of(path, open_zip(path, bytes)?)
+}
+
+/// The entries of the opened zip `path`, with the zip's folder before
+/// their paths.
+fn entries_of(path: &str, mut archive: BoundedZip<'_>) -> Result<Vec<(String, Vec<u8>)>, ZipError> {
     let entries = archive
         .entries(|_| true)
         .map_err(|problem| ZipError::Entries {

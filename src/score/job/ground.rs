@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use super::error::GroundError;
-use super::files::{in_folder_of, open_zip, Pool};
+use super::files::{in_folder_of, Pool};
 use super::{BundleFiles, Download, Failure, SwitchOptions};
 use crate::bundle::{load_files, Bundle};
 use crate::input::zip::BoundedZip;
@@ -55,11 +55,9 @@ impl<'a> DroppedGt<'a> {
             files.insert(held_key(path), Held::File(bytes));
         }
         let mut zips = Vec::new();
-        for &(path, bytes) in &pool.zips {
-            // The pool holds the zips that opened.
-            let Ok(zip) = open_zip(path, bytes) else {
-                continue;
-            };
+        for (path, opened) in &pool.zips {
+            // The pool's zip, its central directory read once for the job.
+            let zip = opened.fresh();
             for name in zip
                 .names()
                 .into_iter()
@@ -74,7 +72,7 @@ impl<'a> DroppedGt<'a> {
                     },
                 );
             }
-            zips.push((path, RefCell::new(zip)));
+            zips.push((*path, RefCell::new(zip)));
         }
         DroppedGt {
             files,

@@ -86,26 +86,22 @@ self.onmessage = async (event) => {
   try {
     busy = true;
     mark("job in");
-    const m = await ready;
+    // All files are read at once, not one after another, and while the
+    // module is still being instantiated (a worker not started ahead).
     const read = async (files) => {
-      const paths = [], buffers = [];
-      for (const [i, f] of files.entries()) {
-        post({ progress: JSON.stringify({ done: i, total: files.length, stage: `reading ${f.path}` }) });
-        let buffer;
-        if (f.file) {
-          buffer = await f.file.arrayBuffer();
-        } else {
-          const response = await fetch(f.url);
-          if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
-          buffer = await response.arrayBuffer();
-        }
-        paths.push(f.path);
-        buffers.push(new Uint8Array(buffer));
-      }
-      return [paths, buffers];
+      post({ progress: JSON.stringify({ done: 0, total: files.length, stage: `reading ${files.length > 3 ? `${files.length} files` : files.map((f) => f.path).join(", ")}` }) });
+      const buffers = await Promise.all(files.map(async (f) => {
+        if (f.file) return new Uint8Array(await f.file.arrayBuffer());
+        const response = await fetch(f.url);
+        if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
+        return new Uint8Array(await response.arrayBuffer());
+      }));
+      return [files.map((f) => f.path), buffers];
     };
     // The files go into the module once; every call below reads them there.
-    const files = await read(msg.files);
+    const reading = read(msg.files);
+    const m = await ready;
+    const files = await reading;
     mark("bytes in");
     m.knoblab_take_job(...files, msg.options);
     mark("files read");
@@ -547,6 +543,12 @@ impl ScoreWorker {
             }
         });
         merger.set_onmessage(Some(on_merger.as_ref().unchecked_ref()));
+        // The merging worker gets its job first: it has the most to do (the
+        // file's intake with its shard, then the merge and the report).
+        if let Err(e) = merger.post_message(&job_message(&files, &bundles, &options, 0, of)) {
+            merger.terminate();
+            return Err(js_message(&e));
+        }
         let mut workers = vec![merger.clone()];
         let mut closures = vec![on_merger];
         for index in 1..of {
@@ -580,15 +582,16 @@ impl ScoreWorker {
                 me.terminate();
             });
             helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
-            helper
-                .post_message(&job_message(&files, &[], &options, index, of))
-                .map_err(|e| js_message(&e))?;
+            let posted = helper.post_message(&job_message(&files, &[], &options, index, of));
             workers.push(helper);
             closures.push(on_helper);
+            if let Err(e) = posted {
+                for w in &workers {
+                    w.terminate();
+                }
+                return Err(js_message(&e));
+            }
         }
-        merger
-            .post_message(&job_message(&files, &bundles, &options, 0, of))
-            .map_err(|e| js_message(&e))?;
         Ok(ScoreWorker {
             workers,
             pending,
