@@ -117,8 +117,8 @@ impl SampleDigest {
     /// `score_details` hold only `count_score` (the other keys NaN, not
     /// carried), its typed [`SampleResult::counts`] the count's two
     /// counts, its `metric_details`, `response_details` and `gt_json_path`
-    /// nothing. Every summary, the
-    /// coverage, the count breakdown and the item rows read only these.
+    /// nothing. Every summary, the coverage, the count breakdown and the
+    /// item rows read only these.
     pub fn into_sample(self) -> SampleResult {
         let score_details = match self.count.and_then(|c| c.count_score) {
             Some(x) => ScoreDetails::count_only(x),

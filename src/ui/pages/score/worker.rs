@@ -100,6 +100,9 @@ self.onmessage = async (event) => {
     };
     // The files go into the module once; every call below reads them there.
     const reading = read(msg.files);
+    // Awaited below; this only keeps a read that fails before the module
+    // is ready from being reported as an unhandled rejection meanwhile.
+    reading.catch(() => {});
     const m = await ready;
     const files = await reading;
     mark("bytes in");
