@@ -49,10 +49,8 @@ pub struct RunHead {
 /// ([`super::aggregate::count_accuracy_by_target_count`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CountDigest {
-    /// `metric_details.count.gt_count`, when an integer.
-    pub gt_count: Option<i64>,
-    /// `metric_details.count.pred_count`, when an integer.
-    pub pred_count: Option<i64>,
+    /// The two counts compared ([`SampleResult::counts`]).
+    pub counts: Counts,
     /// `score_details.count_score`, for a scored sample.
     pub count_score: Option<f64>,
 }
@@ -91,9 +89,8 @@ pub struct SampleDigest {
 impl From<SampleResult> for SampleDigest {
     /// The digest of a scored sample, its strings moved, the rest dropped.
     fn from(s: SampleResult) -> SampleDigest {
-        let count = s.counts.map(|c| CountDigest {
-            gt_count: c.gt,
-            pred_count: c.pred,
+        let count = s.counts.map(|counts| CountDigest {
+            counts,
             count_score: s.score_details.get("count_score"),
         });
         SampleDigest {
@@ -135,10 +132,7 @@ impl SampleDigest {
             error: self.error,
             invalid_response: self.invalid_response,
             metric_details: Map::new(),
-            counts: self.count.map(|c| Counts {
-                gt: c.gt_count,
-                pred: c.pred_count,
-            }),
+            counts: self.count.map(|c| c.counts),
             quirks: self.quirks,
             leaf: self.leaf,
             gt_path: self.gt_path,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use super::count::Counts;
 use super::report::{InputKind, Mismatch, Shard};
 use super::scorer::Quirk;
 use super::shard::{CountDigest, RunHead, SampleDigest, ShardDigest};
@@ -181,7 +182,7 @@ fn sample_out(s: &SampleDigest, official: Option<&SampleDigest>) -> WireSample {
         s.invalid_response,
         s.error.clone(),
         s.quirks.iter().map(quirk_out).collect(),
-        s.count.map(|c| (c.gt_count, c.pred_count, c.count_score)),
+        s.count.map(|c| (c.counts.gt, c.counts.pred, c.count_score)),
     )
 }
 
@@ -214,9 +215,8 @@ fn sample_in(
         quirks: quirks.into_iter().map(quirk_in).collect::<Result<_, _>>()?,
         gt_path,
         gt_found,
-        count: count.map(|(gt_count, pred_count, count_score)| CountDigest {
-            gt_count,
-            pred_count,
+        count: count.map(|(gt, pred, count_score)| CountDigest {
+            counts: Counts { gt, pred },
             count_score,
         }),
     })

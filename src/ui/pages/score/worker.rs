@@ -554,15 +554,17 @@ impl ScoreWorker {
         }
         let mut workers = vec![merger.clone()];
         let mut closures = vec![on_merger];
+        // A helper that cannot start ends the job: the workers started stop.
+        let stop = |workers: &[Worker], e: String| {
+            for w in workers {
+                w.terminate();
+            }
+            Err(e)
+        };
         for index in 1..of {
             let helper = match take_or_spawn() {
                 Ok(h) => h,
-                Err(e) => {
-                    for w in &workers {
-                        w.terminate();
-                    }
-                    return Err(e);
-                }
+                Err(e) => return stop(&workers, e),
             };
             let (to, me) = (merger.clone(), helper.clone());
             let on_helper = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -589,10 +591,7 @@ impl ScoreWorker {
             workers.push(helper);
             closures.push(on_helper);
             if let Err(e) = posted {
-                for w in &workers {
-                    w.terminate();
-                }
-                return Err(js_message(&e));
+                return stop(&workers, js_message(&e));
             }
         }
         Ok(ScoreWorker {
