@@ -440,7 +440,7 @@ fn the_merging_worker_merges_lists_as_they_come() {
     assert_eq!(serde_json::to_string(&as_text).unwrap(), lists[0]);
     let mut merging = Merging::new();
     merging.add(&lists[2]);
-    merging.add_own(own);
+    merging.score_own(&job, Shard { index: 0, of: 3 });
     merging.add(&lists[1]);
     assert_eq!(merging.workers(), 3);
     let mut merged = merging.finish(&job, &mut |_| {});
@@ -462,4 +462,58 @@ fn the_merging_worker_merges_lists_as_they_come() {
         .add(&serde_json::to_string(&job::epic_shard(&other, Shard { index: 1, of: 3 })).unwrap());
     merging.add(&lists[2]);
     assert_eq!(merging.finish(&job, &mut |_| {}), alone);
+}
+
+/// A job whose results are all merged from shards does not open its zips
+/// again after the merging worker's own shard did: what failed to open is
+/// reported as the shard found it, the same as scoring the job whole, a
+/// broken zip among good ground truth included.
+#[test]
+fn a_merged_job_reports_what_its_own_shard_could_not_open() {
+    use knoblab::score::job::{self, InputFile, Job, Merging};
+    let set = generate_scaled(5, 0.01);
+    let mut files = vec![InputFile {
+        path: "Qwen3-VL/raw.jsonl".into(),
+        bytes: set.raw_jsonl.clone().into_bytes(),
+    }];
+    for (path, bytes) in set.gt.files() {
+        files.push(InputFile {
+            path: format!("gt/{path}"),
+            bytes: bytes.to_vec(),
+        });
+    }
+    // A zip's signature, then no central directory.
+    files.push(InputFile {
+        path: "extra/broken.zip".into(),
+        bytes: b"PK\x03\x04 cut off here".to_vec(),
+    });
+    let job = Job {
+        files,
+        ..Job::default()
+    };
+    let alone = job::run(&job, &mut |_| {});
+    let broken: Vec<&str> = alone
+        .failures
+        .iter()
+        .filter(|f| f.file == "extra/broken.zip")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(broken.len(), 1, "{:?}", alone.failures);
+    assert!(broken[0].contains("broken.zip"), "{}", broken[0]);
+    assert_eq!(alone.reports.len(), 1);
+    let helper = serde_json::to_string(&job::epic_shard(&job, Shard { index: 1, of: 2 })).unwrap();
+    for helper_first in [false, true] {
+        let mut merging = Merging::new();
+        if helper_first {
+            merging.add(&helper);
+        }
+        merging.score_own(&job, Shard { index: 0, of: 2 });
+        if !helper_first {
+            merging.add(&helper);
+        }
+        let mut merged = merging.finish(&job, &mut |_| {});
+        assert_eq!(merged.epic_shards, 2);
+        merged.epic_shards = 0;
+        assert_eq!(merged, alone, "helper first: {helper_first}");
+    }
 }

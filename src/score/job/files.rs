@@ -46,6 +46,7 @@ pub fn classify(files: &[InputFile], overrides: &BTreeMap<String, Format>) -> Ve
 /// as dropped, and the dropped zips, opened but not unpacked: each
 /// benchmark reads what it needs (EPIC-Bench one mask file per sample it
 /// scores, [`Pool::unpacked`] everything).
+#[derive(Default)]
 pub(super) struct Pool<'a> {
     /// The files that are not zips: their paths and bytes.
     pub(super) files: Vec<(&'a str, &'a [u8])>,

@@ -32,7 +32,7 @@ use benchmarks::{epic_options, library_refusals, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
 pub use error::{GroundError, ItemError, UnitError, ZipError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
-use files::{pool, units, Unit};
+use files::{pool, units, Pool, Unit};
 use ground::Ground;
 pub use workers::{
     needs_bundles, worker_count, WarmUpSet, WorkerError, MAX_WORKERS, WARM_UP_ROUNDS, WARM_UP_SCALE,
@@ -262,13 +262,20 @@ pub fn epic_shard(job: &Job, shard: Shard) -> Vec<EpicShardText> {
 /// Scores one shard of every EPIC-Bench results file of a job, reading
 /// only the ground truth of the shard's samples; a file that cannot be
 /// scored is left out, and the merging worker then scores it whole, with
-/// its message. The merging worker adds its own shard as it is
-/// ([`Merging::add_own`]); a helper's goes as text ([`epic_shard`]).
+/// its message. The merging worker scores its own shard with
+/// [`Merging::score_own`] and keeps it as it is; a helper's goes as text
+/// ([`epic_shard`]).
 pub fn epic_shard_digests(job: &Job, shard: Shard) -> Vec<EpicShard> {
+    shard_digests(job, shard).0
+}
+
+/// [`epic_shard_digests`], with the failures of opening the job's zips
+/// (`None` when the job has no EPIC-Bench file, and no zip was opened).
+fn shard_digests(job: &Job, shard: Shard) -> (Vec<EpicShard>, Option<Vec<Failure>>) {
     let entries = classify(&job.files, &job.options.overrides);
     let units = units(&job.files, &entries);
     if epic_units(&units).next().is_none() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let mut failures = Vec::new();
     let pool = pool(&job.files, &entries, &mut failures);
@@ -299,7 +306,7 @@ pub fn epic_shard_digests(job: &Job, shard: Shard) -> Vec<EpicShard> {
             });
         }
     }
-    out
+    (out, Some(failures))
 }
 
 /// The EPIC-Bench shards the merging worker has received, merged per file
@@ -312,6 +319,9 @@ pub struct Merging {
     /// Per results file, its merge so far; `None` once a shard of it could
     /// not be read or merged (the file is then scored whole).
     files: BTreeMap<String, Option<EpicMerged>>,
+    /// The failures of opening the job's zips, from the merging worker's
+    /// own shard ([`Merging::score_own`]), which opened them.
+    own_zip_failures: Option<Vec<Failure>>,
 }
 
 impl Merging {
@@ -334,9 +344,14 @@ impl Merging {
         }
     }
 
-    /// Adds the merging worker's own [`epic_shard_digests`], as they are
-    /// (not written as text and read back).
-    pub fn add_own(&mut self, list: Vec<EpicShard>) {
+    /// Scores the merging worker's own `shard` of the job's EPIC-Bench
+    /// files ([`epic_shard_digests`]), and adds it as it is (not written as
+    /// text and read back). The shard opened the job's zips; what failed to open
+    /// is kept, so that [`Merging::finish`], given the same job, need not
+    /// open them again when it reads no ground truth.
+    pub fn score_own(&mut self, job: &Job, shard: Shard) {
+        let (list, zip_failures) = shard_digests(job, shard);
+        self.own_zip_failures = zip_failures;
         self.lists += 1;
         for s in list {
             self.add_file(s.file, Some(s.digest), s.warnings);
@@ -371,11 +386,17 @@ impl Merging {
         self.lists
     }
 
+    /// The merge of results file `name`, when every worker's list gave a
+    /// shard of it (the file is then not scored again).
+    fn merged(&self, name: &str) -> Option<&EpicMerged> {
+        let m = self.files.get(name)?.as_ref()?;
+        (self.lists > 0 && m.merge.shards() == self.lists).then_some(m)
+    }
+
     /// Runs the job, calling `progress` before each step: a file with a
     /// shard from every worker is merged from them (the same numbers as
     /// scoring it whole), any other file is scored here.
     pub fn finish(mut self, job: &Job, progress: &mut dyn FnMut(&Progress)) -> Outcome {
-        let lists = self.lists;
         let mut outcome = Outcome {
             files: classify(&job.files, &job.options.overrides),
             ..Outcome::default()
@@ -395,7 +416,21 @@ impl Merging {
             total,
             stage: "reading ground truth".into(),
         });
-        let pool = pool(&job.files, &outcome.files, &mut outcome.failures);
+        // A job whose every results file is an EPIC-Bench file merged from
+        // shards reads no ground truth here: the zips the merging worker's
+        // own shard opened are not opened again, and what failed to open is
+        // reported as that shard found it.
+        let all_merged = !units.is_empty()
+            && units.iter().all(|u| {
+                u.format.scores() == Some(Benchmark::Epic) && self.merged(&u.name).is_some()
+            });
+        let pool = match self.own_zip_failures.take() {
+            Some(failures) if all_merged => {
+                outcome.failures.extend(failures);
+                Pool::default()
+            }
+            _ => pool(&job.files, &outcome.files, &mut outcome.failures),
+        };
         if units.is_empty() {
             outcome.failures.push(Failure {
                 file: String::new(),
@@ -417,11 +452,10 @@ impl Merging {
                 });
                 continue;
             }
-            let merged = self
-                .files
-                .remove(&unit.name)
-                .flatten()
-                .filter(|m| lists > 0 && m.merge.shards() == lists);
+            let merged = match self.merged(&unit.name) {
+                Some(_) => self.files.remove(&unit.name).flatten(),
+                None => None,
+            };
             if let Some(m) = &merged {
                 outcome.epic_shards = outcome.epic_shards.max(m.merge.shards());
             }

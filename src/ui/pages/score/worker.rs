@@ -265,19 +265,19 @@ pub fn knoblab_score_shard(index: usize, of: usize) -> String {
 
 /// The merging worker's entry for its own shard (the first of `of`):
 /// scored and merged as it is, not written as text
-/// ([`job::Merging::add_own`]).
+/// ([`job::Merging::score_own`]).
 #[wasm_bindgen]
 pub fn knoblab_merge_own_shard(of: usize) {
-    let own = JOB.with(|j| {
-        j.borrow()
-            .as_ref()
-            .map(|job| job::epic_shard_digests(job, Shard { index: 0, of }))
-            .unwrap_or_default()
-    });
-    MERGING.with(|m| {
-        m.borrow_mut()
-            .get_or_insert_with(job::Merging::new)
-            .add_own(own)
+    JOB.with(|j| {
+        MERGING.with(|m| {
+            let mut m = m.borrow_mut();
+            let merging = m.get_or_insert_with(job::Merging::new);
+            match j.borrow().as_ref() {
+                Ok(job) => merging.score_own(job, Shard { index: 0, of }),
+                // No job: an empty list, as a helper without one sends.
+                Err(_) => merging.add("[]"),
+            }
+        })
     });
 }
 
