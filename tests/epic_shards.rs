@@ -399,13 +399,14 @@ fn a_shard_formats_only_its_own_records() {
 /// The merging worker takes each worker's list as it comes, in any order;
 /// a list of another file's shards, or a worker that sent nothing, leaves
 /// the file to be scored whole, with the same outcome.
-#[test]
-fn the_merging_worker_merges_lists_as_they_come() {
-    use knoblab::score::job::{self, InputFile, Job, Merging};
-    let set = generate_scaled(4, 0.012);
+/// The files of a job as dropped: a small synthetic set's raw results
+/// and its GT files, loose.
+fn dropped_set(seed: u64, scale: f64) -> Vec<knoblab::score::job::InputFile> {
+    use knoblab::score::job::InputFile;
+    let set = generate_scaled(seed, scale);
     let mut files = vec![InputFile {
         path: "Qwen3-VL/raw.jsonl".into(),
-        bytes: set.raw_jsonl.clone().into_bytes(),
+        bytes: set.raw_jsonl.into_bytes(),
     }];
     for (path, bytes) in set.gt.files() {
         files.push(InputFile {
@@ -413,8 +414,14 @@ fn the_merging_worker_merges_lists_as_they_come() {
             bytes: bytes.to_vec(),
         });
     }
+    files
+}
+
+#[test]
+fn the_merging_worker_merges_lists_as_they_come() {
+    use knoblab::score::job::{self, Job, Merging};
     let job = Job {
-        files,
+        files: dropped_set(4, 0.012),
         ..Job::default()
     };
     let alone = job::run(&job, &mut |_| {});
@@ -471,17 +478,7 @@ fn the_merging_worker_merges_lists_as_they_come() {
 #[test]
 fn a_merged_job_reports_what_its_own_shard_could_not_open() {
     use knoblab::score::job::{self, InputFile, Job, Merging};
-    let set = generate_scaled(5, 0.01);
-    let mut files = vec![InputFile {
-        path: "Qwen3-VL/raw.jsonl".into(),
-        bytes: set.raw_jsonl.clone().into_bytes(),
-    }];
-    for (path, bytes) in set.gt.files() {
-        files.push(InputFile {
-            path: format!("gt/{path}"),
-            bytes: bytes.to_vec(),
-        });
-    }
+    let mut files = dropped_set(5, 0.01);
     // A zip's signature, then no central directory.
     files.push(InputFile {
         path: "extra/broken.zip".into(),
