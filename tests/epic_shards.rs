@@ -396,9 +396,6 @@ fn a_shard_formats_only_its_own_records() {
     }
 }
 
-/// The merging worker takes each worker's list as it comes, in any order;
-/// a list of another file's shards, or a worker that sent nothing, leaves
-/// the file to be scored whole, with the same outcome.
 /// The files of a job as dropped: a small synthetic set's raw results
 /// and its GT files, loose.
 fn dropped_set(seed: u64, scale: f64) -> Vec<knoblab::score::job::InputFile> {
@@ -417,6 +414,9 @@ fn dropped_set(seed: u64, scale: f64) -> Vec<knoblab::score::job::InputFile> {
     files
 }
 
+/// The merging worker takes each worker's list as it comes, in any order;
+/// a list of another file's shards, or a worker that sent nothing, leaves
+/// the file to be scored whole, with the same outcome.
 #[test]
 fn the_merging_worker_merges_lists_as_they_come() {
     use knoblab::score::job::{self, Job, Merging};

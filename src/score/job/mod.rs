@@ -346,9 +346,9 @@ impl Merging {
 
     /// Scores the merging worker's own `shard` of the job's EPIC-Bench
     /// files ([`epic_shard_digests`]), and adds it as it is (not written as
-    /// text and read back). The shard opened the job's zips; what failed to open
-    /// is kept, so that [`Merging::finish`], given the same job, need not
-    /// open them again when it reads no ground truth.
+    /// text and read back). The shard opened the job's zips; what failed to
+    /// open is kept, so that [`Merging::finish`], given the same job, need
+    /// not open them again when it reads no ground truth.
     pub fn score_own(&mut self, job: &Job, shard: Shard) {
         let (list, zip_failures) = shard_digests(job, shard);
         self.own_zip_failures = zip_failures;
