@@ -103,9 +103,9 @@ pub fn ScorePage() -> impl IntoView {
         let on_message = move |m: Message| match m {
             Message::Progress(p) => status.set(Status::Running(p)),
             // The workers stay: the merging worker answers the drill-down.
-            Message::Done(text) => {
+            Message::Done(bytes) => {
                 mark("page: outcome in");
-                match serde_json::from_str::<Outcome>(&text) {
+                match serde_json::from_slice::<Outcome>(&bytes) {
                     Ok(o) => {
                         mark("page: outcome read");
                         let shards = o.epic_shards;
@@ -125,7 +125,9 @@ pub fn ScorePage() -> impl IntoView {
                             }
                         });
                     }
-                    Err(_) => status.set(Status::Failed(error_of(&text))),
+                    Err(_) => {
+                        status.set(Status::Failed(error_of(&String::from_utf8_lossy(&bytes))))
+                    }
                 }
             }
             Message::Error(e) => {

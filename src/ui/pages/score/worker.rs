@@ -4,7 +4,12 @@
 //! page's compiled `WebAssembly.Module`, posted to it, without compiling it
 //! again) and call [`knoblab_score_shard`] and [`knoblab_score_job`]. Each
 //! worker reads the dropped `File`s itself, so a big results set never
-//! passes through the page's thread; cancel is `Worker.terminate()`.
+//! passes through the page's thread; cancel is `Worker.terminate()`. A
+//! helper's shard and the job's outcome (about a megabyte of JSON each on
+//! a benchmark-sized set) travel as UTF-8 bytes in a transferred
+//! `Uint8Array`, never as a JS string: a string going into the module is
+//! copied a character at a time by wasm-bindgen's glue, and cloned again
+//! at each `postMessage`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -22,7 +27,7 @@ use crate::ui::browser::module_worker::{set, spawn, string_field};
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
-/// and post progress and the outcome back as JSON text.
+/// and post progress (JSON text) and the outcome (JSON bytes) back.
 const WORKER_JS: &str = r#"
 const FONT_PATH = "knoblab-font";
 let ready = null;
@@ -34,7 +39,7 @@ let wake = null;
 // next message so the page records them (`performance.mark`).
 let marks = [];
 const mark = (name) => marks.push([name, performance.timeOrigin + performance.now()]);
-const post = (msg) => { msg.marks = marks; marks = []; self.postMessage(msg); };
+const post = (msg, transfer = []) => { msg.marks = marks; marks = []; self.postMessage(msg, transfer); };
 const next = () => inbox.length ? Promise.resolve() : new Promise((resolve) => { wake = resolve; });
 const message = (e) => String(e && e.message ? e.message : e);
 self.onmessage = async (event) => {
@@ -113,7 +118,7 @@ self.onmessage = async (event) => {
     if (index > 0) {
       const shard = m.knoblab_score_shard(index, of);
       mark("shard scored");
-      post({ shard });
+      post({ shard }, [shard.buffer]);
       return;
     }
     // Library bundles are fetched only when a file needs them (trajectories).
@@ -142,7 +147,7 @@ self.onmessage = async (event) => {
     }
     const out = m.knoblab_score_job((p) => post({ progress: p }));
     mark("job scored");
-    post({ done: out });
+    post({ done: out }, [out.buffer]);
   } catch (e) {
     post({ error: message(e) });
   }
@@ -160,6 +165,13 @@ extern "C" {
     /// `timeOrigin + now()`) as the page's performance marks, each named
     /// after its worker (`worker 1: shard scored`).
     fn knoblab_record_marks(prefix: &str, marks: &JsValue);
+}
+
+/// Field `k` of a worker's message, when it is a `Uint8Array`.
+fn bytes_field(data: &JsValue, k: &str) -> Option<js_sys::Uint8Array> {
+    js_sys::Reflect::get(data, &JsValue::from_str(k))
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
 }
 
 /// Records the timing marks a worker's message carries.
@@ -251,16 +263,17 @@ pub fn knoblab_warm_up(scale: f64) -> usize {
 /// A worker's entry for its shard: shard `index` of `of` of every
 /// EPIC-Bench results file of the kept job, as the JSON list of
 /// [`job::EpicShardText`] the merging worker reads (`[]` when there is
-/// none, or the options are invalid: the merging worker then scores alone).
+/// none, or the options are invalid: the merging worker then scores alone),
+/// in UTF-8 bytes.
 #[wasm_bindgen]
-pub fn knoblab_score_shard(index: usize, of: usize) -> String {
+pub fn knoblab_score_shard(index: usize, of: usize) -> Vec<u8> {
     let shards = JOB.with(|j| {
         j.borrow()
             .as_ref()
             .map(|job| job::epic_shard(job, Shard { index, of }))
             .unwrap_or_default()
     });
-    serde_json::to_string(&shards).unwrap_or_else(|_| "[]".into())
+    serde_json::to_vec(&shards).unwrap_or_else(|_| b"[]".to_vec())
 }
 
 /// The merging worker's entry for its own shard (the first of `of`):
@@ -281,14 +294,16 @@ pub fn knoblab_merge_own_shard(of: usize) {
     });
 }
 
-/// The merging worker's entry for each helper's shard list, as it comes:
-/// merged at once ([`job::Merging::add`]).
+/// The merging worker's entry for each helper's shard list (its UTF-8
+/// bytes), as it comes: merged at once ([`job::Merging::add`]). Bytes that
+/// are not UTF-8 are a list that cannot be read: still the worker's.
 #[wasm_bindgen]
-pub fn knoblab_merge_shard(shard: &str) {
+pub fn knoblab_merge_shard(shard: &[u8]) {
+    let text = std::str::from_utf8(shard).unwrap_or("");
     MERGING.with(|m| {
         m.borrow_mut()
             .get_or_insert_with(job::Merging::new)
-            .add(shard)
+            .add(text)
     });
 }
 
@@ -296,9 +311,9 @@ pub fn knoblab_merge_shard(shard: &str) {
 /// with JSON [`job::Progress`] values, with the shards merged so far
 /// ([`knoblab_merge_shard`]; none when one worker scores alone). Returns
 /// the JSON of [`job::Outcome`], or of `{"error": …}` when the options are
-/// invalid.
+/// invalid, in UTF-8 bytes.
 #[wasm_bindgen]
-pub fn knoblab_score_job(progress: &js_sys::Function) -> String {
+pub fn knoblab_score_job(progress: &js_sys::Function) -> Vec<u8> {
     let merging = MERGING.with(|m| m.borrow_mut().take()).unwrap_or_default();
     let outcome = JOB.with(|j| {
         j.borrow().as_ref().map_err(Clone::clone).map(|job| {
@@ -310,9 +325,12 @@ pub fn knoblab_score_job(progress: &js_sys::Function) -> String {
         })
     });
     match outcome {
-        Ok(o) => serde_json::to_string(&o)
-            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
-        Err(e) => serde_json::json!({ "error": e }).to_string(),
+        Ok(o) => serde_json::to_vec(&o).unwrap_or_else(|e| {
+            serde_json::json!({ "error": e.to_string() })
+                .to_string()
+                .into()
+        }),
+        Err(e) => serde_json::json!({ "error": e }).to_string().into(),
     }
 }
 
@@ -356,8 +374,8 @@ pub struct JobFile {
 pub enum Message {
     /// How far the job is.
     Progress(job::Progress),
-    /// The job finished: its [`job::Outcome`], as JSON.
-    Done(String),
+    /// The job finished: its [`job::Outcome`], as JSON (UTF-8 bytes).
+    Done(Vec<u8>),
     /// The job failed: why.
     Error(String),
 }
@@ -539,8 +557,8 @@ impl ScoreWorker {
                 if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
-            } else if let Some(out) = string_field(&data, "done") {
-                on_message(Message::Done(out));
+            } else if let Some(out) = bytes_field(&data, "done") {
+                on_message(Message::Done(out.to_vec()));
             } else if let Some(e) = string_field(&data, "error") {
                 on_message(Message::Error(e));
             }
@@ -572,18 +590,16 @@ impl ScoreWorker {
                 record_marks(index, &data);
                 // A helper that fails sends no shard: the merger then scores
                 // the files alone, and says why if they cannot be scored.
-                // The shard's text is passed on as it came, never decoded here.
-                let shard = js_sys::Reflect::get(&data, &JsValue::from_str("shard"))
-                    .ok()
-                    .filter(JsValue::is_string);
-                let shard = match (shard, string_field(&data, "error")) {
+                // The shard's bytes are passed on as they came (transferred,
+                // not copied), never decoded here.
+                let shard = match (bytes_field(&data, "shard"), string_field(&data, "error")) {
                     (Some(s), _) => s,
-                    (None, Some(_)) => JsValue::from_str("[]"),
+                    (None, Some(_)) => js_sys::Uint8Array::from(&b"[]"[..]),
                     (None, None) => return,
                 };
                 let msg = js_sys::Object::new();
                 set(&msg, "shard", &shard);
-                let _ = to.post_message(&msg);
+                let _ = to.post_message_with_transfer(&msg, &js_sys::Array::of1(&shard.buffer()));
                 me.terminate();
             });
             helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
