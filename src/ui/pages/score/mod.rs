@@ -105,7 +105,11 @@ pub fn ScorePage() -> impl IntoView {
             // The workers stay: the merging worker answers the drill-down.
             Message::Done(bytes) => {
                 mark("page: outcome in");
-                match serde_json::from_slice::<Outcome>(&bytes) {
+                // Read as text (valid UTF-8 is borrowed, not copied):
+                // `from_slice` built a second set of deserializers, 18.5 KB
+                // more `.wasm`.
+                let text = String::from_utf8_lossy(&bytes);
+                match serde_json::from_str::<Outcome>(&text) {
                     Ok(o) => {
                         mark("page: outcome read");
                         let shards = o.epic_shards;
@@ -125,9 +129,7 @@ pub fn ScorePage() -> impl IntoView {
                             }
                         });
                     }
-                    Err(_) => {
-                        status.set(Status::Failed(error_of(&String::from_utf8_lossy(&bytes))))
-                    }
+                    Err(_) => status.set(Status::Failed(error_of(&text))),
                 }
             }
             Message::Error(e) => {
