@@ -32,7 +32,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
 use super::js_message;
-use super::module_worker::{set, spawn, string_field};
+use super::module_worker::{bytes_field, set, spawn, string_field};
 use crate::devicegen::render::FONT_PATH;
 
 /// The worker's script: load the module once, fetch the generator's font
@@ -418,9 +418,7 @@ pub async fn draw_device(
 /// drawn in the worker.
 pub async fn draw_thumbnail(id: &str, asker: Asker) -> Result<Vec<u8>, DrawError> {
     let data = request(Kind::Thumbnail, id, asker).await?;
-    let png = js_sys::Reflect::get(&data, &JsValue::from_str("png"))
-        .ok()
-        .and_then(|p| p.dyn_into::<js_sys::Uint8Array>().ok())
+    let png = bytes_field(&data, "png")
         .ok_or_else(|| DrawError::Failed(format!("{id}: the worker's answer has no picture")))?;
     Ok(png.to_vec())
 }

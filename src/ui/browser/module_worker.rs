@@ -45,6 +45,13 @@ pub fn string_field(data: &JsValue, k: &str) -> Option<String> {
         .and_then(|v| v.as_string())
 }
 
+/// A bytes field of a message (a `Uint8Array`), when it has one.
+pub fn bytes_field(data: &JsValue, k: &str) -> Option<js_sys::Uint8Array> {
+    js_sys::Reflect::get(data, &JsValue::from_str(k))
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+}
+
 /// A module worker running `script`, told to load this page's module
 /// (`{init: {js, wasm, module}}`, its first message; `script` imports the
 /// JS glue and instantiates the `.wasm`, or the compiled `module`, on it).

@@ -23,7 +23,7 @@ use crate::score::epic::report::Shard;
 use crate::score::job::{self, InputFile, Job, JobOptions};
 use crate::score::view::ItemView;
 use crate::ui::browser::js_message;
-use crate::ui::browser::module_worker::{set, spawn, string_field};
+use crate::ui::browser::module_worker::{bytes_field, set, spawn, string_field};
 
 /// The worker's script: load the module once, then for each job read its
 /// files (dropped `File`s or URLs of shipped samples), score them in Rust
@@ -165,13 +165,6 @@ extern "C" {
     /// `timeOrigin + now()`) as the page's performance marks, each named
     /// after its worker (`worker 1: shard scored`).
     fn knoblab_record_marks(prefix: &str, marks: &JsValue);
-}
-
-/// Field `k` of a worker's message, when it is a `Uint8Array`.
-fn bytes_field(data: &JsValue, k: &str) -> Option<js_sys::Uint8Array> {
-    js_sys::Reflect::get(data, &JsValue::from_str(k))
-        .ok()
-        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
 }
 
 /// Records the timing marks a worker's message carries.
