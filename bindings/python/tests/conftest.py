@@ -55,15 +55,23 @@ class MockModel:
     (found by an instruction of it in the last message) and turn (the
     assistant messages so far: run with ``history="full"``), after
     ``delay`` seconds. ``requests`` keeps every request's path, headers
-    and JSON body."""
+    and JSON body. With ``hold_after_episodes=n``, once it has given the
+    last action of n episodes it holds every later request until
+    ``release`` is set, so a test can act while a run is surely under
+    way, whatever the machine's pace."""
 
-    def __init__(self, answers: "dict[str, list[str]]", delay: float = 0.0) -> None:
+    def __init__(
+        self, answers: "dict[str, list[str]]", delay: float = 0.0, hold_after_episodes: "int | None" = None
+    ) -> None:
         import http.server
         import threading
 
         self.answers = answers
         self.delay = delay
         self.requests: List[Any] = []
+        self.hold_after_episodes = hold_after_episodes
+        self.last_actions_given = 0
+        self.release = threading.Event()
         self._lock = threading.Lock()
         mock = self
 
@@ -74,9 +82,15 @@ class MockModel:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"null")
+                answer, last = mock.reply_and_last(body)
                 with mock._lock:
                     mock.requests.append((self.path, dict(self.headers), body))
-                reply = json.dumps(mock.reply(body)).encode()
+                    hold = mock.hold_after_episodes is not None and mock.last_actions_given >= mock.hold_after_episodes
+                    if last and not hold:
+                        mock.last_actions_given += 1
+                if hold:
+                    mock.release.wait(timeout=60)
+                reply = json.dumps(answer).encode()
                 if mock.delay:
                     import time
 
@@ -103,20 +117,27 @@ class MockModel:
         return ""
 
     def reply(self, body: Any) -> Any:
+        return self.reply_and_last(body)[0]
+
+    def reply_and_last(self, body: Any) -> Any:
+        """The answer to a request, and whether it gives the last action of
+        its task's oracle path (the episode's end)."""
         messages = body.get("messages", []) if isinstance(body, dict) else []
         turn = sum(1 for m in messages if m.get("role") == "assistant")
         last = self._text(messages[-1]) if messages else ""
         action = "Timed_wait()"
+        ends = False
         for instruction, actions in self.answers.items():
             if instruction in last and turn < len(actions):
                 action = actions[turn]
+                ends = turn == len(actions) - 1
                 break
         return {
             "choices": [
                 {"message": {"role": "assistant", "content": f"Thought: turn {turn}.\nAction: {action}"}}
             ],
             "usage": {"prompt_tokens": 1000, "completion_tokens": 20},
-        }
+        }, ends
 
     def close(self) -> None:
         self.server.shutdown()

@@ -136,7 +136,10 @@ sys.exit(0)
 
 
 def test_ctrl_c_keeps_the_finished_episodes_and_a_rerun_completes(tmp_path):
-    slow = MockModel(oracle_answers(KETTLE), delay=0.05)
+    # The model holds its answers once two episodes have ended, so the
+    # Ctrl-C comes while the run is under way even on a loaded machine (a
+    # child left to run could finish before a starved test looked).
+    slow = MockModel(oracle_answers(KETTLE), delay=0.05, hold_after_episodes=2)
     try:
         out = tmp_path / "run.jsonl"
         child = subprocess.Popen(
@@ -150,6 +153,9 @@ def test_ctrl_c_keeps_the_finished_episodes_and_a_rerun_completes(tmp_path):
                 break
             time.sleep(0.02)
         child.send_signal(signal.SIGINT)
+        # The child sees the signal within 0.1 s; then the held requests go.
+        time.sleep(0.3)
+        slow.release.set()
         _, stderr = child.communicate(timeout=30)
         assert child.returncode == 130, stderr
         text = out.read_text()
