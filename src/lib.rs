@@ -60,6 +60,7 @@ pub mod display;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod documents;
 pub mod geom;
+pub mod heap;
 pub mod input;
 pub mod metrics;
 pub mod play;

@@ -6,12 +6,14 @@ fn main() {
 }
 
 /// The page's allocator (the page and its workers run this binary's
-/// module): talc, in place of the Rust standard library's dlmalloc port,
-/// which took about a tenth of a Score worker's half of the synthetic EPIC
-/// set in many small allocations (README, "Scoring in the page").
+/// module): blocks of up to a kilobyte by size class (`knoblab::heap`) in
+/// front of talc, which serves the rest and replaced the Rust standard
+/// library's dlmalloc port; both for the many small values of a Score
+/// worker's half of an EPIC-Bench set (README, "Scoring in the page").
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: knoblab::heap::SizeClasses<talc::wasm::WasmDynamicTalc> =
+    knoblab::heap::SizeClasses::new(talc::wasm::new_wasm_dynamic_allocator());
 
 /// The CLI's allocator: scoring and batch work make many small values, which
 /// mimalloc serves in a fraction of the system allocator's time (README,
