@@ -69,6 +69,35 @@ impl Failure {
     }
 }
 
+/// Where `needle` first occurs in `hay`, as `str::find` with a `&str`
+/// gives it: each place of its first byte (`memchr`) is compared with the
+/// rest. The standard library sets its searcher up anew for every call,
+/// which on a reply of a few hundred bytes cost more than the search
+/// itself (10-25 ms of a Score worker's half of the synthetic set). The
+/// needles here are the reader's keys and marks, a few bytes each, so a
+/// place costs at most that many comparisons. A needle's first byte
+/// starts a character, so the place found is a character boundary.
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(i) = hay.get(from..).and_then(|h| memchr::memchr(first, h)) {
+        let at = from + i;
+        if hay[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Whether `needle` occurs in `hay` ([`find`]).
+fn has(hay: &str, needle: &str) -> bool {
+    find(hay, needle).is_some()
+}
+
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).unwrap_or_else(|e| panic!("static regex {pat}: {e}")))
 }
@@ -104,7 +133,7 @@ pub fn extract_object_both(
         Err(e) => return (Err(e), None),
     };
     let official = read_candidate(&text, keys, Dialect::Official);
-    let may_differ = text.contains("```") || comma_before_close(&text);
+    let may_differ = has(&text, "```") || comma_before_close(&text);
     let corrected = may_differ.then(|| read_candidate(&text, keys, Dialect::Corrected));
     (official, corrected)
 }
@@ -117,8 +146,8 @@ fn prepare(text: &str) -> Result<Cow<'_, str>, Failure> {
         return Err(Failure::Empty);
     }
     // Step 2: think blocks, only "if the exact lowercase text `<think>` occurs".
-    if text.contains("<think>") {
-        if !text.contains("</think>") {
+    if has(text, "<think>") {
+        if !has(text, "</think>") {
             return Err(Failure::UnclosedThink);
         }
         static THINK: OnceLock<Regex> = OnceLock::new();
@@ -161,13 +190,15 @@ fn choose_candidate<'t>(
     keys: &KeySpec,
     dialect: Dialect,
 ) -> Result<&'t str, Failure> {
+    // The regexes are built only once a reply has a fence: each new worker
+    // builds them again, which cost more than reading many replies.
     static FENCE: OnceLock<Regex> = OnceLock::new();
     static FENCE_ANY: OnceLock<Regex> = OnceLock::new();
-    let fence = match dialect {
-        Dialect::Official => re(&FENCE, r"(?s)```(?:json|python)?\s*\n?(.*?)\n?```"),
-        Dialect::Corrected => re(&FENCE_ANY, r"(?s)```(?:[A-Za-z0-9_+-]+)?\s*\n?(.*?)\n?```"),
-    };
-    let blocks: Vec<&str> = if text.contains("```") {
+    let blocks: Vec<&str> = if has(text, "```") {
+        let fence = match dialect {
+            Dialect::Official => re(&FENCE, r"(?s)```(?:json|python)?\s*\n?(.*?)\n?```"),
+            Dialect::Corrected => re(&FENCE_ANY, r"(?s)```(?:[A-Za-z0-9_+-]+)?\s*\n?(.*?)\n?```"),
+        };
         fence
             .captures_iter(text)
             .filter_map(|c| c.get(1).map(|m| py_strip(m.as_str())))
@@ -178,7 +209,7 @@ fn choose_candidate<'t>(
     if !keys.must_have.is_empty() {
         if let Some(b) = blocks
             .iter()
-            .find(|b| keys.must_have.iter().all(|k| b.contains(k)))
+            .find(|b| keys.must_have.iter().all(|k| has(b, k)))
         {
             return Ok(b);
         }
@@ -186,7 +217,7 @@ fn choose_candidate<'t>(
     if !keys.any_of.is_empty() {
         if let Some(b) = blocks
             .iter()
-            .find(|b| keys.any_of.iter().any(|k| b.contains(k)))
+            .find(|b| keys.any_of.iter().any(|k| has(b, k)))
         {
             return Ok(b);
         }
@@ -197,7 +228,7 @@ fn choose_candidate<'t>(
         .must_have
         .iter()
         .chain(keys.any_of.iter())
-        .find_map(|k| text.find(k))
+        .find_map(|k| find(text, k))
         .ok_or(Failure::NoKey)?;
     let open = text[..pos].rfind('{').ok_or(Failure::NoOpeningBrace)?;
     let mut depth = 0i64;
@@ -216,8 +247,8 @@ fn choose_candidate<'t>(
         }
     }
     let span = &text[open..end.ok_or(Failure::UnbalancedBraces)?];
-    let has_all = keys.must_have.iter().all(|k| span.contains(k));
-    let has_any = keys.any_of.iter().any(|k| span.contains(k));
+    let has_all = keys.must_have.iter().all(|k| has(span, k));
+    let has_any = keys.any_of.iter().any(|k| has(span, k));
     if (keys.must_have.is_empty() || !has_all) && !has_any {
         return Err(Failure::KeysMissing);
     }
@@ -232,7 +263,7 @@ fn choose_candidate<'t>(
 /// and (corrected) commas stop the copy, all ASCII, so a stretch always
 /// ends on a character boundary.
 fn to_json_text(candidate: &str, list_key: &str, dialect: Dialect) -> String {
-    let src: Cow<str> = if candidate.contains("\\'") {
+    let src: Cow<str> = if has(candidate, "\\'") {
         Cow::Owned(candidate.replace("\\'", "'"))
     } else {
         Cow::Borrowed(candidate)
@@ -323,6 +354,10 @@ fn to_json_text(candidate: &str, list_key: &str, dialect: Dialect) -> String {
 /// match the regex `("KEY"\s*:\s*\[)(.*?)(\]\s*[,}])` ... and, in group 2,
 /// replace every `( … )` with `[ … ]`."
 fn tuples_to_lists(text: String, key: &str) -> String {
+    if !text.contains('(') {
+        return text;
+    }
+    // Built only for a candidate with a parenthesis (see `choose_candidate`).
     static PAREN: OnceLock<Regex> = OnceLock::new();
     let paren = re(&PAREN, r"\(([^()]*)\)");
     static BOXES: OnceLock<Regex> = OnceLock::new();
@@ -331,9 +366,6 @@ fn tuples_to_lists(text: String, key: &str) -> String {
         "points" => re(&POINTS, r#"(?s)("points"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
         _ => re(&BOXES, r#"(?s)("bounding_boxes"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
     };
-    if !text.contains('(') {
-        return text;
-    }
     value_re
         .replace_all(&text, |c: &regex::Captures| {
             let inner = c.get(2).map_or("", |m| m.as_str());
@@ -356,6 +388,16 @@ mod tests {
         any_of: &["number_of_objects"],
         list_key: "bounding_boxes",
     };
+
+    proptest::proptest! {
+        /// The reader's search finds what `str::find` finds, over an
+        /// alphabet small enough for near misses, with multi-byte letters.
+        #[test]
+        fn find_is_str_find(hay in "[ab`{é€]{0,40}", needle in "[ab`{é€]{0,4}") {
+            proptest::prop_assert_eq!(find(&hay, &needle), hay.find(needle.as_str()));
+            proptest::prop_assert_eq!(has(&hay, &needle), hay.contains(needle.as_str()));
+        }
+    }
 
     fn ok(text: &str) -> bool {
         extract_object(text, &TL, Dialect::Official).is_ok()
