@@ -84,8 +84,11 @@ pub const WARM_UP_SCALE: f64 = 0.03;
 
 /// How many times the page's spare worker scores its [`WarmUpSet`]: the
 /// browser optimizes a function once it has run a while, and scoring the
-/// set again costs less than generating a bigger one.
-pub const WARM_UP_ROUNDS: usize = 6;
+/// set again costs less than generating a bigger one. With 6 rounds the
+/// page's first job still had functions optimized while it ran, and its
+/// halves ended about 70 ms later than with 18 (README, "Scoring in the
+/// page").
+pub const WARM_UP_ROUNDS: usize = 18;
 
 /// A small synthetic EPIC-Bench set, its GT zipped as a visitor's would
 /// be, scored the way a job's two workers score (the merging worker's own
