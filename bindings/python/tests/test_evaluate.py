@@ -124,8 +124,12 @@ def test_the_shipped_library_is_played_by_default():
     assert result["metrics"]["sr"] == 1.0
 
 
+# The child's Ctrl-C is a terminal's: a suite started in the background
+# (a shell's `&`) has SIGINT ignored, which a child inherits, and Python
+# then installs no KeyboardInterrupt handler of its own.
 CHILD = """
-import sys, knoblab
+import signal, sys, knoblab
+signal.signal(signal.SIGINT, signal.default_int_handler)
 try:
     knoblab.evaluate(sys.argv[1], sys.argv[2], base_url=sys.argv[3], model="m", history="full",
                      repeats=4, concurrency=2, timeout=5.0)
