@@ -3,7 +3,7 @@
 //!
 //! A Score worker makes millions of small values (masks' runs, parsed
 //! replies, strings) and frees most of them soon after. Talc, the page's
-//! general allocator, spent 75-88 ms of each worker's half of the
+//! general allocator, spent 82-98 ms of each worker's half of the
 //! synthetic EPIC-Bench set in allocating and freeing (a sampling profile
 //! in Chromium, README "Scoring in the page"). Here a block of up to
 //! [`SMALL_MAX`] bytes comes from a free list of its size class (sizes
