@@ -116,9 +116,6 @@ class MockModel:
             return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
         return ""
 
-    def reply(self, body: Any) -> Any:
-        return self.reply_and_last(body)[0]
-
     def reply_and_last(self, body: Any) -> Any:
         """The answer to a request, and whether it gives the last action of
         its task's oracle path (the episode's end)."""
