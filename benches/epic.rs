@@ -7,6 +7,7 @@
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use knoblab::input::zip::{BoundedZip, ZipLimits};
 use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
 use knoblab::score::epic::render::write_json;
 use knoblab::score::epic::report::{score_text, score_text_for_output};
@@ -47,7 +48,41 @@ fn bench(c: &mut Criterion) {
                 .map_or(f64::NAN, |r| r.official.summary.overall.mean_score)
         })
     });
+    // A dropped GT zip (deflated, as `epic_synthetic` writes it): its
+    // central directory read, and then every entry inflated, as a job's
+    // workers read it between them.
+    let zip = zip_of(set.gt.files());
+    g.bench_function("gt_zip_open", |b| {
+        b.iter(|| {
+            BoundedZip::open(&zip, ZipLimits::RESULTS)
+                .map(|z| z.len())
+                .unwrap_or(0)
+        })
+    });
+    g.bench_function("gt_zip_open_and_read_every_entry", |b| {
+        b.iter(|| {
+            let mut z = BoundedZip::open(&zip, ZipLimits::RESULTS).unwrap();
+            (0..z.len())
+                .filter(|&i| matches!(z.read_index(i), Ok(Some(_))))
+                .count()
+        })
+    });
     g.finish();
+}
+
+/// Files in a deflated zip held in memory.
+fn zip_of<'a>(files: impl Iterator<Item = (&'a str, &'a [u8])>) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (path, bytes) in files {
+        zip.start_file(path, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
 }
 
 /// The CPU time the benchmarking thread spent, in nanoseconds (Linux's

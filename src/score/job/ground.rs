@@ -26,8 +26,8 @@ const EPIC_GT_SUFFIX: &str = "_mask_rle.json";
 enum Held<'a> {
     /// A file dropped as it is.
     File(&'a [u8]),
-    /// The entry `name` of zip `zip` (an index into [`DroppedGt::zips`]).
-    Entry { zip: usize, name: String },
+    /// Entry `entry` of zip `zip` (an index into [`DroppedGt::zips`]).
+    Entry { zip: usize, entry: usize },
 }
 
 /// EPIC-Bench's ground truth among a job's dropped files: the
@@ -58,17 +58,16 @@ impl<'a> DroppedGt<'a> {
         for (path, opened) in &pool.zips {
             // The pool's zip, its central directory read once for the job.
             let zip = opened.fresh();
-            for name in zip
-                .names()
-                .into_iter()
-                .filter(|n| n.ends_with(EPIC_GT_SUFFIX))
-            {
-                let key = held_key(&in_folder_of(path, name.clone()));
+            for entry in 0..zip.len() {
+                let Some(name) = zip.name(entry).filter(|n| n.ends_with(EPIC_GT_SUFFIX)) else {
+                    continue;
+                };
+                let key = held_key(&in_folder_of(path, name.to_string()));
                 files.insert(
                     key,
                     Held::Entry {
                         zip: zips.len(),
-                        name,
+                        entry,
                     },
                 );
             }
@@ -99,12 +98,12 @@ impl GroundTruthSource for DroppedGt<'_> {
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         match self.files.get(path)? {
             Held::File(bytes) => Some(bytes.to_vec()),
-            Held::Entry { zip, name } => {
+            Held::Entry { zip, entry } => {
                 let (zip_path, archive) = self.zips.get(*zip)?;
-                match archive.borrow_mut().read_name(name) {
+                match archive.borrow_mut().read_index(*entry) {
                     Ok(found) => {
                         self.inflated.set(self.inflated.get() + 1);
-                        found
+                        found.map(|(_, bytes)| bytes)
                     }
                     Err(e) => {
                         let refused = Failure {
