@@ -99,6 +99,9 @@ lint() {
   cargo clippy --workspace --all-targets -- -D warnings
   step "clippy, wasm32"
   cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web --test web_generated -- -D warnings
+  step "clippy, the core alone (no default features), native and wasm32"
+  cargo clippy --lib --no-default-features -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 }
 
 native() {

@@ -74,5 +74,7 @@ pub mod cli;
 pub mod devicegen;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;
-#[cfg(target_arch = "wasm32")]
+// The page makes generated devices in the browser, so its UI needs the
+// generator; the core alone builds for wasm32 without it.
+#[cfg(all(target_arch = "wasm32", feature = "generate"))]
 pub mod ui;
