@@ -12,19 +12,19 @@
 
 use std::collections::BTreeMap;
 
-use knoblab::bundle::check_bytes;
-use knoblab::score::detect::detect as detect_format;
-use knoblab::score::epic::formatter::{format_jsonl, FormatOptions};
-use knoblab::score::epic::pyvalue::PyValue;
-use knoblab::score::epic::{extract::Dialect, pyjson, rle};
-use knoblab::score::finestate::files::MemFiles;
-use knoblab::score::finestate::loader::{
+use knoblab_core::bundle::check_bytes;
+use knoblab_core::sim::parse_action;
+use knoblab_score::detect::detect as detect_format;
+use knoblab_score::epic::formatter::{format_jsonl, FormatOptions};
+use knoblab_score::epic::pyvalue::PyValue;
+use knoblab_score::epic::{extract::Dialect, pyjson, rle};
+use knoblab_score::finestate::files::MemFiles;
+use knoblab_score::finestate::loader::{
     load_annotation_jsonl, load_dataset, ImagePolicy, Platform,
 };
-use knoblab::score::finestate::parser::{parse_reply, parse_value, ParserBuild};
-use knoblab::score::finestate::predictions::read_predictions;
-use knoblab::score::switch::extract::{extract_choice, extract_from_answer, ChoiceQuestion};
-use knoblab::sim::parse_action;
+use knoblab_score::finestate::parser::{parse_reply, parse_value, ParserBuild};
+use knoblab_score::finestate::predictions::read_predictions;
+use knoblab_score::switch::extract::{extract_choice, extract_from_answer, ChoiceQuestion};
 
 /// What a target does with one input.
 pub type Harness = fn(&[u8]);
@@ -251,7 +251,7 @@ pub fn switch_extract(data: &[u8]) {
             ('D', "Open the lid".to_string()),
         ]);
     }
-    let check = |extraction: &knoblab::score::switch::extract::Extraction| {
+    let check = |extraction: &knoblab_score::switch::extract::Extraction| {
         assert!(!extraction.letters.is_empty());
         assert!(extraction.letters.is_subset(&question.labels));
         assert!(question.multi || extraction.letters.len() == 1);

@@ -95,25 +95,26 @@ lint() {
   self_contained
   step "cargo fmt --check"
   cargo fmt --all --check
-  step "clippy, native"
+  step "clippy, native (every crate of the workspace)"
   cargo clippy --workspace --all-targets -- -D warnings
-  step "clippy, wasm32"
-  cargo clippy --target wasm32-unknown-unknown --lib --bins --test web --test web_core --test hostile_web --test web_generated -- -D warnings
-  step "clippy, the core alone (no default features), native and wasm32"
-  cargo clippy --lib --no-default-features -- -D warnings
-  cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
+  step "clippy, wasm32 (the page and its browser tests; the layers it uses)"
+  cargo clippy --target wasm32-unknown-unknown -p knoblab-page --lib --bins --tests -- -D warnings
+  step "clippy, each layer alone for wasm32 (what the page can load)"
+  cargo clippy --target wasm32-unknown-unknown -p knoblab-core -p knoblab-score -p knoblab-eval \
+    -p knoblab-devicegen -p knoblab-app --lib -- -D warnings
 }
 
 native() {
-  step "native tests"
+  step "native tests (every crate but the page, whose one native part is its allocator)"
   cargo test
+  cargo test -p knoblab-page --lib
 }
 
 wasm_test() {
   step "browser tests (wasm-bindgen-test in headless Chromium)"
-  cargo test --target wasm32-unknown-unknown --test web --test web_core --test hostile_web
+  cargo test --target wasm32-unknown-unknown -p knoblab-page --test web --test web_core --test hostile_web
   # Generated devices drawn in a worker: a debug build takes tens of seconds each.
-  WASM_BINDGEN_TEST_TIMEOUT=900 cargo test --target wasm32-unknown-unknown --test web_generated
+  WASM_BINDGEN_TEST_TIMEOUT=900 cargo test --target wasm32-unknown-unknown -p knoblab-page --test web_generated
 }
 
 e2e() {
@@ -208,7 +209,7 @@ setup_fuzz() {
 # committed corpus (read only: new inputs go to fuzz/target/smoke/), no
 # sanitizer (the core is safe Rust), debug assertions on (overflow checks).
 # A crash fails the step and leaves its input in fuzz/artifacts/<target>/.
-# Long runs: see README.md, "Hardening".
+# Long runs: see docs/hardening.md.
 fuzz() {
   setup_fuzz
   local target log scratch

@@ -5,7 +5,7 @@
 //! replies, strings) and frees most of them soon after. Talc, the page's
 //! general allocator, spent 82-98 ms of each worker's half of the
 //! synthetic EPIC-Bench set in allocating and freeing (a sampling profile
-//! in Chromium, README "Scoring in the page"). Here a block of up to
+//! in Chromium, docs/performance.md, "EPIC-Bench in the page"). Here a block of up to
 //! [`SMALL_MAX`] bytes comes from a free list of its size class (sizes
 //! rounded up to 16 bytes), and a freed one goes back on it: a push and a
 //! pop. The lists are filled from chunks of [`CHUNK`] bytes taken from the

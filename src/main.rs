@@ -1,28 +1,21 @@
-//! The entry point: the `knoblab` CLI natively, the page on wasm32.
+//! The page's entry point (wasm32): the allocator, then [`knoblab_page::start`].
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    knoblab::ui::start();
+    knoblab_page::start();
 }
+
+/// Nothing to run natively: the page is a wasm32 build (Trunk).
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {}
 
 /// The page's allocator (the page and its workers run this binary's
-/// module): blocks of up to a kilobyte by size class (`knoblab::heap`) in
-/// front of talc, which serves the rest and replaced the Rust standard
-/// library's dlmalloc port; both for the many small values of a Score
-/// worker's half of an EPIC-Bench set (README, "Scoring in the page").
+/// module): blocks of up to a kilobyte by size class
+/// ([`knoblab_page::heap`]) in front of talc, which serves the rest and
+/// replaced the Rust standard library's dlmalloc port; both for the many
+/// small values of a Score worker's half of an EPIC-Bench set
+/// (docs/performance.md).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: knoblab::heap::SizeClasses<talc::wasm::WasmDynamicTalc> =
-    knoblab::heap::SizeClasses::new(talc::wasm::new_wasm_dynamic_allocator());
-
-/// The CLI's allocator: scoring and batch work make many small values, which
-/// mimalloc serves in a fraction of the system allocator's time (README,
-/// "EPIC-Bench"). The library leaves the choice to whoever links it.
-#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-#[cfg(all(not(target_arch = "wasm32"), feature = "cli"))]
-fn main() -> std::process::ExitCode {
-    knoblab::cli::main()
-}
+static ALLOCATOR: knoblab_page::heap::SizeClasses<talc::wasm::WasmDynamicTalc> =
+    knoblab_page::heap::SizeClasses::new(talc::wasm::new_wasm_dynamic_allocator());

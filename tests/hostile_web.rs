@@ -9,9 +9,9 @@
 use std::io::Write;
 
 use base64::Engine as _;
-use knoblab::bundle::{load_bytes, load_files, LibraryIndex};
-use knoblab::score::epic::{pyjson, rle};
-use knoblab::score::finestate::files::MemFiles;
+use knoblab_core::bundle::{load_bytes, load_files, LibraryIndex};
+use knoblab_score::epic::{pyjson, rle};
+use knoblab_score::finestate::files::MemFiles;
 use serde_json::{json, Value};
 use wasm_bindgen_test::*;
 
@@ -195,7 +195,7 @@ fn a_bom_is_stripped_utf16_named_and_duplicate_keys_refused_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn trajectory_files_are_refused_when_empty_or_copied_in_the_browser() {
-    use knoblab::metrics::file::read_trajectory_file;
+    use knoblab_core::metrics::file::read_trajectory_file;
     let err = read_trajectory_file("run.jsonl", b"")
         .unwrap_err()
         .to_string();
@@ -211,12 +211,12 @@ fn trajectory_files_are_refused_when_empty_or_copied_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn paths_inside_files_stay_under_their_root_in_the_browser() {
-    use knoblab::input::path::normalize;
+    use knoblab_core::input::path::normalize;
     for bad in ["/dev/zero", "../x", "a/../../b", "C:/x"] {
         assert!(normalize(bad).is_err(), "{bad}");
     }
     let lines = "{\"response\": 1, \"images\": [{\"path\": \"a.jpg\"}]}\nbroken\n{\"response\": 1, \"images\": [{\"path\": \"a.jpg\"}]}\n";
-    let intake = knoblab::score::epic::intake::intake(lines);
+    let intake = knoblab_score::epic::intake::intake(lines);
     assert_eq!(intake.skipped.len(), 1);
     assert_eq!(intake.duplicates.len(), 1);
 }

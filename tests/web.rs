@@ -3,8 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
 
-use knoblab::ui::app::{App, Header};
-use knoblab::ui::route::{Location, Page};
+use knoblab_page::app::{App, Header};
+use knoblab_page::route::{Location, Page};
 use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
 use leptos::web_sys::{Element, HtmlElement};

@@ -6,10 +6,10 @@
 #![cfg(target_arch = "wasm32")]
 
 use base64::Engine as _;
-use knoblab::agents::{run_tasks, Oracle};
-use knoblab::score::epic::{render::to_json, score_text, MapSource, RunOptions};
-use knoblab::score::finestate::parser::{parse_reply, ParserBuild};
-use knoblab::sim::Settings;
+use knoblab_core::sim::Settings;
+use knoblab_eval::agents::{run_tasks, Oracle};
+use knoblab_score::epic::{render::to_json, score_text, MapSource, RunOptions};
+use knoblab_score::finestate::parser::{parse_reply, ParserBuild};
 use serde_json::{json, Value};
 use wasm_bindgen_test::*;
 
@@ -58,7 +58,7 @@ fn kettle_single_json() -> Vec<u8> {
 
 #[wasm_bindgen_test]
 fn a_bundle_loads_and_the_oracle_solves_every_task_in_the_browser() {
-    let bundle = knoblab::bundle::load_bytes("kettle.json", &kettle_single_json()).unwrap();
+    let bundle = knoblab_core::bundle::load_bytes("kettle.json", &kettle_single_json()).unwrap();
     assert_eq!(bundle.manifest.id, "kettle-0001");
     assert_eq!(bundle.views["front"].image.width, 1209);
     assert_eq!(bundle.views["front"].image.height, 1369);
@@ -68,10 +68,10 @@ fn a_bundle_loads_and_the_oracle_solves_every_task_in_the_browser() {
     for t in &trajectories {
         assert!(t.terminated && !t.truncated, "{}", t.task_id);
         assert_eq!(t.goals_reached, t.goals_total);
-        assert_eq!(t.logic_hash, knoblab::bundle::logic_hash(&bundle));
+        assert_eq!(t.logic_hash, knoblab_core::bundle::logic_hash(&bundle));
     }
     // Metrics from the same trajectories: the oracle is perfect.
-    let run = knoblab::metrics::run(std::slice::from_ref(&bundle), &trajectories).unwrap();
+    let run = knoblab_core::metrics::run(std::slice::from_ref(&bundle), &trajectories).unwrap();
     let doc = serde_json::to_value(&run).unwrap();
     for key in ["sr", "ssr", "spl", "psr", "state_f1"] {
         assert_eq!(doc[key], json!(1.0), "{key}");
@@ -80,8 +80,8 @@ fn a_bundle_loads_and_the_oracle_solves_every_task_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn a_broken_bundle_gets_its_problems_listed_not_a_panic() {
-    let err =
-        knoblab::bundle::load_bytes("broken.json", b"{\"manifest\": {\"format\": 3}}").unwrap_err();
+    let err = knoblab_core::bundle::load_bytes("broken.json", b"{\"manifest\": {\"format\": 3}}")
+        .unwrap_err();
     assert!(!err.diagnostics.is_empty());
     let text = err.to_string();
     assert!(text.contains("broken.json"), "{text}");
@@ -186,7 +186,7 @@ fn switch_scores_the_hand_built_fixture_in_the_browser() {
         "vqa_state/video2txt/vqa.json",
         "vqa_task/img2txt/vqa.json",
     ];
-    let report = knoblab::score::switch::score_files(
+    let report = knoblab_score::switch::score_files(
         gt,
         "pred.jsonl",
         include_bytes!("fixtures/switch/pred.jsonl"),

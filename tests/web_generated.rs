@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use knoblab::bundle::open_made;
-use knoblab::ui::browser::device_worker::{files_of, knoblab_draw_device, knoblab_draw_thumbnail};
+use knoblab_core::bundle::open_made;
+use knoblab_page::browser::device_worker::{files_of, knoblab_draw_device, knoblab_draw_thumbnail};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
@@ -26,8 +26,8 @@ wasm_bindgen_test_configure!(run_in_dedicated_worker);
 /// three.)
 #[wasm_bindgen_test]
 fn generated_devices_made_in_the_browser_are_the_manifests() {
-    use knoblab::bundle::generated::GeneratedIndex;
-    use knoblab::devicegen::generated::content_hash;
+    use knoblab_core::bundle::generated::GeneratedIndex;
+    use knoblab_devicegen::generated::content_hash;
     use rand_chacha::rand_core::{RngCore, SeedableRng};
 
     let manifest = GeneratedIndex::parse(include_bytes!("../data/generated.json")).unwrap();
@@ -41,7 +41,7 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
         }
     }
     // The page fetches the font (it is not compiled into the module).
-    knoblab::devicegen::render::provide_font(
+    knoblab_devicegen::render::provide_font(
         include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
     )
     .unwrap();
@@ -54,7 +54,7 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
         assert_eq!(made.len(), files.len(), "{}: a file named twice", entry.id);
         assert_eq!(content_hash(&made), entry.hash, "{}", entry.id);
         let by_worker = open_made(&entry.library_entry(), Ok::<_, String>(files));
-        let checked = knoblab::bundle::open_entry(&entry.library_entry(), Vec::new());
+        let checked = knoblab_app::devices::open_entry(&entry.library_entry(), Vec::new());
         for checked in [&checked, &by_worker] {
             assert!(
                 checked.diagnostics.is_empty(),
@@ -99,13 +99,13 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
 /// naming it.
 #[wasm_bindgen_test]
 fn the_device_workers_card_picture_is_the_front_view_at_half_size() {
-    knoblab::devicegen::render::provide_font(
+    knoblab_devicegen::render::provide_font(
         include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
     )
     .unwrap();
     let id = "lamp-g0001";
     let png = knoblab_draw_thumbnail(id).unwrap();
-    let image = knoblab::bundle::image::read_view_image(png.clone()).unwrap();
+    let image = knoblab_core::bundle::image::read_view_image(png.clone()).unwrap();
     assert_eq!(image.media_type, "image/png");
     assert_eq!((image.width, image.height), (320, 240));
     assert_eq!(knoblab_draw_thumbnail(id).unwrap(), png);

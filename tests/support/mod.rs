@@ -14,13 +14,13 @@ pub mod png;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use knoblab::bundle::model::{BboxOrigin, Manifest, FORMAT};
-use knoblab::bundle::{
+use knoblab_core::bundle::model::{BboxOrigin, Manifest, FORMAT};
+use knoblab_core::bundle::{
     Bundle, Goal, StateMachine, Task, View, ViewBox, ViewImage, ViewKind, ViewSpec,
 };
 
 pub const KETTLE_SSM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
     "/tests/fixtures/kettle/ssm.json"
 );
 
@@ -215,10 +215,10 @@ pub fn file_bundles() -> Vec<Bundle> {
     ["kettle", "kettle-panel", "lamp"]
         .into_iter()
         .map(|name| {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
                 .join("tests/fixtures")
                 .join(name);
-            knoblab::bundle::load_path(&path)
+            knoblab_core::bundle::load_path(&path)
                 .unwrap_or_else(|e| panic!("test bundle {name} loads: {e}"))
         })
         .collect()

@@ -21,15 +21,15 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use knoblab::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
-use knoblab::bundle::{load_path, Bundle, LibraryEntry, LibraryIndex, LoadError};
-use knoblab::documents::{self, DocumentError};
-use knoblab::eval::{
+use knoblab_app::documents::{self, DocumentError};
+use knoblab_app::run::{
     evaluate, prepare_output, DeviceFilter, EvalError, EvalEvent, EvalPlan, RunArgs, Stop,
 };
-use knoblab::metrics::{self, MetricsError as CoreMetricsError};
-use knoblab::play::optimal_path;
-use knoblab::sim::{OwnedEpisode, RenderMode, Settings, SimError};
+use knoblab_core::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
+use knoblab_core::bundle::{load_path, Bundle, LibraryEntry, LibraryIndex, LoadError};
+use knoblab_core::metrics::{self, MetricsError as CoreMetricsError};
+use knoblab_core::sim::{OwnedEpisode, RenderMode, Settings, SimError};
+use knoblab_eval::play::optimal_path;
 
 mod library {
     include!(concat!(env!("OUT_DIR"), "/library.rs"));
@@ -198,7 +198,7 @@ impl Episode {
         settings.agent = agent.to_string();
         settings.render = render;
         // The library the device belongs to, if any (the core's rule).
-        settings.library = knoblab::bundle::library_of(
+        settings.library = knoblab_core::bundle::library_of(
             &episode.bundle().manifest.id,
             episode.episode().logic_hash(),
         );
@@ -734,7 +734,7 @@ fn run_eval(
 /// devices records it: JSON of {version, hash}.
 #[pyfunction]
 fn library_version_json() -> PyResult<String> {
-    let library = knoblab::bundle::stamp::shipped()
+    let library = knoblab_core::bundle::stamp::shipped()
         .ok_or_else(|| BundleError::new_err("this build has no library version compiled in"))?;
     json_text(&library.stamp())
 }

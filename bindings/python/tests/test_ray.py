@@ -5,7 +5,7 @@ task (Ray's retry, or a second call, completes the run).
 
 Requests go to the plan's base URL ``http://model.invalid/v1`` rerouted
 on each worker by an environment variable to the mock: the per-node
-endpoint of the README's recipe, on one node."""
+endpoint of docs/python.md's recipe, on one node."""
 
 from __future__ import annotations
 

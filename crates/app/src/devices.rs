@@ -1,0 +1,245 @@
+//! The one resolver of device names, for every command and face: a
+//! library id becomes a bundle here, whether the device is hand-described
+//! (its files read from the library) or generated (made now by
+//! `knoblab-devicegen` from the inputs compiled into this build), and a
+//! path given by a user is a bundle folder, zip or file, or else the id of
+//! a generated device ([`load_device`]).
+
+use thiserror::Error;
+
+use knoblab_core::bundle::generated::{is_generated, ManifestError};
+#[cfg(not(target_arch = "wasm32"))]
+use knoblab_core::bundle::generated::{GeneratedIndex, GENERATED_FILE};
+use knoblab_core::bundle::{
+    check_files_in_memory, open_made, Bundle, Checked, LibraryEntry, LibraryError, LoadError,
+};
+#[cfg(not(target_arch = "wasm32"))]
+use knoblab_core::bundle::{Diagnostic, LibraryIndex, Location};
+use knoblab_core::input::InputError;
+
+/// Why a library could not be read from disk, or a device of it made.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum OpenError {
+    /// The generator could not make the device.
+    #[error(transparent)]
+    Generator(Box<knoblab_devicegen::GeneratedError>),
+    /// A generated device's logic could not be made without pictures.
+    #[error("the generated device {id} could not be made: {problem}")]
+    Made {
+        /// The device's id.
+        id: String,
+        /// The generator's error.
+        problem: Box<knoblab_devicegen::GeneratedError>,
+    },
+    /// A device was opened, and the loader refused it.
+    #[error("device {id}: {problem}")]
+    Device {
+        /// The device's id.
+        id: String,
+        /// The loader's report.
+        problem: Box<LoadError>,
+    },
+    /// A bundle given by path was refused by the loader (its report names
+    /// the path).
+    #[error("{0}")]
+    Load(LoadError),
+    /// A generated device opened by id could not be made or loaded.
+    #[error("{id}: {problem}")]
+    Generated {
+        /// The device's id.
+        id: String,
+        /// The loader's report.
+        problem: LoadError,
+    },
+    /// The index could not be read (the input layer names the file).
+    #[error(transparent)]
+    Read(InputError),
+    /// The index was refused.
+    #[error(transparent)]
+    Index(LibraryError),
+    /// The generated devices' manifest beside the index could not be read.
+    #[error("{path}: {problem}")]
+    ManifestRead {
+        /// The manifest's path.
+        path: String,
+        /// The input layer's error.
+        problem: InputError,
+    },
+    /// The generated devices' manifest beside the index was refused.
+    #[error("{path}: {problem}")]
+    Manifest {
+        /// The manifest's path.
+        path: String,
+        /// What is wrong with it.
+        problem: ManifestError,
+    },
+}
+
+/// Opens a device of the library: the one rule by which a library id
+/// becomes a bundle, for the page, the CLI and Python alike. `files` are
+/// the files `entry` lists, read by the caller (from disk natively, fetched
+/// in the page); a hand-described device is those files, checked. A
+/// generated device lists none: it is made now, pictures and live layer
+/// included, from the inputs compiled into this build
+/// (`devicegen::generated::Inputs::embedded`), and checked the same way.
+pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checked {
+    if !is_generated(entry) {
+        return check_files_in_memory(&entry.id, files);
+    }
+    open_made(entry, generated_files(&entry.id))
+}
+
+/// A device of the library without its pictures, for scoring the
+/// trajectories recorded on it: a hand-described device is its files,
+/// opened by [`open_entry`], with the pictures then dropped
+/// ([`Bundle::without_pictures`]); a generated one is made without
+/// drawing (its JSON files, each view standing in at the size it is drawn
+/// at: `devicegen::generated::Inputs::logic`), in a fraction of
+/// [`open_entry`]'s time. Either way its logic hash is the device's.
+pub fn open_entry_logic(
+    entry: &LibraryEntry,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<Bundle, OpenError> {
+    if !is_generated(entry) {
+        return open_entry(entry, files)
+            .into_result()
+            .map(|b| b.without_pictures())
+            .map_err(|problem| OpenError::Device {
+                id: entry.id.clone(),
+                problem: Box::new(problem),
+            });
+    }
+    generated_logic(&entry.id)
+}
+
+/// The library card of a generated device's id, when this build's
+/// generator makes it: what [`open_entry`] opens for an id that no index at hand lists, such as a
+/// trajectory's device on the Score page.
+pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
+    knoblab_devicegen::generated::library_entry(id)
+}
+
+/// The generated devices among `ids` (a run's devices, say) that `given`
+/// lacks, each made once without its pictures ([`open_entry_logic`]: all
+/// that scoring reads); ids that are neither are left to the caller to
+/// report.
+pub fn open_missing_generated<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    given: &[Bundle],
+) -> Result<Vec<Bundle>, OpenError> {
+    let mut wanted: Vec<&str> = ids
+        .into_iter()
+        .filter(|id| !given.iter().any(|b| b.manifest.id == *id))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut out = Vec::new();
+    for id in wanted {
+        if let Some(entry) = generated_entry(id) {
+            let bundle = open_entry_logic(&entry, Vec::new())?;
+            out.push(bundle);
+        }
+    }
+    Ok(out)
+}
+
+/// A generated device's files (pictures and live layer included), made
+/// now from the inputs compiled into this build: what [`open_entry`]
+/// checks for a generated id.
+pub fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
+    knoblab_devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.open(id))
+        .map(|made| made.files.into_iter().collect())
+        .map_err(|e| OpenError::Generator(Box::new(e)))
+}
+
+/// A generated device's logic, made now without drawing.
+fn generated_logic(id: &str) -> Result<Bundle, OpenError> {
+    knoblab_devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.logic(id))
+        .map_err(|problem| OpenError::Made {
+            id: id.to_string(),
+            problem: Box::new(problem),
+        })
+}
+
+/// Reads the library natively: the index at `index` and, when a
+/// generated manifest (`generated.json`) lies beside it, its devices too
+/// ([`LibraryIndex::with_generated`]). Through the input layer (regular
+/// files within the bound). Messages about the index leave its path to the
+/// caller; those about the manifest name it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_library(index: &std::path::Path) -> Result<LibraryIndex, OpenError> {
+    use knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES;
+    let read = |path: &std::path::Path| {
+        knoblab_core::input::fs::read_regular(path, MAX_RESULTS_FILE_BYTES)
+    };
+    let library =
+        LibraryIndex::parse(&read(index).map_err(OpenError::Read)?).map_err(OpenError::Index)?;
+    let beside = index
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join(GENERATED_FILE);
+    if !beside.exists() {
+        return Ok(library);
+    }
+    let path = || beside.display().to_string();
+    let bytes = read(&beside).map_err(|problem| OpenError::ManifestRead {
+        path: path(),
+        problem,
+    })?;
+    let generated = GeneratedIndex::parse(&bytes).map_err(|problem| OpenError::Manifest {
+        path: path(),
+        problem,
+    })?;
+    Ok(library.with_generated(&generated))
+}
+
+/// Opens a device of a library read from disk ([`read_library`]): its
+/// listed files read from under `root` (the index's folder, paths kept
+/// under it), then [`open_entry`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_entry_in(root: &std::path::Path, entry: &LibraryEntry) -> Checked {
+    let mut files = Vec::with_capacity(entry.files.len());
+    for file in &entry.files {
+        let read = knoblab_core::input::path::resolve_under(root, &entry.file_url(file))
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                knoblab_core::input::fs::read_regular(
+                    &path,
+                    knoblab_core::bundle::limits::MAX_FILE_BYTES as u64,
+                )
+                .map_err(|e| format!("{}: {e}", path.display()))
+            });
+        match read {
+            Ok(bytes) => files.push((file.clone(), bytes)),
+            Err(message) => {
+                return Checked {
+                    source: entry.id.clone(),
+                    bundle: None,
+                    diagnostics: vec![Diagnostic::error(Location::file(file.clone()), message)],
+                }
+            }
+        }
+    }
+    open_entry(entry, files)
+}
+
+/// The bundle at `path`, or, when nothing is there and `path` is a
+/// generated device's id (`lamp-g0001`), that device made now through
+/// [`open_entry`]. The one place a path or an id becomes a device, for
+/// `validate`, `run`, `eval` and whatever else is given devices by name.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_device(path: &std::path::Path) -> Result<Bundle, OpenError> {
+    if !path.exists() {
+        if let Some(entry) = path.to_str().and_then(generated_entry) {
+            return open_entry(&entry, Vec::new())
+                .into_result()
+                .map_err(|problem| OpenError::Generated {
+                    id: entry.id.clone(),
+                    problem,
+                });
+        }
+    }
+    knoblab_core::bundle::load_path(path).map_err(OpenError::Load)
+}

@@ -1,0 +1,369 @@
+//! A run's options as a person gives them (text and numbers), turned into
+//! a plan and the runner's options. `knoblab eval` fills [`RunArgs`] from
+//! its flags and `knoblab.evaluate` from its keyword arguments, so both
+//! read every option by the same rules, with the same defaults and the
+//! same messages.
+
+use std::path::{Path, PathBuf};
+
+use knoblab_core::bundle::Bundle;
+use knoblab_core::sim::RenderMode;
+use knoblab_eval::vlm::{
+    AgentSettings, ApiKey, CoordConvention, Flavor, HistoryWindow, Perturbation, Prices,
+    RecordedAnswers, RetryPolicy, Source,
+};
+
+use super::{
+    load_bundles, load_library, make_plan, DeviceFilter, EvalError, EvalOptions, EvalPlan,
+};
+
+/// The most episodes in flight a run allows.
+pub const MAX_CONCURRENCY: u32 = 256;
+
+/// The options of `knoblab eval` (its flags, by the same names), but the
+/// output file and how progress is shown. [`Default`] gives the flags'
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunArgs {
+    /// Bundles to play; without any, the devices of `library`.
+    pub bundles: Vec<PathBuf>,
+    /// The library index whose devices are played when no bundle is named.
+    pub library: PathBuf,
+    /// Only these device ids (empty: all).
+    pub devices: Vec<String>,
+    /// Only devices of these categories (empty: all).
+    pub categories: Vec<String>,
+    /// Only these task ids (empty: all).
+    pub tasks: Vec<String>,
+    /// Episodes of each task.
+    pub repeats: u32,
+    /// Who plays: `model`, `oracle`, `random` or `replay:FILE`.
+    pub agent: String,
+    /// The API flavour: `openai` or `anthropic`.
+    pub api: String,
+    /// The API's base URL (`http://localhost:8000/v1`).
+    pub base_url: Option<String>,
+    /// The model's name, as the API knows it.
+    pub model: Option<String>,
+    /// The environment variable holding the key (default by `api`).
+    pub api_key_env: Option<String>,
+    /// Episodes in flight at once.
+    pub concurrency: usize,
+    /// λ, the budgets' multiplier.
+    pub lambda: u32,
+    /// Past turns shown to the model: a number, or `full`.
+    pub history: Option<String>,
+    /// `0-1000`, `0-1` or `pixels`.
+    pub coords: String,
+    /// `none`, `jpeg:Q`, `blur:SIGMA` or `patch:PERCENT` (or `patches:`).
+    pub perturb: String,
+    /// Seeds the perturbation and the random agent.
+    pub seed: u64,
+    /// The sampling temperature sent with each request.
+    pub temperature: f64,
+    /// The most tokens a reply may take.
+    pub max_tokens: u32,
+    /// Seconds a request may take.
+    pub timeout: f64,
+    /// How many times a failed request is tried again.
+    pub retries: u32,
+    /// Seconds before the first retry, doubling after.
+    pub backoff: f64,
+    /// Dollars per million input tokens, for the cost estimate.
+    pub price_in: Option<f64>,
+    /// Dollars per million output tokens.
+    pub price_out: Option<f64>,
+    /// Stop starting episodes once the estimated cost reaches this many dollars.
+    pub max_cost: Option<f64>,
+    /// How the views are drawn: the static pictures or live.
+    pub render: RenderMode,
+}
+
+impl Default for RunArgs {
+    fn default() -> RunArgs {
+        RunArgs {
+            bundles: Vec::new(),
+            library: PathBuf::from("data/library.json"),
+            devices: Vec::new(),
+            categories: Vec::new(),
+            tasks: Vec::new(),
+            repeats: 1,
+            agent: "model".into(),
+            api: "openai".into(),
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            concurrency: 4,
+            lambda: 5,
+            history: None,
+            coords: "0-1000".into(),
+            perturb: "none".into(),
+            seed: 0,
+            temperature: 0.0,
+            max_tokens: 512,
+            timeout: 60.0,
+            retries: 3,
+            backoff: 1.0,
+            price_in: None,
+            price_out: None,
+            max_cost: None,
+            render: RenderMode::Static,
+        }
+    }
+}
+
+fn option(message: impl Into<String>) -> EvalError {
+    EvalError::Option {
+        message: message.into(),
+    }
+}
+
+/// A perturbation option: none, jpeg:Q, blur:S, patch:P (or patches:P).
+fn perturbation(text: &str) -> Result<Option<Perturbation>, EvalError> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let text = match text.split_once(':') {
+        Some((k, v)) if k.eq_ignore_ascii_case("patch") => format!("patches:{v}"),
+        _ => text.to_string(),
+    };
+    Perturbation::parse(&text)
+        .map(Some)
+        .map_err(|e| option(e.to_string()))
+}
+
+impl RunArgs {
+    /// Who plays, and a replay's file (read within the core's bound).
+    pub fn source(&self) -> Result<(Source, Option<(RecordedAnswers, String)>), EvalError> {
+        match self.agent.trim() {
+            "model" => Ok((Source::Model, None)),
+            "oracle" => Ok((Source::Oracle, None)),
+            "random" => Ok((Source::Random, None)),
+            other => match other.strip_prefix("replay:") {
+                Some(file) => {
+                    let path = Path::new(file);
+                    let load = |message: String| EvalError::Load {
+                        path: file.to_string(),
+                        message,
+                    };
+                    let bytes = knoblab_core::input::fs::read_regular(
+                        path,
+                        knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
+                    )
+                    .map_err(|e| load(e.to_string()))?;
+                    let text = knoblab_core::input::text::decode_owned(bytes)
+                        .map_err(|e| load(format!("the replay file: {e}")))?;
+                    let replay = RecordedAnswers::parse(&text).map_err(|e| load(e.to_string()))?;
+                    Ok((Source::Replay, Some((replay, text))))
+                }
+                None => Err(option(format!(
+                    "unknown --agent \"{other}\": expected model, oracle, random or replay:FILE"
+                ))),
+            },
+        }
+    }
+
+    /// The agent's settings, checked.
+    pub fn settings(&self, source: Source) -> Result<AgentSettings, EvalError> {
+        let mut s = AgentSettings::default();
+        s.endpoint.flavor = Flavor::parse(&self.api).map_err(|e| option(e.to_string()))?;
+        if source == Source::Model {
+            s.endpoint.base_url = self
+                .base_url
+                .clone()
+                .ok_or_else(|| option("--base-url is needed to run a model"))?;
+            s.endpoint.model = self
+                .model
+                .clone()
+                .ok_or_else(|| option("--model is needed to run a model"))?;
+        } else {
+            s.endpoint.base_url = self.base_url.clone().unwrap_or(s.endpoint.base_url);
+            s.endpoint.model = self.model.clone().unwrap_or(s.endpoint.model);
+        }
+        s.endpoint.temperature = self.temperature;
+        s.endpoint.max_tokens = self.max_tokens;
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err(option(format!(
+                "--timeout {} must be a positive number of seconds",
+                self.timeout
+            )));
+        }
+        s.timeout_ms = (self.timeout * 1000.0).round() as u64;
+        s.concurrency = u32::try_from(self.concurrency).unwrap_or(u32::MAX);
+        if !(self.backoff.is_finite() && self.backoff >= 0.0) {
+            return Err(option(format!(
+                "--backoff {} must be a number of seconds",
+                self.backoff
+            )));
+        }
+        s.retry = RetryPolicy {
+            retries: self.retries,
+            base_ms: (self.backoff * 1000.0).round() as u64,
+            ..RetryPolicy::default()
+        };
+        s.coords = CoordConvention::parse(&self.coords).map_err(|e| option(e.to_string()))?;
+        if let Some(h) = &self.history {
+            s.history = HistoryWindow::parse(h).map_err(|e| option(e.to_string()))?;
+        }
+        s.lambda = self.lambda;
+        s.render = self.render;
+        s.perturbation = perturbation(&self.perturb)?;
+        s.seed = self.seed;
+        s.prices = Prices {
+            input_per_million: self.price_in.unwrap_or(0.0),
+            output_per_million: self.price_out.unwrap_or(0.0),
+        };
+        let problems = s.problems_with(MAX_CONCURRENCY, 1);
+        if !problems.is_empty() {
+            return Err(option(problems.join("; ")));
+        }
+        if self.max_cost.is_some() && s.prices.cost(Default::default()).is_none() {
+            return Err(option(
+                "--max-cost needs --price-in and --price-out to estimate the cost",
+            ));
+        }
+        Ok(s)
+    }
+
+    fn filter(&self) -> DeviceFilter {
+        DeviceFilter {
+            devices: self.devices.clone(),
+            categories: self.categories.clone(),
+        }
+    }
+
+    /// The plan these options describe: the devices loaded (`bundles`, or
+    /// those of `library`) and filtered, each task `repeats` times.
+    pub fn plan(&self) -> Result<EvalPlan, EvalError> {
+        let (source, replay) = self.source()?;
+        let settings = self.settings(source)?;
+        let filter = self.filter();
+        let bundles = if self.bundles.is_empty() {
+            load_library(&self.library, &filter)?
+        } else {
+            load_bundles(&self.bundles, &filter)?
+        };
+        make_plan(source, settings, bundles, &self.tasks, self.repeats, replay)
+    }
+
+    /// The plan these options describe on bundles loaded already (a
+    /// library embedded in a program), filtered by `devices` and
+    /// `categories`; `bundles` and `library` are not read.
+    pub fn plan_on(&self, bundles: Vec<Bundle>) -> Result<EvalPlan, EvalError> {
+        let (source, replay) = self.source()?;
+        let settings = self.settings(source)?;
+        let filter = self.filter();
+        let kept: Vec<Bundle> = bundles
+            .into_iter()
+            .filter(|b| filter.keeps(&b.manifest.id, &b.manifest.category))
+            .collect();
+        filter.check(&kept)?;
+        make_plan(source, settings, kept, &self.tasks, self.repeats, replay)
+    }
+
+    /// The name of the environment variable the key is read from.
+    pub fn key_var(&self, flavor: Flavor) -> String {
+        self.api_key_env.clone().unwrap_or_else(|| {
+            match flavor {
+                Flavor::OpenAi => "OPENAI_API_KEY",
+                Flavor::Anthropic => "ANTHROPIC_API_KEY",
+            }
+            .to_string()
+        })
+    }
+
+    /// The runner's options for `plan`: the key from its environment
+    /// variable (never from an argument; unset or empty sends none).
+    pub fn options(&self, plan: &EvalPlan) -> EvalOptions {
+        let var = self.key_var(plan.spec.settings.endpoint.flavor);
+        EvalOptions {
+            key: ApiKey::new(std::env::var(var).unwrap_or_default().trim().to_string()),
+            concurrency: self.concurrency.max(1),
+            max_cost: self.max_cost,
+            shard: None,
+            select: None,
+            send_to: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KETTLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/kettle");
+
+    #[test]
+    fn a_model_run_needs_its_base_url_and_model() {
+        let args = RunArgs {
+            bundles: vec![KETTLE.into()],
+            ..RunArgs::default()
+        };
+        let e = args.plan().unwrap_err();
+        assert_eq!(e.to_string(), "--base-url is needed to run a model");
+        let args = RunArgs {
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            ..args
+        };
+        assert_eq!(
+            args.plan().unwrap_err().to_string(),
+            "--model is needed to run a model"
+        );
+    }
+
+    #[test]
+    fn options_are_read_by_the_cores_rules() {
+        let args = RunArgs {
+            bundles: vec![KETTLE.into()],
+            agent: "oracle".into(),
+            perturb: "patch:10".into(),
+            history: Some("3".into()),
+            timeout: 2.5,
+            repeats: 2,
+            tasks: vec!["boil".into()],
+            ..RunArgs::default()
+        };
+        let plan = args.plan().unwrap();
+        assert_eq!(plan.spec.items.len(), 2);
+        assert_eq!(plan.spec.settings.timeout_ms, 2500);
+        assert_eq!(
+            plan.spec.settings.perturbation,
+            Some(Perturbation::parse("patches:10").unwrap())
+        );
+        for (bad, what) in [
+            (
+                RunArgs {
+                    timeout: 0.0,
+                    ..args.clone()
+                },
+                "--timeout 0",
+            ),
+            (
+                RunArgs {
+                    agent: "robot".into(),
+                    ..args.clone()
+                },
+                "unknown --agent \"robot\"",
+            ),
+            (
+                RunArgs {
+                    coords: "0-7".into(),
+                    ..args.clone()
+                },
+                "0-7",
+            ),
+            (
+                RunArgs {
+                    max_cost: Some(1.0),
+                    ..args.clone()
+                },
+                "--max-cost needs",
+            ),
+        ] {
+            let e = bad.plan().unwrap_err();
+            assert!(matches!(e, EvalError::Option { .. }), "{e:?}");
+            assert!(e.to_string().contains(what), "{e} lacks {what}");
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! `knoblab eval`: run a model (or the oracle, the random agent, a
+//! replay) on library devices from the command line, many episodes at
+//! once, resumable. The runner is [`knoblab_app::run::evaluate`]; this file
+//! reads the options, shows progress on stderr and prints the metrics as
+//! `knoblab metrics` does.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use knoblab_app::run::{evaluate, EvalEvent, RunArgs, Stop};
+use knoblab_core::metrics::file::EpisodeStatus;
+
+use super::metrics::print_runs;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Bundles to play (folders, zips or JSON files, or generated devices'
+    /// ids such as `lamp-g0001`); without any, the devices of --library.
+    pub bundles: Vec<PathBuf>,
+    /// The library index whose devices are played when no bundle is named.
+    #[arg(long, default_value = "data/library.json")]
+    pub library: PathBuf,
+    /// Only these device ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub devices: Vec<String>,
+    /// Only devices of these categories (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub categories: Vec<String>,
+    /// Only these task ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// Episodes of each task.
+    #[arg(long, default_value_t = 1)]
+    pub repeats: u32,
+    /// Who plays: model (the API below), oracle, random, or replay:FILE
+    /// (answers from a trajectory file).
+    #[arg(long, default_value = "model")]
+    pub agent: String,
+    /// The API flavour: openai (any OpenAI-compatible server) or anthropic.
+    #[arg(long, default_value = "openai")]
+    pub api: String,
+    /// The API base, e.g. http://localhost:8000/v1.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// The model name the server knows.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The environment variable holding the key (default OPENAI_API_KEY
+    /// or ANTHROPIC_API_KEY by --api). Unset or empty: no key is sent.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Episodes in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Budget multiplier λ.
+    #[arg(long, default_value_t = 5)]
+    pub lambda: u32,
+    /// Past turns shown to the model: a number, or full.
+    #[arg(long)]
+    pub history: Option<String>,
+    /// The coordinates the model answers in: 0-1000, 0-1 or pixels.
+    #[arg(long, default_value = "0-1000")]
+    pub coords: String,
+    /// A picture perturbation: none, jpeg:Q, blur:SIGMA or patch:PERCENT.
+    #[arg(long, default_value = "none")]
+    pub perturb: String,
+    /// Seeds the perturbation (and the random agent).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    /// Seconds a request may take.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Retries of a request (429, 5xx, timeouts, cut replies).
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+    /// Seconds before the first retry, doubling after (a Retry-After
+    /// header wins).
+    #[arg(long, default_value_t = 1.0)]
+    pub backoff: f64,
+    /// Dollars per million input tokens, for the cost estimate.
+    #[arg(long)]
+    pub price_in: Option<f64>,
+    /// Dollars per million output tokens.
+    #[arg(long)]
+    pub price_out: Option<f64>,
+    /// Start no episode once the estimated cost reaches this many dollars.
+    #[arg(long)]
+    pub max_cost: Option<f64>,
+    /// The output: JSON Lines of episodes, appended as each ends; the
+    /// same file again resumes the run.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// How views are drawn: static (the paper's, the default) or live (the
+    /// current state drawn on them). Recorded in every episode's settings;
+    /// the prompt is the same in both.
+    #[arg(long, default_value = "static", value_parser = knoblab_core::sim::RenderMode::parse)]
+    pub render: knoblab_core::sim::RenderMode,
+    /// Print the metrics as one JSON document (as `knoblab metrics --json`).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl Args {
+    /// The core's options of a run (every rule of them lives there).
+    fn run_args(&self) -> RunArgs {
+        RunArgs {
+            bundles: self.bundles.clone(),
+            library: self.library.clone(),
+            devices: self.devices.clone(),
+            categories: self.categories.clone(),
+            tasks: self.tasks.clone(),
+            repeats: self.repeats,
+            agent: self.agent.clone(),
+            api: self.api.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            concurrency: self.concurrency,
+            lambda: self.lambda,
+            history: self.history.clone(),
+            coords: self.coords.clone(),
+            perturb: self.perturb.clone(),
+            seed: self.seed,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            timeout: self.timeout,
+            retries: self.retries,
+            backoff: self.backoff,
+            price_in: self.price_in,
+            price_out: self.price_out,
+            max_cost: self.max_cost,
+            render: self.render,
+        }
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let run_args = args.run_args();
+    let plan = run_args.plan()?;
+    let options = run_args.options(&plan);
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // A second Ctrl-C while stopping exits at once.
+        signal_hook::flag::register_conditional_shutdown(signal, 130, cancel.clone())
+            .context("listening for Ctrl-C")?;
+        signal_hook::flag::register(signal, cancel.clone()).context("listening for Ctrl-C")?;
+    }
+
+    let total = plan.spec.items.len() as u64;
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} episodes  {msg}  {elapsed_precise} ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let steps = AtomicUsize::new(0);
+    let api_errors = AtomicUsize::new(0);
+    let quiet = args.quiet;
+    let on_event = |event: &EvalEvent| match event {
+        EvalEvent::Resumed { done, notes, .. } => {
+            for n in notes {
+                bar.suspend(|| super::out::warn(n));
+            }
+            if *done > 0 && !quiet {
+                bar.suspend(|| {
+                    super::out::warn(&format!(
+                        "resuming: {done} of {total} episodes are in the file"
+                    ))
+                });
+            }
+            bar.set_position(*done as u64);
+            bar.reset_eta();
+        }
+        EvalEvent::Started { .. } => {}
+        EvalEvent::Retrying { .. } => {}
+        EvalEvent::Finished {
+            status,
+            steps: n,
+            done,
+            usage,
+            cost,
+            ..
+        } => {
+            let s = steps.fetch_add(*n, Ordering::Relaxed) + n;
+            if *status == EpisodeStatus::ApiError {
+                api_errors.fetch_add(1, Ordering::Relaxed);
+            }
+            let cost = cost.map_or(String::new(), |c| format!("  ≈ ${c:.4}"));
+            bar.set_message(format!(
+                "{s} steps  {} api_error  {} tokens in, {} out{cost}",
+                api_errors.load(Ordering::Relaxed),
+                usage.input_tokens,
+                usage.output_tokens
+            ));
+            bar.set_position(*done as u64);
+        }
+        EvalEvent::Problem { item, message } => {
+            bar.suspend(|| super::out::warn(&format!("{item}: {message}")));
+        }
+    };
+    let outcome = evaluate(&plan, &options, &args.out, &on_event, &cancel);
+    bar.finish_and_clear();
+    let outcome = outcome?;
+
+    let done = outcome.records.len();
+    match outcome.stop {
+        Stop::Cancelled => super::out::warn(&format!(
+            "stopped: {done} of {total} episodes are in {} ({} finished in this run); \
+             run the same command again to play the {} left",
+            args.out.display(),
+            outcome.ran,
+            outcome.left
+        )),
+        Stop::MaxCost => super::out::warn(&format!(
+            "--max-cost reached: no episode was started after it; {done} of {total} \
+             episodes are in {}, {} left",
+            args.out.display(),
+            outcome.left
+        )),
+        Stop::Complete => {}
+    }
+    let errors: Vec<_> = outcome
+        .records
+        .iter()
+        .filter(|r| r.status == EpisodeStatus::ApiError)
+        .collect();
+    if !errors.is_empty() {
+        super::out::warn(&format!(
+            "{} episodes ended as api_error and are not scored (first: {}: {})",
+            errors.len(),
+            errors[0].item,
+            errors[0].api_error().unwrap_or("?")
+        ));
+    }
+    match outcome
+        .metrics(&plan, &args.out.display().to_string())
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        None => super::out::warn("no episode to score yet"),
+        Some(runs) => print_runs(&runs, args.json)?,
+    }
+    Ok(match outcome.stop {
+        Stop::Cancelled => ExitCode::from(130),
+        _ if !outcome.problems.is_empty() => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    })
+}

@@ -1,0 +1,245 @@
+//! From SVG to pixels and boxes, with resvg: the same parsed tree gives
+//! the picture and every component's box, so the two cannot disagree.
+//!
+//! Text is set in the font vendored under `data/gen/fonts/` (DejaVu Sans
+//! Condensed Bold, with its licence), never a font of the machine, so the
+//! library renders the same everywhere.
+
+use std::sync::{Arc, OnceLock};
+
+use resvg::tiny_skia::{Pixmap, Transform};
+use resvg::usvg::{fontdb, Options, Tree};
+
+use super::views::CANVAS;
+
+/// Why a drawing could not be turned into pixels.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// In the page, a device was drawn before the font was given
+    /// (`provide_font`, on wasm32).
+    #[error("the font data/{FONT_PATH} has not been loaded yet (render::provide_font)")]
+    NoFont,
+    /// The bytes given as the font are not the vendored font.
+    #[error("{FONT_PATH}: {bytes} bytes that are not the vendored DejaVu Sans Condensed Bold")]
+    NotTheFont {
+        /// How many bytes were given.
+        bytes: usize,
+    },
+    /// The SVG made by the generator does not parse.
+    #[error("the generated SVG does not parse: {message}")]
+    Svg {
+        /// The SVG reader's message.
+        message: String,
+    },
+    /// A canvas of this size cannot be made (zero or too large).
+    #[error("cannot make a {width}×{height} canvas")]
+    Canvas {
+        /// Its width, in pixels.
+        width: u32,
+        /// Its height, in pixels.
+        height: u32,
+    },
+    /// The PNG encoder failed.
+    #[error("PNG encoding failed: {message}")]
+    Png {
+        /// The encoder's message.
+        message: String,
+    },
+}
+
+/// The vendored font, relative to the repository's `data/` (the page
+/// fetches it from there: see [`provide_font`]).
+pub const FONT_PATH: &str = "gen/fonts/DejaVuSansCondensed-Bold.ttf";
+
+/// The vendored font, compiled in natively.
+#[cfg(not(target_arch = "wasm32"))]
+fn font_bytes() -> Result<&'static [u8], RenderError> {
+    Ok(include_bytes!(
+        "../../../data/gen/fonts/DejaVuSansCondensed-Bold.ttf"
+    ))
+}
+
+/// On wasm32 the font (668 KB) is not compiled into the page's module: the
+/// page fetches it the first time it draws a device and hands it over
+/// here, so a visit that draws nothing does not download it.
+#[cfg(target_arch = "wasm32")]
+static PROVIDED: OnceLock<Vec<u8>> = OnceLock::new();
+
+/// Gives the drawing the vendored font's bytes (`data/` + [`FONT_PATH`]),
+/// once; later calls change nothing. Refuses bytes that are not that font,
+/// since another font would draw other pictures and boxes.
+#[cfg(target_arch = "wasm32")]
+pub fn provide_font(bytes: Vec<u8>) -> Result<(), RenderError> {
+    let mut db = fontdb::Database::new();
+    db.load_font_data(bytes.clone());
+    if !db.faces().any(|f| {
+        f.families
+            .iter()
+            .any(|(name, _)| name == "DejaVu Sans Condensed" || name == "DejaVu Sans")
+    }) {
+        return Err(RenderError::NotTheFont { bytes: bytes.len() });
+    }
+    let _ = PROVIDED.set(bytes);
+    Ok(())
+}
+
+/// Whether the font has been given ([`provide_font`]).
+#[cfg(target_arch = "wasm32")]
+pub fn has_font() -> bool {
+    PROVIDED.get().is_some()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn font_bytes() -> Result<&'static [u8], RenderError> {
+    PROVIDED.get().map(Vec::as_slice).ok_or(RenderError::NoFont)
+}
+
+fn fonts() -> Result<Arc<fontdb::Database>, RenderError> {
+    static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    if let Some(db) = FONTS.get() {
+        return Ok(db.clone());
+    }
+    let mut db = fontdb::Database::new();
+    db.load_font_data(font_bytes()?.to_vec());
+    Ok(FONTS.get_or_init(|| Arc::new(db)).clone())
+}
+
+/// Parses an SVG document with the vendored font.
+pub fn parse(svg: &str) -> Result<Tree, RenderError> {
+    let options = Options {
+        font_family: "DejaVu Sans".to_string(),
+        fontdb: fonts()?,
+        ..Options::default()
+    };
+    Tree::from_str(svg, &options).map_err(|e| RenderError::Svg {
+        message: e.to_string(),
+    })
+}
+
+/// Draws a tree onto a transparent canvas of the tree's size.
+pub fn raster(tree: &Tree) -> Result<Pixmap, RenderError> {
+    let size = tree.size().to_int_size();
+    let mut pixmap = Pixmap::new(size.width(), size.height()).ok_or(RenderError::Canvas {
+        width: size.width(),
+        height: size.height(),
+    })?;
+    resvg::render(tree, Transform::identity(), &mut pixmap.as_mut());
+    Ok(pixmap)
+}
+
+/// A picture as PNG: opaque RGB, best compression (the library is
+/// downloaded by every page visitor).
+pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, RenderError> {
+    encode_png(pixmap, false)
+}
+
+/// A picture as PNG with its alpha channel (transparent where nothing is
+/// drawn), best compression: the live layer's patch sheets.
+pub fn png_rgba(pixmap: &Pixmap) -> Result<Vec<u8>, RenderError> {
+    encode_png(pixmap, true)
+}
+
+fn encode_png(pixmap: &Pixmap, alpha: bool) -> Result<Vec<u8>, RenderError> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::ImageEncoder;
+    let channels = if alpha { 4 } else { 3 };
+    let bytes: Vec<u8> = pixmap
+        .pixels()
+        .iter()
+        .flat_map(|p| {
+            let c = p.demultiply();
+            [c.red(), c.green(), c.blue(), c.alpha()]
+                .into_iter()
+                .take(channels)
+        })
+        .collect();
+    let color = if alpha {
+        image::ExtendedColorType::Rgba8
+    } else {
+        image::ExtendedColorType::Rgb8
+    };
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
+        .write_image(&bytes, pixmap.width(), pixmap.height(), color)
+        .map_err(|e| RenderError::Png {
+            message: e.to_string(),
+        })?;
+    Ok(out)
+}
+
+/// The box `[x, y, w, h]` (whole pixels, rounded outward) of the element
+/// `id` as the tree draws it, stroke included; `None` when the element is
+/// absent or not wholly inside the canvas (a part cut by a close-up's edge
+/// is not offered there: its box would promise pixels that are not shown).
+pub fn measured_box(tree: &Tree, id: &str) -> Option<[f64; 4]> {
+    let node = tree.node_by_id(id)?;
+    let r = node.abs_stroke_bounding_box();
+    let (cw, ch) = CANVAS;
+    let x0 = f64::from(r.left()).floor();
+    let y0 = f64::from(r.top()).floor();
+    let x1 = f64::from(r.right()).ceil();
+    let y1 = f64::from(r.bottom()).ceil();
+    let inside = x0 >= 0.0 && y0 >= 0.0 && x1 <= cw && y1 <= ch;
+    (inside && x1 - x0 >= 1.0 && y1 - y0 >= 1.0).then_some([x0, y0, x1 - x0, y1 - y0])
+}
+
+/// The smallest box `[x, y, w, h]` holding every pixel with some opacity.
+pub fn drawn_bounds(pixmap: &Pixmap) -> Option<[u32; 4]> {
+    let pixels = pixmap.pixels();
+    bounds_where(pixmap.width(), pixels.len(), |i| pixels[i].alpha() != 0)
+}
+
+/// The smallest box `[x, y, w, h]` holding every pixel `i` for which
+/// `keep(i)` holds, of `count` pixels in rows of `width`.
+pub(super) fn bounds_where(
+    width: u32,
+    count: usize,
+    keep: impl Fn(usize) -> bool,
+) -> Option<[u32; 4]> {
+    let mut bounds: Option<[u32; 4]> = None;
+    for i in (0..count).filter(|&i| keep(i)) {
+        let (x, y) = (i as u32 % width, i as u32 / width);
+        let b = bounds.get_or_insert([x, y, x, y]);
+        b[0] = b[0].min(x);
+        b[1] = b[1].min(y);
+        b[2] = b[2].max(x);
+        b[3] = b[3].max(y);
+    }
+    bounds.map(|[x0, y0, x1, y1]| [x0, y0, x1 - x0 + 1, y1 - y0 + 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480">
+        <g id="knob"><circle cx="100" cy="100" r="20" fill="#000"/></g>
+        <text x="10" y="300" font-size="20">ON</text></svg>"##;
+
+    #[test]
+    fn the_measured_box_is_where_the_pixels_are() {
+        let tree = parse(SVG).unwrap();
+        assert_eq!(measured_box(&tree, "knob"), Some([80.0, 80.0, 40.0, 40.0]));
+        let only =
+            parse(&SVG.replace(r#"<text x="10" y="300" font-size="20">ON</text>"#, "")).unwrap();
+        assert_eq!(
+            drawn_bounds(&raster(&only).unwrap()),
+            Some([80, 80, 40, 40])
+        );
+        assert_eq!(measured_box(&tree, "dial"), None);
+    }
+
+    #[test]
+    fn text_is_drawn_with_the_vendored_font() {
+        let tree = parse(SVG).unwrap();
+        let pixmap = raster(&tree).unwrap();
+        let text_pixels = pixmap
+            .pixels()
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i as u32 / 640 > 250 && p.alpha() > 0)
+            .count();
+        assert!(text_pixels > 50, "{text_pixels} pixels of text");
+        assert!(png(&pixmap).unwrap().starts_with(b"\x89PNG"));
+    }
+}

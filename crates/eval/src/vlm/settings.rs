@@ -1,0 +1,233 @@
+//! Everything a model run is set up with, except the key, and how it is
+//! written into each trajectory's settings (DESIGN.md, "Files": model,
+//! endpoint without the key, λ, history, perturbation, seed, prompt
+//! version).
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use knoblab_core::sim::{RenderMode, Settings, DEFAULT_LAMBDA};
+
+use super::coords::CoordConvention;
+use super::perturb::Perturbation;
+use super::prompt::{HistoryWindow, PROMPT_VERSION};
+use super::provider::{Endpoint, Flavor};
+use super::reply::Usage;
+use super::retry::RetryPolicy;
+
+/// Prices per million tokens, for a cost estimate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prices {
+    /// Dollars per million input tokens.
+    pub input_per_million: f64,
+    /// Dollars per million output tokens.
+    pub output_per_million: f64,
+}
+
+impl Prices {
+    /// The estimated cost of `usage`; `None` when no price is set.
+    ///
+    /// ```
+    /// use knoblab_eval::vlm::settings::Prices;
+    /// use knoblab_eval::vlm::reply::Usage;
+    /// let p = Prices { input_per_million: 2.5, output_per_million: 10.0 };
+    /// let u = Usage { input_tokens: 200_000, output_tokens: 10_000 };
+    /// assert_eq!(p.cost(u), Some(0.6));
+    /// assert_eq!(Prices::default().cost(u), None);
+    /// ```
+    pub fn cost(&self, usage: Usage) -> Option<f64> {
+        if self.input_per_million <= 0.0 && self.output_per_million <= 0.0 {
+            return None;
+        }
+        let per = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
+        Some(
+            per(usage.input_tokens, self.input_per_million)
+                + per(usage.output_tokens, self.output_per_million),
+        )
+    }
+}
+
+/// A model run's settings. The key is not here: it is passed to each
+/// request and to nothing else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// Where requests go, and the model.
+    pub endpoint: Endpoint,
+    /// A request still unanswered after this long is abandoned.
+    pub timeout_ms: u64,
+    /// Episodes run at the same time in a batch.
+    pub concurrency: u32,
+    /// Which failures are retried, and how often.
+    pub retry: RetryPolicy,
+    /// The coordinates the model is asked to answer in.
+    pub coords: CoordConvention,
+    /// How many past turns each request shows.
+    pub history: HistoryWindow,
+    /// Budget multiplier λ.
+    pub lambda: u32,
+    /// What is done to each picture before it is sent, if anything.
+    pub perturbation: Option<Perturbation>,
+    /// Seeds the perturbation's patches.
+    pub seed: u64,
+    /// Prices for the cost estimate.
+    pub prices: Prices,
+    /// How the device's views are drawn: static (the paper's) or live.
+    #[serde(default)]
+    pub render: RenderMode,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            endpoint: Endpoint {
+                flavor: Flavor::OpenAi,
+                base_url: "https://api.openai.com/v1".into(),
+                model: "gpt-4o".into(),
+                temperature: 0.0,
+                max_tokens: 512,
+            },
+            timeout_ms: 60_000,
+            concurrency: 2,
+            retry: RetryPolicy::default(),
+            coords: CoordConvention::Scale1000,
+            history: HistoryWindow::default(),
+            lambda: DEFAULT_LAMBDA,
+            perturbation: None,
+            seed: 0,
+            prices: Prices::default(),
+            render: RenderMode::Static,
+        }
+    }
+}
+
+impl AgentSettings {
+    /// Checks what a form may have got wrong, each problem saying what is
+    /// valid (the page's limits: at most 16 at once, a timeout of 1 s or
+    /// more).
+    pub fn problems(&self) -> Vec<String> {
+        self.problems_with(16, 1_000)
+    }
+
+    /// [`AgentSettings::problems`] with other limits on concurrency and
+    /// the timeout (`knoblab eval` allows more of both).
+    pub fn problems_with(&self, max_concurrency: u32, min_timeout_ms: u64) -> Vec<String> {
+        let mut out = Vec::new();
+        let base = self.endpoint.base_url.trim();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            out.push(format!(
+                "the base URL \"{base}\" must start with http:// or https://"
+            ));
+        }
+        if self.endpoint.model.trim().is_empty() {
+            out.push("the model name is empty".into());
+        }
+        if !(0.0..=2.0).contains(&self.endpoint.temperature) {
+            out.push(format!(
+                "temperature {} is outside 0–2",
+                self.endpoint.temperature
+            ));
+        }
+        if self.endpoint.max_tokens == 0 {
+            out.push("max tokens must be at least 1".into());
+        }
+        if self.timeout_ms < min_timeout_ms {
+            out.push(format!(
+                "the timeout must be at least {} s",
+                min_timeout_ms as f64 / 1_000.0
+            ));
+        }
+        if !(1..=max_concurrency).contains(&self.concurrency) {
+            out.push(format!(
+                "concurrency {} is outside 1–{max_concurrency}",
+                self.concurrency
+            ));
+        }
+        if self.lambda == 0 {
+            out.push("λ must be at least 1".into());
+        }
+        out
+    }
+
+    /// The trajectory settings of an episode played by `agent` with these
+    /// settings: model, endpoint (the base URL; no key exists here to
+    /// leak), λ, history, perturbation, seed, prompt version, and the rest
+    /// under their own keys.
+    pub fn trajectory_settings(&self, agent: &str) -> Settings {
+        let mut s = Settings::with_lambda(self.lambda);
+        s.agent = agent.to_string();
+        s.render = self.render;
+        s.model = Some(self.endpoint.model.clone());
+        s.endpoint = Some(self.endpoint.base_url.trim().to_string());
+        s.history = match self.history {
+            HistoryWindow::Full => None,
+            HistoryWindow::Last(n) => Some(n),
+        };
+        s.perturbation = self.perturbation.map(|p| p.to_string());
+        s.seed = Some(self.seed);
+        s.prompt_version = Some(PROMPT_VERSION.into());
+        let extra = [
+            ("api", json!(self.endpoint.flavor.name())),
+            ("history_window", json!(self.history.name())),
+            ("coords", json!(self.coords.name())),
+            ("temperature", json!(self.endpoint.temperature)),
+            ("max_tokens", json!(self.endpoint.max_tokens)),
+            ("timeout_ms", json!(self.timeout_ms)),
+            ("retries", json!(self.retry.retries)),
+            ("concurrency", json!(self.concurrency)),
+            ("prices", json!(self.prices)),
+        ];
+        for (k, v) in extra {
+            s.extra.insert(k.to_string(), v);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trajectory_settings_record_every_setting() {
+        let a = AgentSettings {
+            history: HistoryWindow::Full,
+            perturbation: Some(Perturbation::Blur { sigma: 3 }),
+            ..AgentSettings::default()
+        };
+        let s = a.trajectory_settings("model:gpt-4o");
+        let json = serde_json::to_value(&s).unwrap();
+        for key in [
+            "lambda",
+            "agent",
+            "model",
+            "endpoint",
+            "perturbation",
+            "seed",
+            "prompt_version",
+            "api",
+            "history_window",
+            "coords",
+            "temperature",
+            "max_tokens",
+            "timeout_ms",
+            "retries",
+            "concurrency",
+            "prices",
+        ] {
+            assert!(json.get(key).is_some(), "missing {key} in {json}");
+        }
+        assert_eq!(json["history_window"], "full");
+        assert_eq!(json["perturbation"], "blur:3");
+    }
+
+    #[test]
+    fn the_defaults_are_valid_and_bad_values_are_named() {
+        assert!(AgentSettings::default().problems().is_empty());
+        let mut a = AgentSettings::default();
+        a.endpoint.base_url = "api.openai.com".into();
+        a.concurrency = 0;
+        let p = a.problems();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].contains("http://"));
+    }
+}

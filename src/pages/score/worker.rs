@@ -1,0 +1,660 @@
+//! Scoring off the main thread: module Web Workers that load this very
+//! wasm module ([`crate::browser::module_worker`], whose Decision is
+//! one wasm build for the page and its workers; each instantiates the
+//! page's compiled `WebAssembly.Module`, posted to it, without compiling it
+//! again) and call [`knoblab_score_shard`] and [`knoblab_score_job`]. Each
+//! worker reads the dropped `File`s itself, so a big results set never
+//! passes through the page's thread; cancel is `Worker.terminate()`. A
+//! helper's shard and the job's outcome (about a megabyte of JSON each on
+//! a benchmark-sized set) travel as UTF-8 bytes in a transferred
+//! `Uint8Array`, never as a JS string: a string going into the module is
+//! copied a character at a time by wasm-bindgen's glue, and cloned again
+//! at each `postMessage`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+use crate::browser::js_message;
+use crate::browser::module_worker::{bytes_field, set, spawn, string_field};
+use knoblab_app::job::{self, InputFile, Job, JobOptions};
+use knoblab_score::epic::report::Shard;
+use knoblab_score::view::ItemView;
+
+/// The worker's script: load the module once, then for each job read its
+/// files (dropped `File`s or URLs of shipped samples), score them in Rust
+/// and post progress (JSON text) and the outcome (JSON bytes) back.
+const WORKER_JS: &str = r#"
+const FONT_PATH = "knoblab-font";
+let ready = null;
+// A job came: the warm-up stops after its round.
+let busy = false;
+const inbox = [];
+let wake = null;
+// Timing marks on the page's clock (`timeOrigin + now()`), sent with the
+// next message so the page records them (`performance.mark`).
+let marks = [];
+const mark = (name) => marks.push([name, performance.timeOrigin + performance.now()]);
+const post = (msg, transfer = []) => { msg.marks = marks; marks = []; self.postMessage(msg, transfer); };
+const next = () => inbox.length ? Promise.resolve() : new Promise((resolve) => { wake = resolve; });
+const message = (e) => String(e && e.message ? e.message : e);
+self.onmessage = async (event) => {
+  const msg = event.data;
+  if (msg.init) {
+    mark("module: start");
+    // The page's compiled module: instantiated here, not fetched and compiled again.
+    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.module }); mark("module: ready"); return m; });
+    return;
+  }
+  // The page's first spare worker warms the scoring code up, once per page
+  // load (`warm_up`): a round at a time, until a job comes.
+  // A warm-up that fails ends there, and its marks say why.
+  if (msg.warm !== undefined) {
+    let rounds = 0;
+    try {
+      const m = await ready;
+      mark("warm-up: start");
+      while (rounds < msg.warm.rounds && !busy) {
+        m.knoblab_warm_up(msg.warm.scale);
+        rounds += 1;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      mark(busy ? "warm-up: cut short" : "warm-up: done");
+    } catch (e) {
+      mark(`warm-up: failed after ${rounds} rounds: ${message(e)}`);
+    }
+    post({ warmed: rounds });
+    return;
+  }
+  // A helper's EPIC-Bench shard, forwarded by the page to the merging worker.
+  if (msg.shard !== undefined) {
+    mark("shard in");
+    inbox.push(msg.shard);
+    if (wake) { wake(); wake = null; }
+    return;
+  }
+  // An item's drill-down, scored again from the job kept in the module.
+  if (msg.item) {
+    const { file, index, id } = msg.item;
+    try {
+      const m = await ready;
+      self.postMessage({ item: m.knoblab_epic_item(file, index), id });
+    } catch (e) {
+      self.postMessage({ item: JSON.stringify({ error: message(e) }), id });
+    }
+    return;
+  }
+  try {
+    busy = true;
+    mark("job in");
+    // All files are read at once, not one after another, and while the
+    // module is still being instantiated (a worker not started ahead).
+    const read = async (files) => {
+      post({ progress: JSON.stringify({ done: 0, total: files.length, stage: `reading ${files.length > 3 ? `${files.length} files` : files.map((f) => f.path).join(", ")}` }) });
+      const buffers = await Promise.all(files.map(async (f) => {
+        if (f.file) return new Uint8Array(await f.file.arrayBuffer());
+        const response = await fetch(f.url);
+        if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
+        return new Uint8Array(await response.arrayBuffer());
+      }));
+      return [files.map((f) => f.path), buffers];
+    };
+    // The files go into the module once; every call below reads them there.
+    const reading = read(msg.files);
+    // Awaited below; this only keeps a read that fails before the module
+    // is ready from being reported as an unhandled rejection meanwhile.
+    reading.catch(() => {});
+    const m = await ready;
+    const files = await reading;
+    mark("bytes in");
+    m.knoblab_take_job(...files, msg.options);
+    mark("files read");
+    const { index, of } = msg.part;
+    // A helper scores its shard of the EPIC-Bench files and is done.
+    if (index > 0) {
+      const shard = m.knoblab_score_shard(index, of);
+      mark("shard scored");
+      post({ shard }, [shard.buffer]);
+      return;
+    }
+    // Library bundles are fetched only when a file needs them (trajectories).
+    if (msg.bundles.length && m.knoblab_job_needs_bundles()) {
+      for (const b of msg.bundles) {
+        post({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
+        const response = await fetch(b.url);
+        if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        // The generator's font: generated devices are drawn here when played.
+        if (b.path === FONT_PATH) { m.knoblab_provide_font(bytes); continue; }
+        m.knoblab_add_job_files([b.path], [bytes]);
+      }
+    }
+    // The merging worker scores its own shard, then merges each helper's
+    // as it comes.
+    if (of > 1) {
+      post({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
+      m.knoblab_merge_own_shard(of);
+      mark("shard scored");
+      for (let merged = 1; merged < of; merged++) {
+        await next();
+        m.knoblab_merge_shard(inbox.shift());
+        mark("shard merged");
+      }
+    }
+    const out = m.knoblab_score_job((p) => post({ progress: p }));
+    mark("job scored");
+    post({ done: out }, [out.buffer]);
+  } catch (e) {
+    post({ error: message(e) });
+  }
+};
+"#;
+
+#[wasm_bindgen(inline_js = r#"
+export function knoblab_record_marks(prefix, marks) {
+  if (!Array.isArray(marks)) return;
+  for (const [name, at] of marks) performance.mark(prefix + name, { startTime: Math.max(0, at - performance.timeOrigin) });
+}
+"#)]
+extern "C" {
+    /// Records a worker's `[name, time]` marks (times on the page's clock,
+    /// `timeOrigin + now()`) as the page's performance marks, each named
+    /// after its worker (`worker 1: shard scored`).
+    fn knoblab_record_marks(prefix: &str, marks: &JsValue);
+}
+
+/// Records the timing marks a worker's message carries.
+fn record_marks(worker: usize, data: &JsValue) {
+    if let Ok(marks) = js_sys::Reflect::get(data, &JsValue::from_str("marks")) {
+        knoblab_record_marks(&format!("worker {worker}: "), &marks);
+    }
+}
+
+/// The path under which the page sends the generator's font with the
+/// library's bundle files (the worker hands it to the core, not to the job).
+pub const FONT_JOB_PATH: &str = "knoblab-font";
+
+/// Gives the core the generator's font, so that the trajectories of
+/// generated devices are scored against devices drawn here.
+#[wasm_bindgen]
+pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
+    knoblab_devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The dropped files from their paths and bytes (in the same order).
+fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<InputFile> {
+    paths
+        .into_iter()
+        .zip(buffers)
+        .map(|(path, bytes)| InputFile {
+            path,
+            bytes: bytes.to_vec(),
+        })
+        .collect()
+}
+
+thread_local! {
+    /// This worker's job, read once ([`knoblab_take_job`]) and kept for
+    /// every call after (its shard, the merge, the drill-down): or why its
+    /// options could not be read.
+    static JOB: RefCell<Result<Job, String>> = RefCell::new(Err("no job was given to this worker".into()));
+    /// The merging worker's EPIC-Bench shards, merged as they come
+    /// ([`knoblab_merge_shard`]) until the job is run ([`knoblab_score_job`]).
+    static MERGING: RefCell<Option<job::Merging>> = const { RefCell::new(None) };
+    /// The warm-up's set ([`knoblab_warm_up`]), made once.
+    static WARM_UP: RefCell<Option<job::WarmUpSet>> = const { RefCell::new(None) };
+}
+
+/// A worker's first entry for a job: its files (paths and bytes in the
+/// same order, bundle files under [`job::BUNDLE_PREFIX`]) and options
+/// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]) and
+/// kept in the module for the calls that follow.
+#[wasm_bindgen]
+pub fn knoblab_take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, options: &str) {
+    let job = Job::from_worker(input_files(paths, buffers), options).map_err(|e| e.to_string());
+    JOB.with(|j| *j.borrow_mut() = job);
+    MERGING.with(|m| *m.borrow_mut() = None);
+}
+
+/// Adds files to the kept job (the library's bundles, fetched once the
+/// job is known to need them).
+#[wasm_bindgen]
+pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) {
+    JOB.with(|j| {
+        if let Ok(job) = j.borrow_mut().as_mut() {
+            job.add_files(input_files(paths, buffers));
+        }
+    });
+}
+
+/// Whether any of the kept job's files is scored against bundles
+/// (trajectories): [`Job::needs_bundles`].
+#[wasm_bindgen]
+pub fn knoblab_job_needs_bundles() -> bool {
+    JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::needs_bundles))
+}
+
+/// A spare worker's entry before any job, called once a round: scores the
+/// small synthetic EPIC-Bench set of a [`job::WarmUpSet`] (`scale` of the
+/// benchmark-sized one, made at the first call and kept) and keeps nothing
+/// else, so that the browser optimizes the scoring code before the first
+/// job needs it. Says how many samples were scored.
+#[wasm_bindgen]
+pub fn knoblab_warm_up(scale: f64) -> usize {
+    WARM_UP.with(|w| {
+        let mut w = w.borrow_mut();
+        let set = w.get_or_insert_with(|| job::WarmUpSet::new(scale));
+        set.score();
+        set.samples()
+    })
+}
+
+/// A worker's entry for its shard: shard `index` of `of` of every
+/// EPIC-Bench results file of the kept job, as the JSON list of
+/// [`job::EpicShardText`] the merging worker reads (`[]` when there is
+/// none, or the options are invalid: the merging worker then scores alone),
+/// in UTF-8 bytes.
+#[wasm_bindgen]
+pub fn knoblab_score_shard(index: usize, of: usize) -> Vec<u8> {
+    let shards = JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map(|job| job::epic_shard(job, Shard { index, of }))
+            .unwrap_or_default()
+    });
+    serde_json::to_vec(&shards).unwrap_or_else(|_| b"[]".to_vec())
+}
+
+/// The merging worker's entry for its own shard (the first of `of`):
+/// scored and merged as it is, not written as text
+/// ([`job::Merging::score_own`]).
+#[wasm_bindgen]
+pub fn knoblab_merge_own_shard(of: usize) {
+    JOB.with(|j| {
+        MERGING.with(|m| {
+            let mut m = m.borrow_mut();
+            let merging = m.get_or_insert_with(job::Merging::new);
+            match j.borrow().as_ref() {
+                Ok(job) => merging.score_own(job, Shard { index: 0, of }),
+                // No job: an empty list, as a helper without one sends.
+                Err(_) => merging.add("[]"),
+            }
+        })
+    });
+}
+
+/// The merging worker's entry for each helper's shard list (its UTF-8
+/// bytes), as it comes: merged at once ([`job::Merging::add`]). Bytes that
+/// are not UTF-8 are a list that cannot be read: still the worker's.
+#[wasm_bindgen]
+pub fn knoblab_merge_shard(shard: &[u8]) {
+    let text = std::str::from_utf8(shard).unwrap_or("");
+    MERGING.with(|m| {
+        m.borrow_mut()
+            .get_or_insert_with(job::Merging::new)
+            .add(text)
+    });
+}
+
+/// The merging worker's entry that runs the kept job, calling `progress`
+/// with JSON [`job::Progress`] values, with the shards merged so far
+/// ([`knoblab_merge_shard`]; none when one worker scores alone). Returns
+/// the JSON of [`job::Outcome`], or of `{"error": …}` when the options are
+/// invalid, in UTF-8 bytes.
+#[wasm_bindgen]
+pub fn knoblab_score_job(progress: &js_sys::Function) -> Vec<u8> {
+    let merging = MERGING.with(|m| m.borrow_mut().take()).unwrap_or_default();
+    let outcome = JOB.with(|j| {
+        j.borrow().as_ref().map_err(Clone::clone).map(|job| {
+            merging.finish(job, &mut |p| {
+                if let Ok(text) = serde_json::to_string(p) {
+                    let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
+                }
+            })
+        })
+    });
+    match outcome {
+        Ok(o) => serde_json::to_vec(&o).unwrap_or_else(|e| {
+            serde_json::json!({ "error": e.to_string() })
+                .to_string()
+                .into()
+        }),
+        Err(e) => serde_json::json!({ "error": e }).to_string().into(),
+    }
+}
+
+/// The merging worker's entry for a drill-down: item `index` of the
+/// EPIC-Bench results file `file` of the kept job ([`job::epic_item`]), as
+/// the JSON of its [`ItemView`], or of `{"error": …}`.
+#[wasm_bindgen]
+pub fn knoblab_epic_item(file: &str, index: usize) -> String {
+    let item = JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|job| job::epic_item(job, file, index).map_err(|e| e.to_string()))
+    });
+    match item {
+        Ok(item) => serde_json::to_string(&item)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+/// A file for a job: dropped (`File`) or shipped (a URL).
+#[derive(Clone)]
+pub enum Source {
+    /// A file dropped on the page.
+    File(web_sys::File),
+    /// A file shipped with the page, fetched from this URL.
+    Url(String),
+}
+
+/// One file of a job, as the worker receives it.
+#[derive(Clone)]
+pub struct JobFile {
+    /// Its path in the job, as in the dropped folder.
+    pub path: String,
+    /// Where its bytes come from.
+    pub source: Source,
+}
+
+/// What the worker says.
+pub enum Message {
+    /// How far the job is.
+    Progress(job::Progress),
+    /// The job finished: its [`job::Outcome`], as JSON (UTF-8 bytes).
+    Done(Vec<u8>),
+    /// The job failed: why.
+    Error(String),
+}
+
+thread_local! {
+    /// Workers started ahead of the next job ([`warm_up`]).
+    static SPARE: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
+    /// Whether a spare worker was told to warm the scoring code up (once
+    /// per page load: the optimized code stays with the module), and the
+    /// handler that records its marks until a job takes it.
+    static WARMING: RefCell<Option<OnMessage>> = const { RefCell::new(None) };
+}
+
+/// Starts the workers of the next job ahead of it, so that their module is
+/// instantiated while the visitor picks files, not after the drop. The
+/// first one the page starts also warms the scoring code up
+/// ([`knoblab_warm_up`], [`job::WARM_UP_ROUNDS`] rounds, fewer if a job
+/// comes first): one worker is enough, as every worker runs the same
+/// compiled module. Its marks are recorded as `spare worker: warm-up: …`
+/// until a job takes it.
+pub fn warm_up() {
+    let want = worker_count();
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        while spare.len() < want {
+            match spawn(WORKER_JS) {
+                Ok(w) => {
+                    WARMING.with(|warming| {
+                        let mut warming = warming.borrow_mut();
+                        if warming.is_none() {
+                            *warming = Some(start_warm_up(&w));
+                        }
+                    });
+                    spare.push(w)
+                }
+                Err(_) => break,
+            }
+        }
+    });
+}
+
+/// A worker's message handler, kept alive while it is set.
+type OnMessage = Closure<dyn FnMut(MessageEvent)>;
+
+/// Tells worker `w` to warm the scoring code up, and records the marks it
+/// posts when it is done; returns the handler, to be kept.
+fn start_warm_up(w: &Worker) -> OnMessage {
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        if let Ok(marks) = js_sys::Reflect::get(&event.data(), &JsValue::from_str("marks")) {
+            knoblab_record_marks("spare worker: ", &marks);
+        }
+    });
+    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let warm = js_sys::Object::new();
+    set(&warm, "scale", &JsValue::from_f64(job::WARM_UP_SCALE));
+    set(
+        &warm,
+        "rounds",
+        &JsValue::from_f64(job::WARM_UP_ROUNDS as f64),
+    );
+    let message = js_sys::Object::new();
+    set(&message, "warm", &warm);
+    let _ = w.post_message(&message);
+    on_message
+}
+
+/// Stops the workers started ahead of a job (the page is left).
+pub fn stand_down() {
+    SPARE.with(|spare| {
+        for w in spare.borrow_mut().drain(..) {
+            w.terminate();
+        }
+    });
+}
+
+/// A worker started ahead ([`warm_up`]), else a new one.
+fn take_or_spawn() -> Result<Worker, String> {
+    match SPARE.with(|spare| spare.borrow_mut().pop()) {
+        Some(w) => Ok(w),
+        None => spawn(WORKER_JS),
+    }
+}
+
+/// How many workers score a job on this machine ([`job::worker_count`]).
+fn worker_count() -> usize {
+    job::worker_count(window().navigator().hardware_concurrency())
+}
+
+/// A reply awaited from the merging worker: an item's drill-down.
+type ItemReply = Box<dyn FnOnce(Result<ItemView, String>)>;
+
+/// The drill-downs asked of the merging worker and not yet answered, by
+/// request number.
+#[derive(Default)]
+struct Pending {
+    next: u32,
+    waiting: Vec<(u32, ItemReply)>,
+}
+
+/// A job's workers: the merging worker and its helpers while it runs, the
+/// merging worker alone once it is done (it answers the drill-down,
+/// [`ScoreWorker::item`]). Dropping the handle does not stop them,
+/// [`ScoreWorker::cancel`] does.
+pub struct ScoreWorker {
+    workers: Vec<Worker>,
+    pending: Rc<RefCell<Pending>>,
+    _on_message: Vec<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+/// The job message of worker `index` of `of`.
+fn job_message(
+    files: &[JobFile],
+    bundles: &[JobFile],
+    options: &str,
+    index: usize,
+    of: usize,
+) -> js_sys::Object {
+    let list = |files: &[JobFile]| {
+        let list = js_sys::Array::new();
+        for f in files {
+            let o = js_sys::Object::new();
+            set(&o, "path", &JsValue::from_str(&f.path));
+            match &f.source {
+                Source::File(file) => set(&o, "file", file),
+                Source::Url(u) => set(&o, "url", &JsValue::from_str(u)),
+            }
+            list.push(&o);
+        }
+        list
+    };
+    let job = js_sys::Object::new();
+    set(&job, "files", &list(files));
+    set(&job, "bundles", &list(bundles));
+    set(&job, "options", &JsValue::from_str(options));
+    let part = js_sys::Object::new();
+    set(&part, "index", &JsValue::from_f64(index as f64));
+    set(&part, "of", &JsValue::from_f64(of as f64));
+    set(&job, "part", &part);
+    job
+}
+
+impl ScoreWorker {
+    /// Starts the workers, runs one job on them, and reports each message
+    /// of the merging worker. EPIC-Bench files are scored in shards, one
+    /// per worker; each helper sends its shard through the page to the
+    /// merging worker (worker 0), which merges them in the core.
+    pub fn start(
+        files: Vec<JobFile>,
+        bundles: Vec<JobFile>,
+        options: &JobOptions,
+        on_message: impl Fn(Message) + 'static,
+    ) -> Result<ScoreWorker, String> {
+        let of = worker_count();
+        let options = serde_json::to_string(options).map_err(|e| e.to_string())?;
+        let merger = take_or_spawn()?;
+        let pending = Rc::new(RefCell::new(Pending::default()));
+        let answered = pending.clone();
+        let on_merger = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let data = event.data();
+            record_marks(0, &data);
+            if let Some(item) = string_field(&data, "item") {
+                let id = js_sys::Reflect::get(&data, &JsValue::from_str("id"))
+                    .ok()
+                    .and_then(|v| v.as_f64());
+                let reply = {
+                    let mut p = answered.borrow_mut();
+                    let at = p
+                        .waiting
+                        .iter()
+                        .position(|(n, _)| Some(f64::from(*n)) == id);
+                    at.map(|i| p.waiting.remove(i).1)
+                };
+                if let Some(reply) = reply {
+                    reply(
+                        serde_json::from_str::<ItemView>(&item).map_err(|_| super::error_of(&item)),
+                    );
+                }
+            } else if let Some(p) = string_field(&data, "progress") {
+                if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
+                    on_message(Message::Progress(p));
+                }
+            } else if let Some(out) = bytes_field(&data, "done") {
+                on_message(Message::Done(out.to_vec()));
+            } else if let Some(e) = string_field(&data, "error") {
+                on_message(Message::Error(e));
+            }
+        });
+        merger.set_onmessage(Some(on_merger.as_ref().unchecked_ref()));
+        // The merging worker gets its job first: it has the most to do (the
+        // file's intake with its shard, then the merge and the report).
+        if let Err(e) = merger.post_message(&job_message(&files, &bundles, &options, 0, of)) {
+            merger.terminate();
+            return Err(js_message(&e));
+        }
+        let mut workers = vec![merger.clone()];
+        let mut closures = vec![on_merger];
+        // A helper that cannot start ends the job: the workers started stop.
+        let stop = |workers: &[Worker], e: String| {
+            for w in workers {
+                w.terminate();
+            }
+            Err(e)
+        };
+        for index in 1..of {
+            let helper = match take_or_spawn() {
+                Ok(h) => h,
+                Err(e) => return stop(&workers, e),
+            };
+            let (to, me) = (merger.clone(), helper.clone());
+            let on_helper = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                let data = event.data();
+                record_marks(index, &data);
+                // A helper that fails sends no shard: the merger then scores
+                // the files alone, and says why if they cannot be scored.
+                // The shard's bytes are passed on as they came (transferred,
+                // not copied), never decoded here.
+                let shard = match (bytes_field(&data, "shard"), string_field(&data, "error")) {
+                    (Some(s), _) => s,
+                    (None, Some(_)) => js_sys::Uint8Array::from(&b"[]"[..]),
+                    (None, None) => return,
+                };
+                let msg = js_sys::Object::new();
+                set(&msg, "shard", &shard);
+                let _ = to.post_message_with_transfer(&msg, &js_sys::Array::of1(&shard.buffer()));
+                me.terminate();
+            });
+            helper.set_onmessage(Some(on_helper.as_ref().unchecked_ref()));
+            let posted = helper.post_message(&job_message(&files, &[], &options, index, of));
+            workers.push(helper);
+            closures.push(on_helper);
+            if let Err(e) = posted {
+                return stop(&workers, js_message(&e));
+            }
+        }
+        Ok(ScoreWorker {
+            workers,
+            pending,
+            _on_message: closures,
+        })
+    }
+
+    /// Asks the merging worker, once the job is done, for the drill-down of
+    /// item `index` of the EPIC-Bench file `file` ([`job::epic_item`]);
+    /// `reply` gets it, or why not.
+    pub fn item(
+        &self,
+        file: &str,
+        index: usize,
+        reply: impl FnOnce(Result<ItemView, String>) + 'static,
+    ) {
+        let Some(merger) = self.workers.first() else {
+            reply(Err(
+                "the scoring worker is gone; score the files again".into()
+            ));
+            return;
+        };
+        let id = {
+            let mut p = self.pending.borrow_mut();
+            p.next = p.next.wrapping_add(1);
+            let id = p.next;
+            p.waiting.push((id, Box::new(reply)));
+            id
+        };
+        let ask = js_sys::Object::new();
+        set(&ask, "file", &JsValue::from_str(file));
+        set(&ask, "index", &JsValue::from_f64(index as f64));
+        set(&ask, "id", &JsValue::from_f64(f64::from(id)));
+        let msg = js_sys::Object::new();
+        set(&msg, "item", &ask);
+        if let Err(e) = merger.post_message(&msg) {
+            let reply = {
+                let mut p = self.pending.borrow_mut();
+                let at = p.waiting.iter().position(|(n, _)| *n == id);
+                at.map(|i| p.waiting.remove(i).1)
+            };
+            if let Some(reply) = reply {
+                reply(Err(js_message(&e)));
+            }
+        }
+    }
+
+    /// Stops the workers at once (cancel), and the drill-down with them.
+    pub fn cancel(&self) {
+        for w in &self.workers {
+            w.terminate();
+        }
+        self.pending.borrow_mut().waiting.clear();
+    }
+}
