@@ -105,9 +105,8 @@ lint() {
 }
 
 native() {
-  step "native tests (every crate but the page, whose one native part is its allocator)"
+  step "native tests (every crate; natively the page is only its allocator)"
   cargo test
-  cargo test -p knoblab-page --lib
 }
 
 wasm_test() {

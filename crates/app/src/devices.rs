@@ -225,21 +225,82 @@ pub fn open_entry_in(root: &std::path::Path, entry: &LibraryEntry) -> Checked {
     open_entry(entry, files)
 }
 
-/// The bundle at `path`, or, when nothing is there and `path` is a
-/// generated device's id (`lamp-g0001`), that device made now through
-/// [`open_entry`]. The one place a path or an id becomes a device, for
-/// `validate`, `run`, `eval` and whatever else is given devices by name.
+/// What a device name given by a user names: the bundle at a path (a
+/// folder, a zip or a single JSON file), or, when nothing is at that path
+/// and the name is a generated device's id (`lamp-g0001`), that device.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeviceName {
+    /// A bundle on disk (or nothing there: the loader then says so).
+    Path(std::path::PathBuf),
+    /// A generated device of this build's library, made when opened.
+    Generated(LibraryEntry),
+}
+
+impl DeviceName {
+    /// The one reading of a device name, for every command and face.
+    pub fn resolve(name: &std::path::Path) -> DeviceName {
+        if !name.exists() {
+            if let Some(entry) = name.to_str().and_then(|id| generated_entry(id.trim())) {
+                return DeviceName::Generated(entry);
+            }
+        }
+        DeviceName::Path(name.to_path_buf())
+    }
+}
+
+/// A device name checked: the bundle and every problem found, for
+/// `knoblab validate` (a generated id is made and checked like a folder).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn load_device(path: &std::path::Path) -> Result<Bundle, OpenError> {
-    if !path.exists() {
-        if let Some(entry) = path.to_str().and_then(generated_entry) {
-            return open_entry(&entry, Vec::new())
+pub fn check_device(name: &std::path::Path) -> Checked {
+    match DeviceName::resolve(name) {
+        DeviceName::Generated(entry) => open_entry(&entry, Vec::new()),
+        DeviceName::Path(path) => knoblab_core::bundle::check_path(&path),
+    }
+}
+
+/// The bundle a device name names ([`DeviceName::resolve`]), loaded: the
+/// one place a path or an id becomes a device, for `validate`, `run`,
+/// `eval`, Python and whatever else is given devices by name.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_device(name: &std::path::Path) -> Result<Bundle, OpenError> {
+    match DeviceName::resolve(name) {
+        DeviceName::Generated(entry) => {
+            open_entry(&entry, Vec::new())
                 .into_result()
                 .map_err(|problem| OpenError::Generated {
                     id: entry.id.clone(),
                     problem,
-                });
+                })
         }
+        DeviceName::Path(path) => knoblab_core::bundle::load_path(&path).map_err(OpenError::Load),
     }
-    knoblab_core::bundle::load_path(path).map_err(OpenError::Load)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_generated_id_and_a_folder_are_both_device_names() {
+        assert!(matches!(
+            DeviceName::resolve(std::path::Path::new("lamp-g0003")),
+            DeviceName::Generated(e) if e.id == "lamp-g0003"
+        ));
+        let kettle = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/kettle");
+        assert!(matches!(
+            DeviceName::resolve(std::path::Path::new(kettle)),
+            DeviceName::Path(_)
+        ));
+        // Neither: left to the loader, which names the path.
+        assert!(matches!(
+            DeviceName::resolve(std::path::Path::new("lamp-x9999")),
+            DeviceName::Path(_)
+        ));
+        let checked = check_device(std::path::Path::new("lamp-g0003"));
+        assert!(checked.bundle.is_some(), "{:?}", checked.diagnostics);
+        assert_eq!(
+            load_device(std::path::Path::new("lamp-g0003")).map(|b| b.manifest.id),
+            Ok("lamp-g0003".to_string())
+        );
+    }
 }

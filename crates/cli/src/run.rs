@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let spec = AgentSpec::parse(&args.agent)?;
+    let spec = AgentSpec::for_run(&args.agent)?;
     // Input layer (#23): λ within its cap, and --out never one of the inputs.
     knoblab_core::input::limits::check_lambda(args.lambda)?;
     let script = match &spec {
@@ -61,6 +61,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         AgentSpec::Script { path } => {
             let text = read_text_bounded(std::path::Path::new(path))?;
             Box::new(ScriptAgent::from_text(&settings.agent, &text))
+        }
+        // AgentSpec::for_run refused these above.
+        AgentSpec::Model | AgentSpec::Replay { .. } => {
+            anyhow::bail!("knoblab run plays no model: use knoblab eval")
         }
     };
     let ids: Vec<&str> = match args.task.as_deref() {

@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use knoblab_core::bundle::{check_path, Checked};
+use knoblab_app::devices::check_device;
+use knoblab_core::bundle::Checked;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Bundle folders, zips or single JSON files.
+    /// Bundle folders, zips or single JSON files, or generated devices' ids.
     #[arg(required = true)]
     pub bundles: Vec<PathBuf>,
     /// Print one JSON document: per bundle, its summary or its problems.
@@ -18,7 +19,7 @@ pub struct Args {
 /// Checks each bundle; exit code 1 when any has an error (warnings do not
 /// fail), 0 otherwise.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let checked: Vec<Checked> = args.bundles.iter().map(|p| check_path(p)).collect();
+    let checked: Vec<Checked> = args.bundles.iter().map(|p| check_device(p)).collect();
     if args.json {
         let reports: Vec<serde_json::Value> = checked.iter().map(json_report).collect();
         super::out::json(&reports)?;

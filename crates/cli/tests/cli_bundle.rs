@@ -41,6 +41,28 @@ fn validate_says_ok_with_a_summary_and_exits_0() {
     assert!(lines[1].starts_with("kettle-panel: ok: kettle-panel-0001"));
 }
 
+/// Every command reads device names by one rule (issue #45): a generated
+/// device's id is a device for `validate` as it is for `run`.
+#[test]
+fn validate_and_run_take_a_generated_devices_id() {
+    let (code, stdout, stderr) = knoblab(&["validate", "lamp-g0003"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("lamp-g0003: ok: lamp-g0003 (Lamp),"),
+        "{stdout}"
+    );
+    let out =
+        std::env::temp_dir().join(format!("knoblab-validate-run-{}.jsonl", std::process::id()));
+    let out_arg = out.display().to_string();
+    let (code, _, stderr) = knoblab(&["run", "lamp-g0003", "--agent", "oracle", "--out", &out_arg]);
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(code, 0, "{stderr}");
+    // Neither a path nor a generated id: the loader names it.
+    let (code, stdout, _) = knoblab(&["validate", "lamp-x9999"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("lamp-x9999: cannot open it"), "{stdout}");
+}
+
 #[test]
 fn validate_lists_problems_and_exits_1_on_errors() {
     let (code, stdout, _) = knoblab(&["validate", "kettle", "broken/many_problems"]);

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use knoblab_core::bundle::Bundle;
 use knoblab_core::sim::RenderMode;
+use knoblab_eval::agents::{AgentSpec, AgentSpecError};
 use knoblab_eval::vlm::{
     AgentSettings, ApiKey, CoordConvention, Flavor, HistoryWindow, Perturbation, Prices,
     RecordedAnswers, RetryPolicy, Source,
@@ -134,33 +135,43 @@ fn perturbation(text: &str) -> Result<Option<Perturbation>, EvalError> {
 }
 
 impl RunArgs {
-    /// Who plays, and a replay's file (read within the core's bound).
+    /// Who plays, and a replay's file (read within the core's bound). The
+    /// name is read by the one agent-name reader
+    /// ([`knoblab_eval::agents::AgentSpec`]); a run plays a model, a
+    /// replay, the oracle or the random agent (seeded by `seed`).
     pub fn source(&self) -> Result<(Source, Option<(RecordedAnswers, String)>), EvalError> {
-        match self.agent.trim() {
-            "model" => Ok((Source::Model, None)),
-            "oracle" => Ok((Source::Oracle, None)),
-            "random" => Ok((Source::Random, None)),
-            other => match other.strip_prefix("replay:") {
-                Some(file) => {
-                    let path = Path::new(file);
-                    let load = |message: String| EvalError::Load {
-                        path: file.to_string(),
-                        message,
-                    };
-                    let bytes = knoblab_core::input::fs::read_regular(
-                        path,
-                        knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
-                    )
-                    .map_err(|e| load(e.to_string()))?;
-                    let text = knoblab_core::input::text::decode_owned(bytes)
-                        .map_err(|e| load(format!("the replay file: {e}")))?;
-                    let replay = RecordedAnswers::parse(&text).map_err(|e| load(e.to_string()))?;
-                    Ok((Source::Replay, Some((replay, text))))
-                }
-                None => Err(option(format!(
-                    "unknown --agent \"{other}\": expected model, oracle, random or replay:FILE"
-                ))),
-            },
+        let unknown = || {
+            option(format!(
+                "unknown --agent \"{}\": expected model, oracle, random or replay:FILE",
+                self.agent.trim()
+            ))
+        };
+        match AgentSpec::parse(&self.agent) {
+            Ok(AgentSpec::Model) => Ok((Source::Model, None)),
+            Ok(AgentSpec::Oracle) => Ok((Source::Oracle, None)),
+            // `random:SEED` is `knoblab run`'s form; a run seeds with `seed`.
+            Ok(AgentSpec::Random { .. }) if !self.agent.contains(':') => Ok((Source::Random, None)),
+            Ok(AgentSpec::Replay { path: file }) => {
+                let path = Path::new(&file);
+                let load = |message: String| EvalError::Load {
+                    path: file.clone(),
+                    message,
+                };
+                let bytes = knoblab_core::input::fs::read_regular(
+                    path,
+                    knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
+                )
+                .map_err(|e| load(e.to_string()))?;
+                let text = knoblab_core::input::text::decode_owned(bytes)
+                    .map_err(|e| load(format!("the replay file: {e}")))?;
+                let replay = RecordedAnswers::parse(&text).map_err(|e| load(e.to_string()))?;
+                Ok((Source::Replay, Some((replay, text))))
+            }
+            Ok(_) => Err(unknown()),
+            Err(AgentSpecError::NoFile { form }) => Err(option(format!(
+                "--agent {form}: needs a file, as in {form}:run.jsonl"
+            ))),
+            Err(_) => Err(unknown()),
         }
     }
 

@@ -125,8 +125,11 @@ impl<A: Agent + ?Sized> Agent for &mut A {
     }
 }
 
-/// Which agent a command line asked for: `oracle`, `random[:SEED]` or
-/// `script:FILE`.
+/// Which agent a command line, a keyword argument or a form asked for:
+/// the one reader of agent names (`knoblab run --agent`, `knoblab eval
+/// --agent`, `knoblab.evaluate(agent=…)`). Each command then says which of
+/// them it plays ([`AgentSpec::for_run`], and `knoblab_app::run`'s
+/// `RunArgs::source`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentSpec {
     /// The oracle: an optimal path from the planner.
@@ -141,16 +144,26 @@ pub enum AgentSpec {
         /// The script file, one action a line.
         path: String,
     },
+    /// A model behind an HTTP API.
+    Model,
+    /// A model's answers read back from the trajectory file at `path`.
+    Replay {
+        /// The recorded trajectory file.
+        path: String,
+    },
 }
 
-/// An agent name that is none of the known forms.
+/// An agent name that is none of the known forms, or one the command
+/// does not play.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AgentSpecError {
-    #[error("unknown agent \"{found}\": expected oracle, random, random:SEED or script:FILE")]
-    /// A name of no known agent.
+    #[error("unknown agent \"{found}\": expected {expected}")]
+    /// A name of no known agent (or of none the command plays).
     Unknown {
         /// The name given.
         found: String,
+        /// The names the command takes.
+        expected: &'static str,
     },
     #[error("the seed \"{found}\" of random:SEED is not a whole number")]
     /// `random:` followed by something that is not a whole number.
@@ -158,17 +171,22 @@ pub enum AgentSpecError {
         /// What followed `random:`.
         found: String,
     },
-    #[error("script: needs a file, as in script:moves.txt")]
-    /// `script:` with no file after it.
-    NoScript,
+    #[error("{form}: needs a file, as in {form}:moves.txt")]
+    /// `script:` or `replay:` with no file after it.
+    NoFile {
+        /// `script` or `replay`.
+        form: &'static str,
+    },
 }
 
 impl AgentSpec {
-    /// Reads `oracle`, `random`, `random:SEED` or `script:FILE`.
+    /// Reads `oracle`, `random`, `random:SEED`, `script:FILE`, `model` or
+    /// `replay:FILE` (names in any case, spaces around them ignored).
     ///
     /// ```
     /// use knoblab_eval::agents::AgentSpec;
     /// assert_eq!(AgentSpec::parse("random:7"), Ok(AgentSpec::Random { seed: 7 }));
+    /// assert_eq!(AgentSpec::parse(" Model "), Ok(AgentSpec::Model));
     /// assert!(AgentSpec::parse("human").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<AgentSpec, AgentSpecError> {
@@ -177,8 +195,17 @@ impl AgentSpec {
             Some((h, r)) => (h, Some(r)),
             None => (text, None),
         };
+        let file = |form: &'static str, p: &str| {
+            let p = p.trim();
+            if p.is_empty() {
+                Err(AgentSpecError::NoFile { form })
+            } else {
+                Ok(p.to_string())
+            }
+        };
         match (head.to_ascii_lowercase().as_str(), rest) {
             ("oracle", None) => Ok(AgentSpec::Oracle),
+            ("model", None) => Ok(AgentSpec::Model),
             ("random", None) => Ok(AgentSpec::Random { seed: 0 }),
             ("random", Some(s)) => s
                 .trim()
@@ -187,13 +214,31 @@ impl AgentSpec {
                 .map_err(|_| AgentSpecError::BadSeed {
                     found: s.to_string(),
                 }),
-            ("script", Some(p)) if !p.trim().is_empty() => Ok(AgentSpec::Script {
-                path: p.trim().to_string(),
-            }),
-            ("script", _) => Err(AgentSpecError::NoScript),
+            ("script", Some(p)) => file("script", p).map(|path| AgentSpec::Script { path }),
+            ("script", None) => Err(AgentSpecError::NoFile { form: "script" }),
+            ("replay", Some(p)) => file("replay", p).map(|path| AgentSpec::Replay { path }),
+            ("replay", None) => Err(AgentSpecError::NoFile { form: "replay" }),
             _ => Err(AgentSpecError::Unknown {
                 found: text.to_string(),
+                expected: "oracle, random, random:SEED, script:FILE, model or replay:FILE",
             }),
+        }
+    }
+
+    /// The agents `knoblab run` plays (it has no model client): the
+    /// oracle, the random agent and a script; any other name is refused
+    /// with the names it takes (a model or a replay plays through
+    /// `knoblab eval`).
+    pub fn for_run(text: &str) -> Result<AgentSpec, AgentSpecError> {
+        const EXPECTED: &str = "oracle, random, random:SEED or script:FILE \
+            (a model or a replay plays through knoblab eval)";
+        match AgentSpec::parse(text) {
+            Ok(AgentSpec::Model | AgentSpec::Replay { .. })
+            | Err(AgentSpecError::Unknown { .. }) => Err(AgentSpecError::Unknown {
+                found: text.trim().to_string(),
+                expected: EXPECTED,
+            }),
+            other => other,
         }
     }
 }
