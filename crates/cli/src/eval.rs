@@ -263,3 +263,93 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => ExitCode::SUCCESS,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    /// `knoblab eval`'s flags alone, as a command of their own.
+    #[derive(Debug, Parser)]
+    struct Eval {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    /// Flags of `knoblab eval` that are not run options: the output and
+    /// how the result is shown.
+    const NOT_OPTIONS: [&str; 3] = ["out", "json", "quiet"];
+
+    fn parse(extra: &[&str]) -> RunArgs {
+        let mut argv = vec!["eval", "--out", "run.jsonl"];
+        argv.extend_from_slice(extra);
+        Eval::try_parse_from(argv).unwrap().args.run_args()
+    }
+
+    /// One place for a run's options (issue #45): every flag but the
+    /// output's is a field of the typed options, and every field a flag.
+    #[test]
+    fn the_flags_are_the_run_options_by_name() {
+        let flags: Vec<String> = Eval::command()
+            .get_arguments()
+            .map(|a| a.get_id().as_str().to_string())
+            .filter(|id| !NOT_OPTIONS.contains(&id.as_str()))
+            .collect();
+        assert_eq!(flags, RunArgs::field_names());
+    }
+
+    /// With no flag, the options are the typed set's defaults.
+    #[test]
+    fn the_flags_defaults_are_the_run_options_defaults() {
+        assert_eq!(parse(&[]), RunArgs::default());
+    }
+
+    /// Each flag sets its own field and no other: one flag at a time with
+    /// a value unlike its default, compared field by field (as serde
+    /// writes them) with the defaults.
+    #[test]
+    fn each_flag_sets_its_own_field() {
+        let given: [(&str, &[&str]); 28] = [
+            ("bundles", &["a", "b"]),
+            ("library", &["--library", "lib.json"]),
+            ("devices", &["--devices", "x,y"]),
+            ("categories", &["--categories", "Lamp"]),
+            ("tasks", &["--tasks", "t1"]),
+            ("repeats", &["--repeats", "3"]),
+            ("agent", &["--agent", "oracle"]),
+            ("api", &["--api", "anthropic"]),
+            ("base_url", &["--base-url", "http://h/v1"]),
+            ("model", &["--model", "m"]),
+            ("api_key_env", &["--api-key-env", "K"]),
+            ("concurrency", &["--concurrency", "9"]),
+            ("lambda", &["--lambda", "2"]),
+            ("history", &["--history", "full"]),
+            ("coords", &["--coords", "0-1"]),
+            ("perturb", &["--perturb", "jpeg:50"]),
+            ("seed", &["--seed", "7"]),
+            ("temperature", &["--temperature", "0.5"]),
+            ("max_tokens", &["--max-tokens", "64"]),
+            ("timeout", &["--timeout", "5"]),
+            ("retries", &["--retries", "0"]),
+            ("backoff", &["--backoff", "2.5"]),
+            ("price_in", &["--price-in", "1.5"]),
+            ("price_out", &["--price-out", "2"]),
+            ("max_cost", &["--max-cost", "10"]),
+            ("render", &["--render", "live"]),
+            ("library", &["--library", "other.json"]),
+            ("seed", &["--seed", "8"]),
+        ];
+        let defaults = serde_json::to_value(RunArgs::default()).unwrap();
+        let mut covered = std::collections::BTreeSet::new();
+        for (field, flags) in given {
+            let parsed = serde_json::to_value(parse(flags)).unwrap();
+            for name in RunArgs::field_names() {
+                let same = parsed[&name] == defaults[&name];
+                assert_eq!(same, name != field, "{flags:?} and the field {name}");
+            }
+            covered.insert(field.to_string());
+        }
+        let all: std::collections::BTreeSet<String> = RunArgs::field_names().into_iter().collect();
+        assert_eq!(covered, all, "a run option without a flag in this test");
+    }
+}

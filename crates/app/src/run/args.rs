@@ -1,10 +1,16 @@
 //! A run's options as a person gives them (text and numbers), turned into
-//! a plan and the runner's options. `knoblab eval` fills [`RunArgs`] from
-//! its flags and `knoblab.evaluate` from its keyword arguments, so both
-//! read every option by the same rules, with the same defaults and the
-//! same messages.
+//! a plan and the runner's options: the one typed set of a run's options.
+//! `knoblab eval` fills [`RunArgs`] from its flags and `knoblab.evaluate`
+//! from its keyword arguments, so both read every option by the same
+//! rules, with the same defaults and the same messages; a test of each
+//! face checks its flags or arguments against [`RunArgs::field_names`] and
+//! [`RunArgs::default`], field by field. It is serde, so a run's options
+//! can be written down and read back (`{"lambda": 3, "agent": "oracle"}`;
+//! a field left out keeps its default, an unknown one is refused).
 
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use knoblab_core::bundle::Bundle;
 use knoblab_core::sim::RenderMode;
@@ -24,7 +30,8 @@ pub const MAX_CONCURRENCY: u32 = 256;
 /// The options of `knoblab eval` (its flags, by the same names), but the
 /// output file and how progress is shown. [`Default`] gives the flags'
 /// defaults.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RunArgs {
     /// Bundles to play; without any, the devices of `library`.
     pub bundles: Vec<PathBuf>,
@@ -135,6 +142,16 @@ fn perturbation(text: &str) -> Result<Option<Perturbation>, EvalError> {
 }
 
 impl RunArgs {
+    /// Every option's name, in order (the fields as serde writes them):
+    /// what the faces' flags, keyword arguments and form are checked
+    /// against.
+    pub fn field_names() -> Vec<String> {
+        match serde_json::to_value(RunArgs::default()) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Who plays, and a replay's file (read within the core's bound). The
     /// name is read by the one agent-name reader
     /// ([`knoblab_eval::agents::AgentSpec`]); a run plays a model, a
@@ -304,6 +321,42 @@ mod tests {
     use super::*;
 
     const KETTLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/kettle");
+
+    /// The page's form starts from the agent's default settings
+    /// (`AgentSettings::default`), the CLI and Python from
+    /// `RunArgs::default`: the two agree on every setting but the ones
+    /// the page chooses apart — episodes in flight (2 in a browser tab,
+    /// which shares its connections; 4 natively) and a model and base URL
+    /// to start the form with (a run from the CLI or Python must name them).
+    #[test]
+    fn the_page_forms_defaults_are_the_run_options_defaults() {
+        let from_args = RunArgs::default().settings(Source::Oracle).unwrap();
+        let mut page = AgentSettings::default();
+        assert_eq!(page.concurrency, 2);
+        assert_eq!(from_args.concurrency, 4);
+        page.concurrency = from_args.concurrency;
+        page.endpoint.base_url = from_args.endpoint.base_url.clone();
+        page.endpoint.model = from_args.endpoint.model.clone();
+        assert_eq!(from_args, page);
+    }
+
+    /// The options read back from what serde writes, and a field left out
+    /// keeps its default; an unknown one is refused, naming it.
+    #[test]
+    fn the_options_are_serde_with_defaults_and_no_unknown_fields() {
+        let args = RunArgs {
+            lambda: 3,
+            agent: "oracle".into(),
+            ..RunArgs::default()
+        };
+        let text = serde_json::to_string(&args).unwrap();
+        assert_eq!(serde_json::from_str::<RunArgs>(&text).unwrap(), args);
+        let partial: RunArgs = serde_json::from_str(r#"{"lambda": 3, "agent": "oracle"}"#).unwrap();
+        assert_eq!(partial, args);
+        let err = serde_json::from_str::<RunArgs>(r#"{"lamda": 3}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `lamda`"), "{err}");
+        assert_eq!(RunArgs::field_names().len(), 26);
+    }
 
     #[test]
     fn a_model_run_needs_its_base_url_and_model() {
