@@ -1,3 +1,7 @@
+// Over 600 lines: the compiled-in inputs, making a device on demand and checking it against
+// the committed manifest share Inputs and GeneratedError; the manifest's hashes
+// and the checks that read them belong together.
+
 //! The generated part of the library: the variants of every category
 //! ([`super::vary`]), made on demand from the committed descriptions, and
 //! their manifest (`data/generated.json`): per device its id, category,

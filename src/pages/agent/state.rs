@@ -1,3 +1,6 @@
+// Over 600 lines: the Agent page's state and every event of a batch that changes it are one
+// state machine, read together.
+
 //! The page's state and what drives it: starting a run from the form,
 //! resuming a stored batch, and what each event of a batch changes.
 

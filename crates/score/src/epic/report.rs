@@ -1,3 +1,7 @@
+// Over 600 lines: a scoring run's stages (detect the input, format, score both passes, shard
+// and merge, compare with an official file) share Run and Report, and the
+// page's shards and the CLI's whole run must assemble the same document.
+
 //! A whole scoring run: input detection (raw, std_format, official
 //! `*_full.json`), official and corrected scoring side by side, GT coverage,
 //! and the JSON and table renderings the CLI and the page show.

@@ -1,3 +1,8 @@
+// Over 600 lines: one record to one official result is one dispatch: the per-task scoring, the
+// detail and response serialisations that must equal the official output byte
+// for byte (epic-official.md §2.1, §11) and the quirks are read together when
+// checking parity.
+
 //! One std_format record → one official per-sample result (§2.1, §11):
 //! task dispatch, GT fields, component scores, weights, errors, the
 //! invalid flag, and the quirks that decided the score.

@@ -1,3 +1,7 @@
+// Over 600 lines: the report's serde types (what the page draws and --json prints, with a doc
+// line per field: about half the file) and the tallies that fill them are one
+// schema; the next cut is the types into a file of their own.
+
 //! The SWITCH report: every item scored, then the paper's tables.
 //!
 //! Predictions are matched to items, each item is scored ([`super::extract`]

@@ -1,3 +1,6 @@
+// Over 600 lines: both SWITCH layouts (the paper's and the leaderboard's) read the same report
+// and share their row builders.
+
 //! The SWITCH report view, in either layout ([`Layout`]).
 //!
 //! - The paper's: the eight skill columns under their three groups and
