@@ -368,6 +368,31 @@ fn lambda_past_its_cap_is_refused_before_running() {
     assert!(!out.exists());
 }
 
+/// λ below its domain (issue #47): `--lambda 0` would end every episode
+/// before its first step; it is refused, naming the domain, and nothing is
+/// written.
+#[test]
+fn lambda_zero_is_refused_before_running() {
+    let dir = scratch("lambda0");
+    let out = dir.join("out.jsonl");
+    let (code, _, err) = knoblab(&[
+        "run",
+        KETTLE,
+        "--agent",
+        "oracle",
+        "--lambda",
+        "0",
+        "--out",
+        &s(&out),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("λ = 0 is outside its domain") && err.contains("at least 1"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
 // ---- numbers that can be trusted ----------------------------------------------
 
 fn metrics_of(dir: &Path, name: &str, lines: &[String]) -> (i32, String, String) {

@@ -111,6 +111,16 @@ pub enum InputError {
     /// A zip archive could not be read or exceeds a bound.
     #[error("{0}")]
     Zip(String),
+    /// An option's value is outside its domain.
+    #[error("{what} = {found} is outside its domain: {expected}")]
+    OutOfDomain {
+        /// The option (`λ`).
+        what: &'static str,
+        /// The value given.
+        found: String,
+        /// What would be valid, and why.
+        expected: &'static str,
+    },
     /// A count exceeds its cap.
     #[error("{what}: {found} found; at most {cap} are accepted ({why})")]
     TooMany {
