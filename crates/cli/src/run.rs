@@ -5,9 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use knoblab_app::run::{Finished, Output};
+use knoblab_core::input::text::escape_controls;
 use knoblab_core::sim::{RenderMode, Settings};
 use knoblab_eval::agents::{run_episode, Agent, AgentSpec, Oracle, RandomAgent, ScriptAgent};
 
@@ -74,23 +73,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The file starts empty with the first episode; each is appended,
     // whole and synced, as it ends, so an interrupted run keeps what
     // finished.
+    // An older file at --out stays whole until the first episode's line is
+    // complete: that line is written beside it and renamed over it (#47).
     let mut output: Option<Output> = None;
     let mut trajectories = Vec::with_capacity(ids.len());
     for id in ids {
         let t = run_episode(&bundle, id, agent.as_mut(), &settings)?;
-        let out = match output.as_mut() {
-            Some(o) => o,
+        match output.as_mut() {
+            Some(out) => out.append_line(&t)?,
             None => {
-                std::fs::write(&args.out, "")
-                    .with_context(|| format!("writing {}", args.out.display()))?;
-                output.insert(Output::open(&args.out, &Finished::default(), false)?)
+                let line = serde_json::to_string(&t)? + "\n";
+                knoblab_core::input::fs::write_atomic(&args.out, line.as_bytes())?;
+                output = Some(Output::open(&args.out, &Finished::default(), false)?);
             }
-        };
-        out.append_line(&t)?;
+        }
         trajectories.push(t);
     }
     if output.is_none() {
-        std::fs::write(&args.out, "").with_context(|| format!("writing {}", args.out.display()))?;
+        knoblab_core::input::fs::write_atomic(&args.out, b"")?;
     }
 
     let mut stdout = std::io::stdout().lock();
@@ -102,10 +102,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             "stopped"
         };
+        // A task id comes from the bundle: its control characters are
+        // shown escaped, never sent to the terminal (#47).
         writeln!(
             stdout,
             "{}: {}/{} goals in {} steps ({end})",
-            t.task_id,
+            escape_controls(&t.task_id),
             t.goals_reached,
             t.goals_total,
             t.steps.len()

@@ -669,6 +669,58 @@ fn control_characters_from_a_bundle_are_escaped() {
     assert!(out.contains("kettle\\u{1b}[2J\\u{d}FAKE OK"), "{out}");
 }
 
+/// `run` prints task ids from the bundle: escaped as `validate` does
+/// (issue #47), never sent raw to the terminal.
+#[test]
+fn run_escapes_control_characters_from_a_bundle() {
+    let dir = scratch("run-escapes");
+    let bundle = kettle_copy(&dir);
+    let tasks = bundle.join("tasks.json");
+    let text = std::fs::read_to_string(&tasks)
+        .unwrap()
+        .replace("\"boil\"", "\"boil\\u001b[2J\\rFAKE\"");
+    std::fs::write(&tasks, text).unwrap();
+    let out = dir.join("out.jsonl");
+    let (code, stdout, err) =
+        knoblab(&["run", &s(&bundle), "--agent", "oracle", "--out", &s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\r'),
+        "{stdout:?}"
+    );
+    assert!(stdout.contains("boil\\u{1b}[2J\\u{d}FAKE: "), "{stdout}");
+}
+
+/// `run` over an older results file (issue #47): the old file is replaced
+/// whole, never truncated in place, so a run killed as it starts writing
+/// leaves the old results or a whole first line. Held open from before the
+/// run, the old file still reads as it was: it was replaced by a rename,
+/// not written over.
+#[test]
+fn run_replaces_an_older_results_file_whole() {
+    let dir = scratch("run-replace");
+    let out = dir.join("out.jsonl");
+    std::fs::write(&out, "old results\n").unwrap();
+    let mut held = std::fs::File::open(&out).unwrap();
+    let (code, _, err) = knoblab(&["run", KETTLE, "--agent", "oracle", "--out", &s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    let mut old = String::new();
+    std::io::Read::read_to_string(&mut held, &mut old).unwrap();
+    assert_eq!(old, "old results\n");
+    let new = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(new.lines().count(), 3, "{new}");
+    assert!(
+        new.lines().all(|l| l.starts_with('{') && l.ends_with('}')),
+        "{new}"
+    );
+    // No temporary file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("out.jsonl")]);
+}
+
 // ---- encodings and duplicate keys -------------------------------------------
 
 #[test]
