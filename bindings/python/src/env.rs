@@ -10,6 +10,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use knoblab_core::bundle::Bundle;
 use knoblab_core::metrics;
+use knoblab_core::sim::render::Renderer;
 use knoblab_core::sim::{Info, Observation, OwnedEpisode, RenderMode, Settings, SimError};
 use knoblab_eval::play::optimal_path;
 use knoblab_eval::play::session::Session;
@@ -50,27 +51,35 @@ pub(crate) struct Episode {
     size: (u32, u32),
     with_picture: bool,
     task: String,
-    // Static pictures: one per view, decoded and scaled once. Live ones
-    // are drawn by the core for the current state at each step.
+    // Static pictures: one per view, decoded and scaled once (also what a
+    // live view shows in a state that lays nothing on it). Live ones are
+    // drawn by the core for the current state at each step.
     pictures: HashMap<String, Rgb>,
 }
 
 impl Episode {
     /// The current view's picture at the episode's size.
     fn current_picture(&mut self) -> Result<Rgb, Raised> {
-        let view = self
-            .episode
-            .observation()
-            .ok_or_else(|| errors::sim(SimError::NotReset))?
-            .view;
-        self.picture_of(view)
+        let not_reset = || errors::sim(SimError::NotReset);
+        let view = self.episode.observation().ok_or_else(not_reset)?.view;
+        let state = self.episode.info().ok_or_else(not_reset)?.state;
+        self.picture_of(&state, view)
     }
 
-    /// The picture of `view`, the current one, at the episode's size.
-    fn picture_of(&mut self, view: String) -> Result<Rgb, Raised> {
+    /// The picture of `view` with the device in `state` (the current
+    /// ones), at the episode's size. Live pictures are the core's pixels
+    /// (`Renderer::pixels`, what it encodes as the PNG the page shows),
+    /// taken before the encoding; a state that lays nothing on the view
+    /// shows the static picture, as the core's `render` does.
+    fn picture_of(&mut self, state: &str, view: String) -> Result<Rgb, Raised> {
         if self.settings.render == RenderMode::Live {
-            let drawn = self.episode.episode().picture().map_err(errors::sim)?;
-            return observe::decode(&drawn, &format!("view {view} (live)"), Some(self.size));
+            let mut renderer = Renderer::new(self.episode.bundle());
+            if renderer.has_patches(state, &view) {
+                let pixels = renderer
+                    .pixels(state, &view, RenderMode::Live)
+                    .map_err(|e| Raised::new(Kind::Bundle, e.to_string()))?;
+                return Ok(observe::from_rgba(pixels, self.size));
+            }
         }
         if let Some(rgb) = self.pictures.get(&view) {
             return Ok(rgb.clone());
@@ -94,7 +103,7 @@ impl Episode {
         i: &Info,
     ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
         let picture = if self.with_picture {
-            Some(self.picture_of(o.view.clone())?)
+            Some(self.picture_of(&i.state, o.view.clone())?)
         } else {
             None
         };

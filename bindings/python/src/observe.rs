@@ -83,6 +83,23 @@ pub(crate) fn decode(
     })
 }
 
+/// Pixels the core drew (RGBA, opaque) as RGB, scaled to `size` (width,
+/// height) when it differs, as [`decode`] scales.
+pub(crate) fn from_rgba(pixels: image::RgbaImage, size: (u32, u32)) -> Rgb {
+    let rgb = image::DynamicImage::ImageRgba8(pixels).to_rgb8();
+    let rgb = if rgb.dimensions() == size {
+        rgb
+    } else {
+        image::imageops::resize(&rgb, size.0, size.1, image::imageops::FilterType::Triangle)
+    };
+    let (width, height) = rgb.dimensions();
+    Rgb {
+        bytes: rgb.into_raw(),
+        width,
+        height,
+    }
+}
+
 /// `numpy.frombuffer`, looked up once.
 fn frombuffer(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static FROMBUFFER: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
