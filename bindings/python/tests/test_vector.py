@@ -208,3 +208,26 @@ def test_static_pictures_are_the_bundles_views():
     _, page = _knoblab.page_picture(DEVICE, task, [], "static")
     assert np.array_equal(observation["picture"], page)
     assert np.array_equal(env.render(), page) and env.render() is not observation["picture"]
+
+
+def test_uncopied_async_texts_follow_the_shared_memory():
+    # With copy=False the vector env hands back its shared buffers: the
+    # texts must follow them as the arrays do (see knoblab.env.ObservedText).
+    vec = gymnasium.make_vec(
+        f"knoblab/{DEVICE}",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"shared_memory": True, "copy": False},
+        size=(8, 6),
+    )
+    single = knoblab.make(DEVICE, size=(8, 6))
+    try:
+        obs, _ = vec.reset(seed=3)
+        first, _ = single.reset(seed=3)
+        assert obs["instruction"][0] == first["instruction"] != ""
+        obs, *_ = vec.step(("Press(coord=[10, 990])", "Timed_wait()"))
+        after, *_ = single.step("Press(coord=[10, 990])")
+        assert obs["feedback"][0] == after["feedback"] != ""
+        assert tuple(obs["feedback"]) == __import__("copy").deepcopy(obs["feedback"])
+    finally:
+        vec.close()
