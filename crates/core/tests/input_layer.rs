@@ -215,9 +215,15 @@ const READERS: &[(&str, &str)] = &[
         "knoblab_core::input::text::decode",
     ),
     // Python reads every file through the core's documents and loader.
-    ("bindings/python/src/metrics.rs", "documents::metrics::metrics"),
+    (
+        "bindings/python/src/metrics.rs",
+        "documents::metrics::metrics",
+    ),
     ("bindings/python/src/scoring.rs", "documents::epic::score"),
-    ("bindings/python/src/scoring.rs", "documents::finestate::score"),
+    (
+        "bindings/python/src/scoring.rs",
+        "documents::finestate::score",
+    ),
     ("bindings/python/src/scoring.rs", "documents::switch::score"),
     ("bindings/python/src/library.rs", "documents::library::list"),
     ("bindings/python/src/library.rs", "load_path"),
