@@ -127,11 +127,15 @@ impl From<Raised> for PyErr {
     }
 }
 
-/// A document's error, its kind by its variant.
+/// A document's error, its kind by its variant (with the file and line
+/// where the variant carries them).
 pub(crate) fn document(e: DocumentError) -> Raised {
     let message = e.to_string();
     let kind = match e {
         DocumentError::Bundle(_) | DocumentError::Bundles(_) => Kind::Bundle,
+        DocumentError::ResultsLine { path, line, .. } => {
+            return Raised::new(Kind::Results, message).at_line(&path, line)
+        }
         DocumentError::Results(_) => Kind::Results,
         DocumentError::GroundTruth(_) => Kind::GroundTruth,
         DocumentError::Options(_) => Kind::Options,
@@ -145,6 +149,9 @@ pub(crate) fn document(e: DocumentError) -> Raised {
 /// only one (with several, none is named: the message says which).
 pub(crate) fn document_at(e: DocumentError, inputs: &[(Kind, &Path)]) -> Raised {
     let raised = document(e);
+    if raised.line.is_some() {
+        return raised; // it names its own file and line
+    }
     let of_kind: Vec<&Path> = inputs
         .iter()
         .filter(|(k, _)| *k == raised.kind())

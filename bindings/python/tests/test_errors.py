@@ -212,6 +212,15 @@ def test_a_bad_line_of_a_run_file_carries_its_path_and_line(tmp_path):
     assert f"{out}:2" in str(caught.value)
 
 
+def test_a_bad_trajectory_line_carries_its_path_and_line(tmp_path):
+    bad = tmp_path / "t.jsonl"
+    bad.write_text("\n{}\n")
+    with pytest.raises(ValueError) as caught:
+        knoblab.metrics(bad, DEVICES)
+    assert isinstance(caught.value, knoblab.ResultsError)
+    assert (caught.value.path, caught.value.line) == (str(bad), 2)
+
+
 def test_episode_misuse_is_a_runtime_error():
     env = knoblab.make("coffee-0001", picture=False)
     with pytest.raises(RuntimeError) as caught:
