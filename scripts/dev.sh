@@ -133,7 +133,8 @@ e2e() {
 }
 
 # The Python package (bindings/python): a virtual environment with the
-# registry's maturin, numpy, gymnasium, pytest and ray (pip's cache keeps a
+# registry's maturin, numpy, gymnasium, pytest, mypy (its stubtest checks
+# the extension's stubs) and ray (pip's cache keeps a
 # second run fast), the extension built with the `python` Cargo
 # profile (opt-level 3, no LTO: see Cargo.toml) into target/python/, and
 # pytest against the debug `knoblab` binary the native tests build.
@@ -145,10 +146,10 @@ setup_python() {
     step "creating the Python virtual environment $PY_VENV"
     python3 -m venv "$PY_VENV"
   fi
-  if ! { [ -x "$PY_VENV/bin/maturin" ] && "$PY_VENV/bin/python" -c 'import numpy, gymnasium, pytest'; } >/dev/null 2>&1; then
-    step "installing maturin, numpy, gymnasium and pytest into $PY_VENV"
+  if ! { [ -x "$PY_VENV/bin/maturin" ] && "$PY_VENV/bin/python" -c 'import numpy, gymnasium, pytest, mypy'; } >/dev/null 2>&1; then
+    step "installing maturin, numpy, gymnasium, pytest and mypy into $PY_VENV"
     "$PY_VENV/bin/pip" install --quiet --upgrade pip
-    "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest
+    "$PY_VENV/bin/pip" install --quiet "maturin>=1.5,<2" numpy gymnasium pytest mypy
   fi
   # Ray, the package's [ray] extra, for tests/test_ray.py: about 15-25 s
   # the first time here (a 70 MB wheel and its dependencies), then kept.

@@ -68,10 +68,12 @@ def test_gymnasium_make_and_the_observation():
     observation, info = env.reset(seed=3, options={"task": "single-heating-up"})
     picture = observation["picture"]
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
-    assert observation["view"] == info["view"]
+    names = env.unwrapped.view_names
+    assert names[observation["view"]] == info["view"]
     assert observation["feedback"] == ""
     assert observation["instruction"] == env.unwrapped.tasks[1]["instructions"][0]
-    assert observation["view"] in observation["views"] or observation["views"]
+    assert observation["views"].dtype == np.int8 and observation["views"].shape == (len(names),)
+    assert {names[i] for i in np.flatnonzero(observation["views"])} == set(info["views"])
     assert info["task"] == "single-heating-up"
     assert isinstance(env.action_space, gymnasium.spaces.Text)
     rendered = env.render()

@@ -59,7 +59,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("crates/app/src/job/mod.rs", "the page's EPIC shard messages between its workers"),
     ("crates/app/src/job/workers.rs", "the job options the page serialises for its workers"),
     ("crates/score/src/epic/wire.rs", "EPIC shards the page's workers send each other"),
-    ("bindings/python/src/lib.rs", "the EPIC document KnobLab itself just wrote (String::from_utf8 of serde_json's output)"),
+    ("bindings/python/src/scoring.rs", "the EPIC document KnobLab itself just wrote (String::from_utf8 of serde_json's output)"),
 ];
 
 /// The readers the CLI and the page use, each with the input-layer call it
@@ -215,12 +215,18 @@ const READERS: &[(&str, &str)] = &[
         "knoblab_core::input::text::decode",
     ),
     // Python reads every file through the core's documents and loader.
-    ("bindings/python/src/lib.rs", "documents::metrics::metrics"),
-    ("bindings/python/src/lib.rs", "documents::epic::score"),
-    ("bindings/python/src/lib.rs", "documents::finestate::score"),
-    ("bindings/python/src/lib.rs", "documents::switch::score"),
-    ("bindings/python/src/lib.rs", "documents::library::list"),
-    ("bindings/python/src/lib.rs", "load_path"),
+    (
+        "bindings/python/src/metrics.rs",
+        "documents::metrics::metrics",
+    ),
+    ("bindings/python/src/scoring.rs", "documents::epic::score"),
+    (
+        "bindings/python/src/scoring.rs",
+        "documents::finestate::score",
+    ),
+    ("bindings/python/src/scoring.rs", "documents::switch::score"),
+    ("bindings/python/src/library.rs", "documents::library::list"),
+    ("bindings/python/src/library.rs", "load_path"),
 ];
 
 fn sources(dir: &Path, out: &mut BTreeMap<String, String>) {

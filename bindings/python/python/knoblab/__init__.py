@@ -16,30 +16,37 @@ Python package:
 - :mod:`knoblab.ray` (``pip install "knoblab[ray]"``, imported only when
   asked for): :func:`knoblab.ray.evaluate`, a plan's episodes as Ray tasks.
 
-Errors are one class per kind, all subclasses of :class:`KnobLabError`,
-carrying the core's message with its location.
+Errors (:mod:`knoblab.errors`) are one class per kind, each a
+:class:`KnobLabError` and the builtin users catch (``ValueError``; a file
+that is not there raises a :class:`FileNotFoundError`), carrying the
+core's message, and ``path`` and ``line`` where there is one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import gymnasium
 
-from . import _knoblab, score
-from ._knoblab import (
+from . import _knoblab, errors, score
+from ._eval import evaluate
+from .errors import (
     BundleError,
+    BundleNotFoundError,
     EpisodeError,
     GroundTruthError,
+    GroundTruthNotFoundError,
     KnobLabError,
     MetricsError,
     OptionsError,
+    OutputError,
     ResultsError,
+    ResultsNotFoundError,
     RunRefusedError,
 )
-from ._eval import evaluate
 from .env import KnobLabEnv, make
 from .score import KnobLabWarning
 
@@ -47,15 +54,20 @@ __version__: str = _knoblab.__version__
 
 __all__ = [
     "BundleError",
+    "BundleNotFoundError",
     "EpisodeError",
     "GroundTruthError",
+    "GroundTruthNotFoundError",
     "KnobLabEnv",
     "KnobLabError",
     "KnobLabWarning",
     "MetricsError",
     "OptionsError",
+    "OutputError",
     "ResultsError",
+    "ResultsNotFoundError",
     "RunRefusedError",
+    "errors",
     "evaluate",
     "library",
     "library_version",
@@ -153,7 +165,17 @@ def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: Path
     return json.loads(_knoblab.metrics_json(files, os.fspath(bundles)))
 
 
+_BUDGETS = Path(__file__).with_name("budgets.json")
+
+
 def _register() -> None:
+    # Each id with its device's largest global budget at λ = 5 as
+    # max_episode_steps (knoblab/_budgets.py); with another λ, pass
+    # max_episode_steps to gymnasium.make as well.
+    try:
+        budgets = json.loads(_BUDGETS.read_text())["budgets"]
+    except (OSError, ValueError, KeyError):  # a source tree without the table: no limits
+        budgets = {}
     for device in _knoblab.shipped_device_ids():
         env_id = f"knoblab/{device}"
         if env_id not in gymnasium.registry:
@@ -161,6 +183,7 @@ def _register() -> None:
                 id=env_id,
                 entry_point="knoblab.env:KnobLabEnv",
                 kwargs={"device": device},
+                max_episode_steps=budgets.get(device),
             )
 
 

@@ -1,53 +1,74 @@
 """Type stubs of ``knoblab._knoblab``, the native half (PyO3).
 
-Documents cross as the core's JSON text; the pure-Python modules read them
-with :func:`json.loads` and are the public API.
+An episode's steps cross as Python values (dicts, ``numpy`` arrays,
+numbers); documents (scorer reports, metrics, listings) cross as the
+core's JSON text, which the pure-Python modules read with
+:func:`json.loads`. The pure-Python modules are the public API. The test
+suite checks these stubs against the built module (``mypy.stubtest``).
 """
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import final
+
+__all__ = [
+    "Episode",
+    "page_picture",
+    "score_epic",
+    "score_finestate",
+    "score_switch",
+    "metrics_json",
+    "library_json",
+    "shipped_device_ids",
+    "library_version_json",
+    "prepare_run",
+    "run_eval",
+    "TEXT_CHARSET",
+    "MAX_TEXT_CHARS",
+    "__version__",
+]
 
 __version__: str
 
-class KnobLabError(Exception):
-    """Base class of every error KnobLab raises."""
+TEXT_CHARSET: str
+MAX_TEXT_CHARS: int
 
-class BundleError(KnobLabError):
-    """A device bundle (or a folder or library of them) could not be loaded."""
-
-class ResultsError(KnobLabError):
-    """A results file cannot be read or is not of its format."""
-
-class GroundTruthError(KnobLabError):
-    """Ground truth that is missing, unreadable or malformed."""
-
-class OptionsError(KnobLabError):
-    """An option outside its values."""
-
-class MetricsError(KnobLabError):
-    """Trajectories that cannot be scored against the bundles given."""
-
-class EpisodeError(KnobLabError):
-    """Misuse of an episode: stepping before a reset or after it ended, an unknown task."""
-
-class RunRefusedError(KnobLabError):
-    """An output file that holds episodes of a different run."""
-
+@final
 class Episode:
     """The core's owning episode on one bundle."""
 
-    def __init__(
-        self, source: str, lam: int = 5, agent: str = "python", pictures: str = "static"
-    ) -> None: ...
+    def __new__(
+        cls,
+        source: str,
+        lam: int = 5,
+        agent: str = "python",
+        pictures: str = "static",
+        size: Optional[Tuple[int, int]] = None,
+        picture: bool = True,
+    ) -> Episode: ...
     @property
     def bundle_id(self) -> str: ...
+    @property
+    def view_names(self) -> List[str]: ...
+    @property
+    def size(self) -> Tuple[int, int]: ...
     def tasks_json(self) -> str: ...
-    def view_sizes_json(self) -> str: ...
-    def reset(self, task: str) -> str: ...
-    def step(self, action: str) -> str: ...
-    def picture(self, view: str) -> Tuple[bytes, int, int]: ...
+    def reset(self, task: str) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
+    def step(self, action: str) -> Tuple[Dict[str, Any], float, bool, bool, Dict[str, Any]]: ...
+    def picture(self) -> npt.NDArray[np.uint8]: ...
     def trajectory(self) -> str: ...
     def metrics(self) -> str: ...
     def optimal(self, task: str) -> str: ...
+
+def page_picture(
+    source: str,
+    task: str,
+    actions: Sequence[str],
+    pictures: str = "static",
+    size: Optional[Tuple[int, int]] = None,
+) -> Tuple[bytes, npt.NDArray[np.uint8]]: ...
 
 def score_epic(
     gt: str, pred: str, coord_mode: Optional[str] = None, family: Optional[str] = None

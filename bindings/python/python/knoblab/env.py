@@ -4,67 +4,92 @@ from __future__ import annotations
 
 import json
 import string
-from typing import Any, Dict, List, Optional, SupportsFloat, Tuple, Union
+from collections.abc import Sequence
+from typing import Any, Dict, Iterator, List, Optional, SupportsFloat, Tuple, Union, overload
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import read_from_shared_memory
 
 from . import _knoblab
-from ._knoblab import OptionsError
+from .errors import OptionsError
 
-__all__ = ["KnobLabEnv", "make"]
+__all__ = ["KnobLabEnv", "make", "ObservedText", "SharedTexts", "MAX_ACTION_CHARS", "MAX_TEXT_CHARS", "TEXT_CHARSET"]
 
 #: Longest action text the action space samples or accepts.
 MAX_ACTION_CHARS = 1024
-#: Longest text an observation's string fields are declared to hold.
-MAX_TEXT_CHARS = 65536
+#: Longest text an observation's ``feedback`` or ``instruction`` holds (a
+#: longer one is cut, ending in ``...``; ``info`` keeps it whole).
+MAX_TEXT_CHARS: int = _knoblab.MAX_TEXT_CHARS
+#: The characters an observation's texts hold: printable ASCII, newline,
+#: Latin-1's letters and signs (``°``, ``µ``), common typography. Any other
+#: character is ``?`` in the observation (``info`` keeps the texts whole).
+TEXT_CHARSET: str = _knoblab.TEXT_CHARSET
 
 
-class AnyText(spaces.Text):
-    """A :class:`gymnasium.spaces.Text` holding any characters.
+class ObservedText(spaces.Text):
+    """:class:`gymnasium.spaces.Text` as the observation's texts use it,
+    which also reads right from a vector environment's shared memory.
 
-    Feedback, instructions and view names are written by the device's
-    author and the simulator, in any script; samples are drawn from
-    printable ASCII.
+    Gymnasium's ``AsyncVectorEnv`` with ``shared_memory=True`` reads each
+    part of the observation from shared memory once, when it starts, and
+    hands back those objects at every step: arrays are views that follow
+    the memory, but a ``Text`` part is read into a tuple of strings that
+    never changes again (Gymnasium issue #1164). This class's batch is read
+    from the memory when it is used (see :class:`SharedTexts`); in every
+    other way it is a ``Text`` space.
     """
 
-    def contains(self, x: Any) -> bool:
-        """Whether ``x`` is a string within the length bounds."""
-        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+class SharedTexts(Sequence):  # type: ignore[type-arg]
+    """The texts of a vector environment's batch, read from its shared
+    memory when used. A copy (the vector environment copies each batch it
+    returns unless made with ``copy=False``) is a plain tuple of strings."""
+
+    def __init__(self, space: spaces.Text, memory: Any, n: int) -> None:
+        self._space = space
+        self._memory = memory
+        self._n = n
+
+    def read(self) -> Tuple[str, ...]:
+        """The texts now in the memory."""
+        codes = np.frombuffer(self._memory.get_obj(), dtype=np.int32).reshape(self._n, self._space.max_length)
+        chars = self._space.character_list
+        end = len(chars)
+        return tuple("".join(chars[c] for c in row if c < end) for row in codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Tuple[str, ...]: ...
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[str, Tuple[str, ...]]:
+        return self.read()[index]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.read())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (tuple, SharedTexts)) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self.read())
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> Tuple[str, ...]:
+        return self.read()
 
     def __repr__(self) -> str:
-        return f"AnyText({self.min_length}, {self.max_length})"
+        return f"SharedTexts({self.read()!r})"
 
 
-class Pictures(spaces.Space):
-    """RGB pictures (``uint8``, H×W×3) of any of a set of sizes.
-
-    Used when a bundle's views differ in size; when they share one, the
-    picture's space is a plain :class:`gymnasium.spaces.Box`.
-    """
-
-    def __init__(self, sizes: List[Tuple[int, int]], seed: Optional[int] = None):
-        self.sizes = sorted(set(sizes))
-        super().__init__(None, np.uint8, seed)
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
-        """A random picture of one of the sizes."""
-        w, h = self.sizes[int(self.np_random.integers(len(self.sizes)))]
-        return self.np_random.integers(0, 256, size=(h, w, 3), dtype=np.uint8)
-
-    def contains(self, x: Any) -> bool:
-        """Whether ``x`` is a ``uint8`` array of one of the sizes."""
-        return (
-            isinstance(x, np.ndarray)
-            and x.dtype == np.uint8
-            and x.ndim == 3
-            and x.shape[2] == 3
-            and (x.shape[1], x.shape[0]) in self.sizes
-        )
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, Pictures) and other.sizes == self.sizes
+@read_from_shared_memory.register(ObservedText)
+def _read_observed_text(space: ObservedText, shared_memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(space, shared_memory, n)
 
 
 def _lambda(lam: Union[int, float]) -> int:
@@ -97,7 +122,7 @@ class KnobLabEnv(gymnasium.Env):
     render_mode : {"rgb_array", None}, default "rgb_array"
         ``"rgb_array"``: :meth:`render` returns the current picture.
     picture : bool, default True
-        Whether observations carry the picture (``False`` skips copying
+        Whether observations carry the picture (``False`` skips drawing
         it, for agents that do not look).
     agent : str, default "gymnasium"
         The agent's name written into the trajectory's settings.
@@ -105,6 +130,11 @@ class KnobLabEnv(gymnasium.Env):
         ``"static"``: the bundle's views as they are (VGEBench's setting);
         ``"live"``: each view drawn for the current state (lights,
         displays, pointers, open doors). Recorded in the trajectory.
+    size : (int, int), optional
+        The pictures' (width, height). Default: the device's view size
+        (the largest view's, if they differ). Other sizes are scaled by
+        the core with a triangle filter. Coordinates in actions stay on
+        the 0–1000 scale, so they mean the same at any size.
 
     Notes
     -----
@@ -112,13 +142,26 @@ class KnobLabEnv(gymnasium.Env):
     in Gymnasium's meanings: the reward is 1 for each goal the step reached
     (a step may reach several, in order) and 0 otherwise; ``terminated``
     means every goal was reached; ``truncated`` means a budget (global or
-    local) ran out first. The observation is a dict: ``picture`` (the
-    current view as ``uint8`` H×W×3, a fresh array each time), ``view``,
-    ``views`` (the views one may switch to; a locked dashboard is not
-    listed), ``feedback`` (of the previous action, ``""`` after a reset)
-    and ``instruction`` (the current goal's, ``""`` once all are reached).
-    ``info`` holds the diagnostics the agent must not see (state, budgets,
-    C_opt, outcome) and ``task``.
+    local) ran out first.
+
+    The observation is a dict of fixed shapes, so vector environments
+    stack it (also in shared memory):
+
+    - ``picture``: the current view, ``uint8`` H×W×3 at ``size`` (a fresh
+      array each time);
+    - ``view``: the current view's index in :attr:`view_names`
+      (``Discrete``);
+    - ``views``: the views one may switch to, as an ``int8`` mask over
+      :attr:`view_names` (``MultiBinary``; a locked dashboard is 0);
+    - ``feedback``: what the previous action did (``""`` after a reset),
+      and ``instruction``: the current goal's (``""`` once all are
+      reached), each a ``Text`` (:class:`ObservedText`) of at most
+      :data:`MAX_TEXT_CHARS` characters of :data:`TEXT_CHARSET`.
+
+    ``info`` holds what the agent must not see (state, budgets, C_opt,
+    outcome, ``task``), the view's name (``view``), the names of the views
+    one may switch to (``views``) and the texts whole (``feedback``,
+    ``instruction``).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
@@ -132,6 +175,7 @@ class KnobLabEnv(gymnasium.Env):
         picture: bool = True,
         agent: str = "gymnasium",
         pictures: str = "static",
+        size: Optional[Tuple[int, int]] = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise OptionsError(
@@ -140,8 +184,15 @@ class KnobLabEnv(gymnasium.Env):
         self.render_mode = render_mode
         if pictures not in ("static", "live"):
             raise OptionsError(f"pictures={pictures!r}: expected 'static' or 'live'")
-        self._live = pictures == "live"
-        self._episode = _knoblab.Episode(str(device), _lambda(lam), agent, pictures)
+        if size is not None:
+            try:
+                width, height = (int(v) for v in size)
+            except (TypeError, ValueError):
+                raise OptionsError(f"size={size!r}: expected (width, height), two whole numbers") from None
+            if not (0 < width <= 8192 and 0 < height <= 8192):
+                raise OptionsError(f"size={size!r}: width and height are whole numbers from 1 to 8192")
+            size = (width, height)
+        self._episode = _knoblab.Episode(str(device), _lambda(lam), agent, pictures, size, picture)
         self._tasks: List[Dict[str, Any]] = json.loads(self._episode.tasks_json())
         self._task_ids = [t["id"] for t in self._tasks]
         if task is not None and task not in self._task_ids:
@@ -150,26 +201,19 @@ class KnobLabEnv(gymnasium.Env):
                 f"(tasks: {', '.join(self._task_ids)})"
             )
         self._fixed_task = task
-        self._picture = picture
-        self._pictures: Dict[str, np.ndarray] = {}
         self._task: Optional[str] = None
-        self._view: Optional[str] = None
-        sizes: Dict[str, List[int]] = json.loads(self._episode.view_sizes_json())
-        size_set = sorted({(w, h) for w, h in sizes.values()})
-        picture_space: spaces.Space = (
-            spaces.Box(0, 255, shape=(size_set[0][1], size_set[0][0], 3), dtype=np.uint8)
-            if len(size_set) == 1
-            else Pictures(size_set)
-        )
-        text = AnyText(MAX_TEXT_CHARS, min_length=0)
+        self._started = False
+        self.view_names: List[str] = list(self._episode.view_names)
+        width, height = self._episode.size
+        text = ObservedText(MAX_TEXT_CHARS, min_length=0, charset=TEXT_CHARSET)
         fields: Dict[str, spaces.Space] = {
-            "view": text,
-            "views": spaces.Sequence(text),
+            "view": spaces.Discrete(len(self.view_names)),
+            "views": spaces.MultiBinary(len(self.view_names)),
             "feedback": text,
             "instruction": text,
         }
         if picture:
-            fields["picture"] = picture_space
+            fields["picture"] = spaces.Box(0, 255, shape=(height, width, 3), dtype=np.uint8)
         self.observation_space = spaces.Dict(fields)
         self.action_space = spaces.Text(
             MAX_ACTION_CHARS, min_length=1, charset=string.ascii_letters + string.digits + " ()[],=_:.-"
@@ -181,6 +225,11 @@ class KnobLabEnv(gymnasium.Env):
         return self._episode.bundle_id
 
     @property
+    def size(self) -> Tuple[int, int]:
+        """The pictures' (width, height)."""
+        return self._episode.size
+
+    @property
     def tasks(self) -> List[Dict[str, Any]]:
         """The device's tasks: ``[{"id", "goals", "instructions"}]``."""
         return json.loads(self._episode.tasks_json())
@@ -189,29 +238,6 @@ class KnobLabEnv(gymnasium.Env):
     def task(self) -> Optional[str]:
         """The task of the episode under way (``None`` before a reset)."""
         return self._task
-
-    def _picture_of(self, view: str) -> np.ndarray:
-        if self._live:  # drawn for the current state, so never kept
-            data, width, height = self._episode.picture(view)
-            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
-        base = self._pictures.get(view)
-        if base is None:
-            data, width, height = self._episode.picture(view)
-            base = np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3)
-            self._pictures[view] = base
-        return base.copy()
-
-    def _observation(self, core: Dict[str, Any]) -> Dict[str, Any]:
-        self._view = core["view"]
-        obs: Dict[str, Any] = {
-            "view": core["view"],
-            "views": tuple(core["views"]),
-            "feedback": core["feedback"] or "",
-            "instruction": core["instruction"] or "",
-        }
-        if self._picture:
-            obs["picture"] = self._picture_of(core["view"])
-        return obs
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
@@ -231,19 +257,22 @@ class KnobLabEnv(gymnasium.Env):
             What the agent sees (see the class notes).
         info : dict
             Diagnostics: state, view, budgets, C_opt, goal index, task.
+
+        Raises
+        ------
+        knoblab.EpisodeError
+            ``options["task"]`` is not a task of the device.
         """
         super().reset(seed=seed)
         task = (options or {}).get("task") or self._fixed_task
         if task is None:
             task = self._task_ids[int(self.np_random.integers(len(self._task_ids)))]
-        observation, info = json.loads(self._episode.reset(task))
+        observation, info = self._episode.reset(task)
         self._task = task
-        info["task"] = task
-        return self._observation(observation), info
+        self._started = True
+        return observation, info
 
-    def step(
-        self, action: str
-    ) -> Tuple[Dict[str, Any], SupportsFloat, bool, bool, Dict[str, Any]]:
+    def step(self, action: str) -> Tuple[Dict[str, Any], SupportsFloat, bool, bool, Dict[str, Any]]:
         """Play one action text.
 
         Parameters
@@ -270,23 +299,13 @@ class KnobLabEnv(gymnasium.Env):
         knoblab.EpisodeError
             Before any reset, or after the episode ended.
         """
-        result = json.loads(self._episode.step(str(action)))
-        step = result["step"]
-        info = step["info"]
-        info["task"] = self._task
-        return (
-            self._observation(step["observation"]),
-            float(result["goals_reached"]),
-            bool(step["terminated"]),
-            bool(step["truncated"]),
-            info,
-        )
+        return self._episode.step(str(action))
 
     def render(self) -> Optional[np.ndarray]:  # type: ignore[override]
         """The current view's picture (``uint8`` H×W×3) in ``"rgb_array"`` mode, else ``None``."""
-        if self.render_mode != "rgb_array" or self._view is None:
+        if self.render_mode != "rgb_array" or not self._started:
             return None
-        return self._picture_of(self._view)
+        return self._episode.picture()
 
     def optimal(self, task: Optional[str] = None) -> List[Dict[str, Any]]:
         """The optimal path of a task (default: the current one).
@@ -346,8 +365,9 @@ def make(
     render_mode : {"rgb_array", None}, default "rgb_array"
         What :meth:`KnobLabEnv.render` returns.
     **kwargs
-        ``picture`` (bool), ``agent`` (str) and ``pictures``
-        (``"static"`` or ``"live"``), see :class:`KnobLabEnv`.
+        ``picture`` (bool), ``agent`` (str), ``pictures``
+        (``"static"`` or ``"live"``) and ``size`` ((width, height)), see
+        :class:`KnobLabEnv`.
 
     Returns
     -------
@@ -366,7 +386,7 @@ def make(
     >>> import knoblab
     >>> env = knoblab.make("coffee-0001", task="single-heating-up")
     >>> observation, info = env.reset(seed=0)
-    >>> observation["view"]
+    >>> env.unwrapped.view_names[observation["view"]]
     'front'
     """
     return KnobLabEnv(device_or_bundle_path, task=task, lam=lam, render_mode=render_mode, **kwargs)

@@ -135,6 +135,20 @@ pub fn read_trajectories(path: &Path) -> Result<TrajectoryFile, DocumentError> {
         "one trajectory per line (JSON Lines, as `knoblab run` and `knoblab eval` write)",
     )
     .map_err(|e| DocumentError::Results(e.to_string()))?;
-    knoblab_core::metrics::file::read_trajectory_file(&path.display().to_string(), &bytes)
-        .map_err(|e| DocumentError::Results(e.to_string()))
+    knoblab_core::metrics::file::read_trajectory_file(&path.display().to_string(), &bytes).map_err(
+        |e| {
+            use knoblab_core::metrics::file::TrajectoryFileError as E;
+            let message = e.to_string();
+            match e {
+                E::Line { file, line, .. }
+                | E::Duplicate { file, line, .. }
+                | E::SameItem { file, line, .. } => DocumentError::ResultsLine {
+                    message,
+                    path: file,
+                    line,
+                },
+                _ => DocumentError::Results(message),
+            }
+        },
+    )
 }

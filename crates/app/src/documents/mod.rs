@@ -38,6 +38,17 @@ pub enum DocumentError {
     /// cannot be read or is not of the benchmark's format.
     #[error("{0}")]
     Results(String),
+    /// A line of a results file that is not of its format, or repeats
+    /// another: the core's message, and the file and line it names.
+    #[error("{message}")]
+    ResultsLine {
+        /// The core's message (naming the file and line).
+        message: String,
+        /// The file, as given.
+        path: String,
+        /// The line, from 1.
+        line: usize,
+    },
     /// Ground truth that is missing, unreadable or malformed.
     #[error("{0}")]
     GroundTruth(String),
