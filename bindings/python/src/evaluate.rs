@@ -70,6 +70,20 @@ fn run_args(kwargs: &Bound<'_, PyDict>) -> PyResult<RunArgs> {
     Ok(a)
 }
 
+/// The run options that keyword arguments of `knoblab.evaluate` make, as
+/// JSON (`RunArgs`, by the core's field names): what the tests check the
+/// Python face against, field by field (issue #45). No argument: the
+/// defaults.
+#[pyfunction]
+#[pyo3(signature = (**options))]
+pub fn run_options_json(options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+    let args = match options {
+        Some(kwargs) => run_args(kwargs)?,
+        None => RunArgs::default(),
+    };
+    json_text(&args)
+}
+
 /// The plan of a run: on the shipped library when neither bundles nor a
 /// library are given, else as `knoblab eval` makes it.
 fn run_plan(py: Python<'_>, args: &RunArgs, shipped: bool) -> PyResult<EvalPlan> {

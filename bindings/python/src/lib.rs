@@ -45,6 +45,7 @@ fn _knoblab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(library::library_version_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::run_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate::run_options_json, m)?)?;
     m.add("TEXT_CHARSET", observe::TEXT_CHARSET)?;
     m.add("MAX_TEXT_CHARS", observe::MAX_TEXT_CHARS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
