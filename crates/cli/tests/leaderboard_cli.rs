@@ -7,6 +7,8 @@
 //! counted; a run compared with itself differs by 0, with a zero-width
 //! interval.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test: a panic here is a failed test
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
