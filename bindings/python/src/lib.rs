@@ -10,6 +10,8 @@
 //! Errors: each kind of the core's typed errors becomes one exception
 //! class (by its type, never by its message), carrying the core's message.
 
+mod leaderboard;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -766,6 +768,7 @@ fn _knoblab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(library_version_json, m)?)?;
     m.add_function(wrap_pyfunction!(prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(run_eval, m)?)?;
+    leaderboard::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
