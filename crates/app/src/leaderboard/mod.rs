@@ -23,6 +23,8 @@ pub mod compare;
 pub mod export;
 mod rows;
 
+pub use rows::{prepare, Prepared};
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -295,16 +297,27 @@ pub fn build(
     bundles: &[Bundle],
     options: &Options,
 ) -> Result<Leaderboard, LeaderboardError> {
-    if runs.is_empty() {
-        return Err(LeaderboardError::NoRuns);
-    }
+    check(options)?;
+    let prepared = runs.iter().map(|r| rows::prepare(r, bundles)).collect();
+    finish(prepared, options)
+}
+
+fn check(options: &Options) -> Result<(), LeaderboardError> {
     if options.resamples > MAX_RESAMPLES {
         return Err(LeaderboardError::Options(format!(
             "{} resamples asked; at most {MAX_RESAMPLES}",
             options.resamples
         )));
     }
-    let mut board = rows::build(runs, bundles, options)?;
+    Ok(())
+}
+
+/// The board of prepared runs, with the comparisons asked for.
+fn finish(prepared: Vec<Prepared>, options: &Options) -> Result<Leaderboard, LeaderboardError> {
+    if prepared.is_empty() {
+        return Err(LeaderboardError::NoRuns);
+    }
+    let mut board = rows::assemble(prepared, options)?;
     for &(a, b) in &options.compare {
         board.comparisons.push(compare(&board, a, b, options)?);
     }
@@ -346,26 +359,29 @@ pub fn from_paths(
     library: Option<&std::path::Path>,
     options: &Options,
 ) -> Result<Leaderboard, LeaderboardError> {
-    let runs = paths
-        .iter()
-        .map(|p| {
-            Ok(RunInput {
-                name: p.display().to_string(),
-                file: crate::documents::metrics::read_trajectories(p)
-                    .map_err(|e| LeaderboardError::Read(e.to_string()))?,
-            })
-        })
-        .collect::<Result<Vec<_>, LeaderboardError>>()?;
-    let mut given = match bundles {
+    check(options)?;
+    let mut bundles = match bundles {
         Some(dir) => crate::documents::metrics::load_bundles(dir)
             .map_err(|e| LeaderboardError::Read(e.to_string()))?,
         None => Vec::new(),
     };
-    if let Some(index) = library {
-        given.extend(library_devices(&runs, &given, index)?);
+    // One file at a time: read, add the devices it needs, score, drop.
+    let mut prepared = Vec::with_capacity(paths.len());
+    for p in paths {
+        let run = RunInput {
+            name: p.display().to_string(),
+            file: crate::documents::metrics::read_trajectories(p)
+                .map_err(|e| LeaderboardError::Read(e.to_string()))?,
+        };
+        let one = std::slice::from_ref(&run);
+        if let Some(index) = library {
+            let more = library_devices(one, &bundles, index)?;
+            bundles.extend(more);
+        }
+        bundles = with_generated(one, bundles)?;
+        prepared.push(prepare(&run, &bundles));
     }
-    let bundles = with_generated(&runs, given)?;
-    build(&runs, &bundles, options)
+    finish(prepared, options)
 }
 
 /// The hand-described devices of the library at `index` that the runs

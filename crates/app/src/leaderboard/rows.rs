@@ -26,6 +26,7 @@ struct Planned {
 }
 
 /// A run's records, keyed: played ones with their row of summands.
+#[derive(Debug, Clone)]
 struct Keyed {
     /// key → (line, index into the run's per-episode metrics).
     played: HashMap<String, (usize, usize)>,
@@ -35,27 +36,56 @@ struct Keyed {
     order: Vec<(String, Planned)>,
 }
 
-pub(super) fn build(
-    runs: &[RunInput],
-    bundles: &[Bundle],
-    options: &Options,
-) -> Result<Leaderboard, LeaderboardError> {
+/// A run scored and keyed, its trajectories no longer needed: what a
+/// row is made of. A file is read, prepared and dropped before the next
+/// is read, so memory holds one file's trajectories at a time.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    name: String,
+    library: Option<LibraryStamp>,
+    settings: Option<knoblab_core::sim::Settings>,
+    keyed: Keyed,
+    scored: Result<RunMetrics, String>,
+}
+
+/// Scores and keys one run against `bundles`.
+pub fn prepare(run: &RunInput, bundles: &[Bundle]) -> Prepared {
     let by_id: HashMap<&str, &Bundle> = bundles
         .iter()
         .map(|b| (b.manifest.id.as_str(), b))
         .collect();
-    let libraries: Vec<Option<LibraryStamp>> = runs.iter().map(library_of).collect();
-    let reference = most_common(&libraries);
+    let numbered: Vec<(usize, &Trajectory)> =
+        run.file.episodes.iter().map(|(l, t)| (*l, t)).collect();
+    Prepared {
+        name: run.name.clone(),
+        library: library_of(run),
+        settings: run.file.episodes.first().map(|(_, t)| t.settings.clone()),
+        keyed: keyed(run, &by_id),
+        scored: run_numbered(bundles, &numbered).map_err(|e| e.to_string()),
+    }
+}
 
-    let keyed: Vec<Keyed> = runs.iter().map(|r| keyed(r, &by_id)).collect();
+/// The leaderboard of prepared runs: the plan, then each row.
+pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, LeaderboardError> {
+    let libraries: Vec<Option<LibraryStamp>> = runs.iter().map(|r| r.library.clone()).collect();
+    let reference = most_common(&libraries);
+    // A run of the plan's library that cannot be scored stops the board.
+    for (r, lib) in runs.iter().zip(&libraries) {
+        if let (Err(message), true) = (&r.scored, *lib == reference) {
+            return Err(LeaderboardError::Run {
+                file: r.name.clone(),
+                message: message.clone(),
+            });
+        }
+    }
     // The plan: every key of the runs of the plan's library, first seen first.
     let mut plan: Vec<(String, Planned)> = Vec::new();
     let mut in_plan: HashMap<String, usize> = HashMap::new();
-    for (k, lib) in keyed.iter().zip(&libraries) {
+    for (r, lib) in runs.iter().zip(&libraries) {
         if *lib != reference {
             continue;
         }
-        for (key, p) in &k.order {
+        for (key, p) in &r.keyed.order {
             if !in_plan.contains_key(key) {
                 in_plan.insert(key.clone(), plan.len());
                 plan.push((key.clone(), p.clone()));
@@ -72,10 +102,9 @@ pub(super) fn build(
     let first_settings: Vec<serde_json::Map<String, serde_json::Value>> = runs
         .iter()
         .map(|r| {
-            r.file
-                .episodes
-                .first()
-                .and_then(|(_, t)| serde_json::to_value(&t.settings).ok())
+            r.settings
+                .as_ref()
+                .and_then(|s| serde_json::to_value(s).ok())
                 .and_then(|v| v.as_object().cloned())
                 .unwrap_or_default()
         })
@@ -83,24 +112,11 @@ pub(super) fn build(
     let differing = differing_keys(&first_settings);
 
     let mut rows = Vec::with_capacity(runs.len());
-    for (i, run) in runs.iter().enumerate() {
+    for (i, run) in runs.into_iter().enumerate() {
         let other = libraries[i] != reference;
-        let numbered: Vec<(usize, &Trajectory)> =
-            run.file.episodes.iter().map(|(l, t)| (*l, t)).collect();
-        let scored = run_numbered(bundles, &numbered).map_err(|e| e.to_string());
-        let scored = match (scored, other) {
-            (Ok(m), _) => Ok(m),
-            (Err(message), false) => {
-                return Err(LeaderboardError::Run {
-                    file: run.name.clone(),
-                    message,
-                })
-            }
-            (Err(message), true) => Err(message),
-        };
         let own_plan: Vec<(String, Planned)>;
         let row_plan: &[(String, Planned)] = if other {
-            own_plan = keyed[i].order.clone();
+            own_plan = run.keyed.order.clone();
             &own_plan
         } else {
             &plan
@@ -117,16 +133,7 @@ pub(super) fn build(
                 )
             })
             .collect();
-        rows.push(row(
-            run,
-            &keyed[i],
-            row_plan,
-            scored,
-            other,
-            libraries[i].clone(),
-            settings,
-            options,
-        ));
+        rows.push(row(run, row_plan, other, settings, options));
     }
     Ok(Leaderboard {
         format: FORMAT.to_string(),
@@ -320,18 +327,22 @@ fn strata_of<'a>(units: &[(&'a str, &'a Summands)]) -> Strata<'a> {
     by.into_values().collect()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn row(
-    run: &RunInput,
-    keyed: &Keyed,
+    run: Prepared,
     plan: &[(String, Planned)],
-    scored: Result<RunMetrics, String>,
     other: bool,
-    library: Option<LibraryStamp>,
     settings: BTreeMap<String, serde_json::Value>,
     options: &Options,
 ) -> Row {
-    let first = run.file.episodes.first().map(|(_, t)| &t.settings);
+    let Prepared {
+        name,
+        library,
+        settings: first,
+        keyed,
+        scored,
+    } = run;
+    let keyed = &keyed;
+    let first = first.as_ref();
     let model = first
         .and_then(|s| s.model.clone())
         .or_else(|| first.map(|s| s.agent.clone()))
@@ -553,7 +564,7 @@ fn row(
         .collect();
 
     Row {
-        file: run.name.clone(),
+        file: name,
         model,
         prompt_version: first.and_then(|s| s.prompt_version.clone()),
         library,
