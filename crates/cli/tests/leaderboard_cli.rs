@@ -341,6 +341,42 @@ fn rows_match_knoblab_metrics_intervals_are_seeded_and_denominators_are_honest()
     );
 }
 
+/// A run whose airfryer episodes are the oracle's (all solved) and whose
+/// carkey episodes are the random agent's (none solved): within each
+/// device SR is constant, so a resample that keeps each device's count
+/// (the stratified bootstrap) always gives the same SR, and the interval
+/// has width 0 although the value is strictly between 0 and 1. A
+/// bootstrap over episodes regardless of device would not.
+#[test]
+fn the_bootstrap_resamples_within_device() {
+    let runs = make_runs("strata");
+    let oracle = lines(&runs.dir.join("oracle.jsonl"));
+    let random = lines(&runs.dir.join("random1.jsonl"));
+    let mut mixed: Vec<String> = oracle
+        .iter()
+        .filter(|l| l.contains("\"bundle_id\":\"airfryer-0001\""))
+        .cloned()
+        .collect();
+    mixed.extend(
+        random
+            .iter()
+            .filter(|l| l.contains("\"bundle_id\":\"carkey-0001\""))
+            .cloned(),
+    );
+    let path = runs.dir.join("mixed.jsonl");
+    std::fs::write(&path, mixed.join("\n") + "\n").unwrap();
+    let board = leaderboard(&[path.display().to_string()], &["--resamples", "500"]);
+    let sr = &board["runs"][0]["metrics"]["sr"];
+    let v = sr["value"].as_f64().unwrap();
+    assert!(v > 0.0 && v < 1.0, "{v}");
+    assert_eq!(sr["ci_low"].as_f64(), Some(v));
+    assert_eq!(sr["ci_high"].as_f64(), Some(v));
+    // The category drill-down: one device each, SR 1 and 0.
+    let by = &board["runs"][0]["by_category"];
+    assert_eq!(by["AirFryer"]["metrics"]["sr"]["value"], 1.0);
+    assert_eq!(by["CarKey"]["metrics"]["sr"]["value"], 0.0);
+}
+
 #[test]
 fn comparisons_pair_episodes_and_a_run_against_itself_differs_by_zero() {
     let runs = make_runs("compare");
