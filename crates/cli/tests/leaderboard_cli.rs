@@ -431,6 +431,21 @@ fn comparisons_pair_episodes_and_a_run_against_itself_differs_by_zero() {
     let refused = knoblab(&args);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("another library version"));
+
+    // A row that is not there is named.
+    let mut args = vec!["leaderboard", "--library", LIBRARY];
+    args.push(&runs.files[0]);
+    args.extend(["--compare", "1", "nope.jsonl"]);
+    let refused = knoblab(&args);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .contains("--compare nope.jsonl: neither a file given nor a row number from 1 to 1"));
+
+    // No resamples: the values, without intervals.
+    let bare = leaderboard(&runs.files[..1], &["--resamples", "0"]);
+    let sr = &bare["runs"][0]["metrics"]["sr"];
+    assert_eq!(sr["value"], 1.0);
+    assert!(sr["ci_low"].is_null() && sr["ci_high"].is_null());
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! in `docs/leaderboard.md`.
 //!
 //! Every metric value is [`knoblab_core::metrics`]'s: a row's values are
-//! the [`RunMetrics`] `knoblab metrics` prints for the file, and every
+//! the [`knoblab_core::metrics::RunMetrics`] `knoblab metrics` prints for the file, and every
 //! resample (and drill-down) is pooled by [`Summands`], the rows
 //! [`knoblab_core::metrics::run`] pools. Nothing here defines a metric.
 //!
@@ -33,7 +33,6 @@ use thiserror::Error;
 use knoblab_core::bundle::{Bundle, LibraryStamp};
 use knoblab_core::metrics::file::TrajectoryFile;
 use knoblab_core::metrics::pool::Summands;
-use knoblab_core::metrics::RunMetrics;
 
 pub use compare::{compare, Comparison};
 
@@ -435,15 +434,6 @@ impl Leaderboard {
                 .map(|i| i - 1)
         })
     }
-}
-
-/// A row's values from its run's metrics, for the tests that hold them
-/// to `knoblab metrics`.
-pub fn values_of(run: &RunMetrics) -> BTreeMap<String, Option<f64>> {
-    knoblab_core::metrics::columns::COLUMNS
-        .iter()
-        .map(|c| (c.key.to_string(), (c.get)(&run.metrics)))
-        .collect()
 }
 
 /// The rows of several [`Summands`] pooled: what a drill-down shows.
