@@ -252,7 +252,7 @@ pub struct Row {
     /// scored with the bundles given).
     pub error: Option<String>,
     /// Every episode of the plan (for another library's run: its own),
-    /// in plan order.
+    /// in key order.
     pub episodes: Vec<EpisodeEntry>,
 }
 

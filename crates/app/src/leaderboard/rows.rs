@@ -78,7 +78,7 @@ pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, L
             });
         }
     }
-    // The plan: every key of the runs of the plan's library, first seen first.
+    // The plan: every key of the runs of the plan's library, once.
     let mut plan: Vec<(String, Planned)> = Vec::new();
     let mut in_plan: HashMap<String, usize> = HashMap::new();
     for (r, lib) in runs.iter().zip(&libraries) {
@@ -92,6 +92,10 @@ pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, L
             }
         }
     }
+    // In key order, so that nothing (the episode lists, the order of
+    // episodes within a device that the bootstrap draws from) depends on
+    // the order the records were written in.
+    plan.sort_by(|a, b| a.0.cmp(&b.0));
     let devices = {
         let mut d: Vec<&str> = plan.iter().map(|(_, p)| p.bundle_id.as_str()).collect();
         d.sort_unstable();
@@ -116,7 +120,11 @@ pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, L
         let other = libraries[i] != reference;
         let own_plan: Vec<(String, Planned)>;
         let row_plan: &[(String, Planned)] = if other {
-            own_plan = run.keyed.order.clone();
+            own_plan = {
+                let mut own = run.keyed.order.clone();
+                own.sort_by(|a, b| a.0.cmp(&b.0));
+                own
+            };
             &own_plan
         } else {
             &plan
@@ -318,7 +326,7 @@ fn column_estimates(
         .collect()
 }
 
-/// Units grouped by device, devices in id order, units in plan order.
+/// Units grouped by device, devices in id order, units in plan (key) order.
 fn strata_of<'a>(units: &[(&'a str, &'a Summands)]) -> Strata<'a> {
     let mut by: BTreeMap<&str, Vec<&Summands>> = BTreeMap::new();
     for (device, s) in units {
