@@ -14,6 +14,7 @@
 //!   call by the Python half, so a dict from Python is exactly the
 //!   document the CLI prints).
 //! - [`evaluate`]: the core's runner behind `knoblab eval`.
+//! - [`leaderboard`]: `knoblab leaderboard --json`.
 //! - [`errors`]: the core's typed errors as the classes of
 //!   `knoblab.errors` (by type, never by message).
 
@@ -22,6 +23,7 @@ use pyo3::prelude::*;
 mod env;
 mod errors;
 mod evaluate;
+mod leaderboard;
 mod library;
 mod metrics;
 mod observe;
@@ -46,6 +48,7 @@ fn _knoblab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate::prepare_run, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::run_eval, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate::run_options_json, m)?)?;
+    leaderboard::register(m)?;
     m.add("TEXT_CHARSET", observe::TEXT_CHARSET)?;
     m.add("MAX_TEXT_CHARS", observe::MAX_TEXT_CHARS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -13,6 +13,8 @@
 //!   (hand-made or generated), a folder, a zip or a bundle file.
 //! - [`documents`] (native): the documents `knoblab … --json` prints,
 //!   computed from paths (the CLI and the Python bindings call them).
+//! - [`leaderboard`]: runs side by side with bootstrap intervals,
+//!   honest denominators and paired comparisons.
 //! - [`job`]: one scoring of dropped files, as the page's workers run it.
 //! - [`run`] (native): a run's episodes on threads with an HTTP client,
 //!   resumable, behind `knoblab eval` and `knoblab.evaluate`.
@@ -21,5 +23,6 @@ pub mod devices;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod documents;
 pub mod job;
+pub mod leaderboard;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod run;

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod derive;
 mod eval;
+mod leaderboard;
 mod library;
 mod metrics;
 pub mod out;
@@ -36,6 +37,8 @@ enum Command {
     Eval(Box<eval::Args>),
     /// Compute VGEBench metrics from trajectory files.
     Metrics(metrics::Args),
+    /// Rank runs side by side, with bootstrap intervals and paired comparisons.
+    Leaderboard(leaderboard::Args),
     /// Derive a device's SSM from its category's UCSM.
     Derive(derive::Args),
     /// Score a benchmark's results file.
@@ -69,6 +72,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Eval(args) => eval::run(*args),
         Command::Metrics(args) => metrics::run(args),
+        Command::Leaderboard(args) => leaderboard::run(args),
         Command::Derive(args) => derive::run(args),
         Command::Score(score) => match score.benchmark {
             Benchmark::Epic(args) => score_epic::run(args),

@@ -11,6 +11,7 @@ Python package:
 - :mod:`knoblab.score`: ``epic``, ``finestate``, ``switch``, returning the
   documents ``knoblab score … --json`` prints.
 - :func:`metrics`: the document ``knoblab metrics --json`` prints.
+- :func:`leaderboard`: the document ``knoblab leaderboard --json`` prints.
 - :func:`evaluate`: the core's runner behind ``knoblab eval`` (a model,
   the oracle, a replay on devices; resumable output file).
 - :mod:`knoblab.ray` (``pip install "knoblab[ray]"``, imported only when
@@ -71,6 +72,7 @@ __all__ = [
     "evaluate",
     "library",
     "library_version",
+    "leaderboard",
     "make",
     "metrics",
     "score",
@@ -164,6 +166,8 @@ def metrics(trajectory_files: Union[PathLike, Sequence[PathLike]], bundles: Path
     files = [os.fspath(p) for p in trajectory_files]
     return json.loads(_knoblab.metrics_json(files, os.fspath(bundles)))
 
+
+from ._leaderboard import leaderboard  # noqa: E402  (after the module's own names)
 
 _BUDGETS = Path(__file__).with_name("budgets.json")
 

@@ -26,6 +26,7 @@ __all__ = [
     "prepare_run",
     "run_eval",
     "run_options_json",
+    "leaderboard_json",
     "TEXT_CHARSET",
     "MAX_TEXT_CHARS",
     "__version__",
@@ -92,6 +93,14 @@ def score_switch(
     submission_time: Optional[str] = None,
 ) -> str: ...
 def metrics_json(trajectories: List[str], bundles: str) -> str: ...
+def leaderboard_json(
+    trajectories: List[str],
+    bundles: Optional[str] = None,
+    library: Optional[str] = None,
+    seed: int = 0,
+    resamples: int = 1000,
+    compare: List[Tuple[int, int]] = ...,
+) -> str: ...
 def library_json(path: Optional[str] = None) -> str: ...
 def shipped_device_ids() -> List[str]: ...
 def library_version_json() -> str: ...

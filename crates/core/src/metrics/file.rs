@@ -123,6 +123,26 @@ pub struct TrajectoryFile {
     pub episodes: Vec<(usize, Trajectory)>,
     /// Records that ended as `api_error`, counted and not scored.
     pub api_errors: usize,
+    /// The batch item each of `episodes` records (`bundle/task#repeat`,
+    /// as `knoblab eval` writes), in the same order; `None` for a record
+    /// without one (`knoblab run`).
+    pub items: Vec<Option<String>>,
+    /// The records that ended as `api_error`: which episodes they were,
+    /// so that a leaderboard counts them against its plan.
+    pub api_error_episodes: Vec<ApiErrorRecord>,
+}
+
+/// An episode recorded as `api_error`: where, and which.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiErrorRecord {
+    /// Its line, from 1.
+    pub line: usize,
+    /// The device.
+    pub bundle_id: String,
+    /// The task.
+    pub task_id: String,
+    /// The batch item, when the record carries one.
+    pub item: Option<String>,
 }
 
 /// What the reader needs of a record beyond its trajectory: the batch
@@ -152,6 +172,8 @@ pub fn read_trajectory_file(
         error,
     })?;
     let mut out: Vec<(usize, Trajectory)> = Vec::new();
+    let mut out_items: Vec<Option<String>> = Vec::new();
+    let mut api_error_episodes: Vec<ApiErrorRecord> = Vec::new();
     let mut api_errors = 0;
     // Hash of a line's record → indices into `out` with that hash (lines
     // without an `item`).
@@ -208,16 +230,29 @@ pub fn read_trajectory_file(
                     item: crate::input::text::escape_controls(&item).into_owned(),
                 });
             }
-            items.insert(item, n);
+            items.insert(item.clone(), n);
             if id.status == Some(EpisodeStatus::ApiError) {
                 api_errors += 1;
+                api_error_episodes.push(ApiErrorRecord {
+                    line: n,
+                    bundle_id: t.bundle_id,
+                    task_id: t.task_id,
+                    item: Some(item),
+                });
             } else {
                 out.push((n, t));
+                out_items.push(Some(item));
             }
             continue;
         }
         if id.status == Some(EpisodeStatus::ApiError) {
             api_errors += 1;
+            api_error_episodes.push(ApiErrorRecord {
+                line: n,
+                bundle_id: t.bundle_id,
+                task_id: t.task_id,
+                item: None,
+            });
             continue;
         }
         let mut h = DefaultHasher::new();
@@ -235,6 +270,7 @@ pub fn read_trajectory_file(
         }
         same.push(out.len());
         out.push((n, t));
+        out_items.push(None);
     }
     if out.is_empty() {
         return Err(TrajectoryFileError::Empty {
@@ -245,5 +281,7 @@ pub fn read_trajectory_file(
     Ok(TrajectoryFile {
         episodes: out,
         api_errors,
+        items: out_items,
+        api_error_episodes,
     })
 }

@@ -14,6 +14,8 @@
 //! - [`episode`](mod@episode): one episode's metrics.
 //! - [`run`](mod@run): a run's metrics, and the checks that refuse a
 //!   trajectory recorded on another device.
+//! - [`pool`]: how a run pools its episodes, as one row of numbers each
+//!   (what a bootstrap resamples).
 //! - [`file`]: reading a trajectory file through the input layer (empty
 //!   files, copies of an episode and bad lines refused, by line).
 //!
@@ -26,6 +28,7 @@
 pub mod columns;
 pub mod episode;
 pub mod file;
+pub mod pool;
 pub mod run;
 pub mod step;
 

@@ -7,7 +7,8 @@ use crate::bundle::{Bundle, LibraryStamp};
 use crate::sim::{Device, RenderMode, Trajectory};
 
 use super::episode::{score, EpisodeMetrics};
-use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled, RecordedOn};
+use super::pool::Summands;
+use super::{Counts, EpisodeRef, Metrics, MetricsError, RecordedOn};
 
 /// A run's metrics (the definitions are on [`Metrics`]), with each
 /// episode's.
@@ -157,23 +158,14 @@ pub fn one_library(files: &[NumberedFile<'_>]) -> Result<Option<LibraryStamp>, M
 
 fn aggregate(per_episode: Vec<EpisodeMetrics>) -> RunMetrics {
     let mut c = Counts::default();
+    let mut sum = Summands::default();
     for e in &per_episode {
         c.add(&e.counts);
+        sum.add(&Summands::of(e), 1.0);
     }
-    let n = per_episode.len() as f64;
-    let mean =
-        |f: &dyn Fn(&EpisodeMetrics) -> f64| ratio(per_episode.iter().map(f).sum::<f64>(), n);
-    let vsps: Vec<f64> = per_episode.iter().filter_map(|e| e.vsps).collect();
-    let metrics = c.metrics(NotPooled {
-        sr: mean(&|e| e.metrics.sr.unwrap_or(0.0)),
-        ssr: mean(&|e| e.metrics.ssr.unwrap_or(0.0)),
-        spl: mean(&|e| e.spl),
-        state_f1: mean(&|e| e.state_f1),
-        vsps: ratio(vsps.iter().sum(), vsps.len() as f64),
-    });
     RunMetrics {
         episodes: per_episode.len(),
-        metrics,
+        metrics: sum.metrics(),
         counts: c,
         per_episode,
     }

@@ -1,0 +1,61 @@
+//! `knoblab.leaderboard`: the document `knoblab leaderboard --json`
+//! prints, computed by [`knoblab_app::leaderboard`] (this file only
+//! converts the arguments and the errors).
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+use knoblab_app::leaderboard::{from_paths, LeaderboardError, Options};
+
+use crate::errors::{self, Kind, Raised};
+use crate::json_text;
+
+fn leaderboard_error(e: LeaderboardError) -> PyErr {
+    let message = e.to_string();
+    let kind = match e {
+        LeaderboardError::NoRuns | LeaderboardError::Options(_) => Kind::Options,
+        LeaderboardError::Run { .. } => Kind::Metrics,
+        LeaderboardError::Read(_) => Kind::Results,
+    };
+    Raised::new(kind, message).into()
+}
+
+/// `knoblab leaderboard --json`: the document JSON. `compare` holds pairs
+/// of 0-based rows.
+#[pyfunction]
+#[pyo3(signature = (trajectories, bundles=None, library=None, seed=0, resamples=1000, compare=Vec::new()))]
+fn leaderboard_json(
+    py: Python<'_>,
+    trajectories: Vec<PathBuf>,
+    bundles: Option<PathBuf>,
+    library: Option<PathBuf>,
+    seed: u64,
+    resamples: usize,
+    compare: Vec<(usize, usize)>,
+) -> PyResult<String> {
+    let options = Options {
+        seed,
+        resamples,
+        compare,
+    };
+    let board = py
+        .allow_threads(|| {
+            from_paths(
+                &trajectories,
+                bundles.as_deref(),
+                library.as_deref(),
+                &options,
+            )
+        })
+        .map_err(leaderboard_error)?;
+    let doc = board
+        .to_json()
+        .map_err(|e| PyErr::from(errors::other(e.to_string())))?;
+    json_text(&doc)
+}
+
+/// Adds the leaderboard's function to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(leaderboard_json, m)?)
+}
