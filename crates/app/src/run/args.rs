@@ -77,6 +77,8 @@ pub struct RunArgs {
     pub max_cost: Option<f64>,
     /// How the views are drawn: the static pictures or live.
     pub render: RenderMode,
+    /// The model-call cache's folder (none: every request is sent).
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for RunArgs {
@@ -108,6 +110,7 @@ impl Default for RunArgs {
             price_out: None,
             max_cost: None,
             render: RenderMode::Static,
+            cache: None,
         }
     }
 }
@@ -284,6 +287,7 @@ impl RunArgs {
             shard: None,
             select: None,
             send_to: None,
+            cache: self.cache.clone(),
         }
     }
 }
