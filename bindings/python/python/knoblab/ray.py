@@ -23,7 +23,7 @@ into a temporary folder of its node. The task runs the core's runner
 folder, and returns the finished episodes' lines to the driver.
 
 Only the driver writes the output: it appends each returned episode as
-one whole line and ``fsync``\\ s it before taking the next, and it keeps
+one whole line and syncs it (``fsync``) before taking the next, and it keeps
 the items the file holds, so an episode another attempt of a task
 returned already is not written again (the same resume by key as
 ``knoblab eval``: only items without a record are played; the core reads
