@@ -6,8 +6,10 @@ by the driver alone; then a worker node is killed (its whole process
 group, SIGKILL: raylet, workers and all) while it plays an episode, and
 the run still ends with every episode once.
 
-Every wait is bounded and fails with what it waited for; nothing is
-timed. The nodes are this test's processes, ended by their process
+The driver is a Python process of its own (Ray does not support a
+second cluster in a process that has shut one down: its objects' owner
+is reported dead), started as a user starts one. Every wait is bounded
+and fails with what it waited for; nothing is timed. The nodes are this test's processes, ended by their process
 groups (never ``ray stop``, which would end every Ray of the machine)."""
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import subprocess
 import sys
 import shutil
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -128,7 +129,7 @@ def cluster():
                 if str(node.temp) in n.get("ObjectStoreSocketName", ""):
                     by_temp[n["NodeID"]] = node
         assert len(by_temp) == 3, "each Ray node found by its temporary folder"
-        yield nodes, by_temp
+        yield nodes, by_temp, f"{ip}:{port}"
     finally:
         if ray.is_initialized():
             ray.shutdown()
@@ -151,50 +152,72 @@ def items_of(out: Path) -> list:
     return [json.loads(line)["item"].split("/", 1)[1] for line in text.splitlines()]
 
 
-def options(mock, repeats):
-    return dict(repeats=repeats, model="mock-vlm", history="full", timeout=10.0, base_url=mock.base_url)
+# The driver: joins the cluster, runs the evaluation, prints its result
+# and the tasks' answers as one JSON document. With a markers folder, each
+# worker marks every episode it starts (node, item, process id).
+DRIVER = """
+import json, os, sys, time
+from pathlib import Path
+import ray, knoblab.ray
+
+address, out, kettle, base_url, markers = sys.argv[1:6]
+
+def mark(event, folder=markers):
+    if event["event"] == "started":
+        node = ray.get_runtime_context().get_node_id()
+        Path(folder, f"{node}.{event['item'].replace('/', '_')}.{os.getpid()}").touch()
+
+ray.init(address=address, log_to_driver=False, configure_logging=False)
+answers = []
+started = time.monotonic()
+result = knoblab.ray.evaluate(
+    out, kettle, repeats=4, model="mock-vlm", history="full", timeout=10.0, base_url=base_url,
+    max_retries=5, progress=answers.append, on_event=mark if markers else None)
+seconds = time.monotonic() - started
+print(json.dumps({"result": result, "answers": answers, "seconds": seconds}))
+"""
+
+
+def drive(address: str, out: Path, mock, markers: str = "") -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", DRIVER, address, str(out), str(KETTLE), mock.base_url, markers],
+        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def finish(driver: subprocess.Popen) -> dict:
+    try:
+        stdout, stderr = driver.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        driver.kill()
+        pytest.fail("the driver did not end within 240 s")
+    assert driver.returncode == 0, stderr[-3000:]
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def test_three_nodes_every_episode_once_written_by_the_driver(cluster, mock, tmp_path):
-    nodes, by_temp = cluster
+    nodes, by_temp, address = cluster
     out = tmp_path / "run.jsonl"
-    answers = []
-    started = time.monotonic()
-    result = knoblab.ray.evaluate(out, KETTLE, progress=answers.append, **options(mock, 4))
-    elapsed = time.monotonic() - started
+    done = finish(drive(address, out, mock))
+    result, answers = done["result"], done["answers"]
     items = items_of(out)
+    assert result["failed"] == [], result["failed"]
     assert sorted(items) == sorted(planned(4)), "every episode exactly once"
-    assert result["left"] == 0 and result["failed"] == [] and result["ran"] == len(items)
+    assert result["left"] == 0 and result["ran"] == len(items)
     assert all(r["terminated"] for r in result["records"])
     # Played on more than one node, none from the driver's copy of the bundle.
     assert len({a["node"] for a in answers}) >= 2
     for a in answers:
         assert all(str(KETTLE) != b for b in a["bundles"]), "the bundle came through the object store"
-    print(f"\n3 nodes: {len(items)} episodes in {elapsed:.1f} s = {len(items) / elapsed:.2f} episodes/s")
+    print(f"\n3 nodes: {len(items)} episodes in {done['seconds']:.1f} s")
 
 
 def test_a_worker_node_killed_mid_run_loses_no_episode(cluster, mock, tmp_path):
-    nodes, by_temp = cluster
+    nodes, by_temp, address = cluster
     out = tmp_path / "run.jsonl"
     markers = tmp_path / "started"
     markers.mkdir()
-
-    def mark(event, folder=str(markers)):
-        # On the worker: which node started which episode (a file per start).
-        if event["event"] == "started":
-            node = ray.get_runtime_context().get_node_id()
-            Path(folder, f"{node}.{event['item'].replace('/', '_')}.{os.getpid()}").touch()
-
-    box = {}
-
-    def run():
-        try:
-            box["result"] = knoblab.ray.evaluate(out, KETTLE, on_event=mark, max_retries=5, **options(mock, 4))
-        except BaseException as e:  # reported by the test below
-            box["error"] = e
-
-    driver = threading.Thread(target=run)
-    driver.start()
+    driver = drive(address, out, mock, str(markers))
     workers = {nid: n for nid, n in by_temp.items() if n.name != "head"}
 
     def victim():
@@ -215,13 +238,11 @@ def test_a_worker_node_killed_mid_run_loses_no_episode(cluster, mock, tmp_path):
                 os.kill(int(f.name.rsplit(".", 1)[1]), signal.SIGKILL)
             except ProcessLookupError:
                 pass
-    driver.join(timeout=240)
-    assert not driver.is_alive(), "the run ended after the node was killed"
-    assert "error" not in box, box.get("error")
-    result = box["result"]
+    result = finish(driver)["result"]
     items = items_of(out)
+    assert result["failed"] == [], result["failed"]
     assert sorted(items) == sorted(planned(4)), "every episode exactly once, none lost"
-    assert result["left"] == 0 and result["failed"] == []
+    assert result["left"] == 0
     # The killed node had an episode in flight: it was played again elsewhere.
     lost = {f.name.split(".")[1] for f in markers.iterdir() if f.name.startswith(node_id)}
     again = {f.name.split(".")[1] for f in markers.iterdir() if not f.name.startswith(node_id)}

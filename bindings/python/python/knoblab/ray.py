@@ -119,12 +119,12 @@ def _remove_unpacked() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _unpack(digest: str, ref: Any) -> str:
+def _unpack(digest: str, payload: bytes) -> str:
     if digest not in _UNPACKED:
         if not _UNPACKED:
             atexit.register(_remove_unpacked)
         folder = tempfile.mkdtemp(prefix="knoblab-ray-")
-        with zipfile.ZipFile(io.BytesIO(_ray.get(ref))) as zf:
+        with zipfile.ZipFile(io.BytesIO(payload)) as zf:
             zf.extractall(folder)
         _UNPACKED[digest] = folder
     return _UNPACKED[digest]
@@ -146,7 +146,8 @@ def _localize(kwargs: Dict[str, Any], local: Dict[str, Any], root: str) -> Dict[
 
 def _play_chunk(
     select: List[int],
-    pack: Optional[Tuple[str, List[Any], Dict[str, Any]]],
+    payload: Optional[bytes],
+    pack: Optional[Tuple[str, Dict[str, Any]]],
     from_shipped: bool,
     kwargs: Dict[str, Any],
     send_to_env: Optional[str],
@@ -163,9 +164,9 @@ def _play_chunk(
                 f"send_to_env={send_to_env!r}: the variable is not set on node {node}; set it where `ray start` runs"
             )
     kw = dict(kwargs)
-    if pack is not None:
-        digest, (ref,), local = pack
-        kw = _localize(kw, local, _unpack(digest, ref))
+    if pack is not None and payload is not None:
+        digest, local = pack
+        kw = _localize(kw, local, _unpack(digest, payload))
     with tempfile.TemporaryDirectory(prefix="knoblab-task-") as folder:
         out = os.path.join(folder, "episodes.jsonl")
         answer = json.loads(
@@ -321,14 +322,17 @@ def evaluate(
 
     payload, local = _pack(kwargs)
     pack = None
+    payload_ref = None
     if payload is not None:
-        # Inside a list, so that Ray hands the task the reference, not the
-        # bytes: each worker process fetches and unpacks it once.
-        pack = (hashlib.sha256(payload).hexdigest(), [_ray.put(payload)], local)
+        # Put once; Ray moves it to each node that runs a task, and each
+        # worker process unpacks it once (by its digest).
+        pack = (hashlib.sha256(payload).hexdigest(), local)
+        payload_ref = _ray.put(payload)
 
     task = _ray.remote(_play_chunk).options(max_retries=max_retries, num_cpus=num_cpus, resources=resources or {})
     refs = {
-        task.remote(select, pack, from_shipped, kwargs, send_to_env, on_event): select for select in chunks
+        task.remote(select, payload_ref, pack, from_shipped, kwargs, send_to_env, on_event): select
+        for select in chunks
     }
     writer = _Writer(path, {items[i] for i in done})
     max_cost = kwargs.get("max_cost")
