@@ -59,6 +59,8 @@ fn run_args(kwargs: &Bound<'_, PyDict>) -> PyResult<RunArgs> {
             "price_in" => a.price_in = Some(value.extract().map_err(bad)?),
             "price_out" => a.price_out = Some(value.extract().map_err(bad)?),
             "max_cost" => a.max_cost = Some(value.extract().map_err(bad)?),
+            // The model-call cache's folder (`knoblab eval --cache`).
+            "cache" => a.cache = Some(value.extract().map_err(bad)?),
             "render" => {
                 let text: String = value.extract().map_err(bad)?;
                 a.render =
@@ -260,6 +262,11 @@ pub(crate) fn run_eval(
         Stop::Cancelled => "cancelled",
         Stop::MaxCost => "max_cost",
     };
+    // How the model-call cache served (none without `cache`).
+    let cache = outcome.cache.map(|t| {
+        serde_json::json!({"hits": t.hits, "misses": t.misses, "stored": t.stored,
+                           "failed_writes": t.failed_writes})
+    });
     if !full {
         return json_text(&serde_json::json!({
             "file": file,
@@ -267,6 +274,7 @@ pub(crate) fn run_eval(
             "left": outcome.left,
             "stop": stop,
             "problems": outcome.problems,
+            "cache": cache,
         }));
     }
     let metrics = match outcome.metrics(&plan, &file).map_err(errors::metrics)? {
@@ -281,5 +289,6 @@ pub(crate) fn run_eval(
         "problems": outcome.problems,
         "records": outcome.records,
         "metrics": metrics,
+        "cache": cache,
     }))
 }

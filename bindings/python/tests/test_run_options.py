@@ -53,6 +53,7 @@ def test_each_keyword_sets_its_own_option():
         "coords": "0-1", "perturb": "jpeg:50", "seed": 7, "temperature": 0.5,
         "max_tokens": 64, "timeout": 5.0, "retries": 0, "backoff": 2.5,
         "price_in": 1.5, "price_out": 2.0, "max_cost": 10.0, "render": "live",
+        "cache": "model-cache",
     }
     defaults = _defaults()
     assert sorted(PYTHON_NAMES.get(n, n) for n in given) == sorted(defaults)

@@ -125,6 +125,7 @@ fn main() {
         shard: None,
         select: None,
         send_to: None,
+        cache: None,
     };
 
     let cpu0 = cpu_seconds();

@@ -288,6 +288,7 @@ fn options() -> EvalOptions {
         shard: None,
         select: None,
         send_to: None,
+        cache: None,
     }
 }
 

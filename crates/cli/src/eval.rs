@@ -104,6 +104,12 @@ pub struct Args {
     /// the prompt is the same in both.
     #[arg(long, default_value = "static", value_parser = knoblab_core::sim::RenderMode::parse)]
     pub render: knoblab_core::sim::RenderMode,
+    /// Keep the model's replies in this folder and answer a request found
+    /// there from it instead of the model: the same endpoint, model,
+    /// request body, prompt version and library; errors, truncated replies
+    /// and unreadable actions are never kept. Several runs may share it.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
     /// Print the metrics as one JSON document (as `knoblab metrics --json`).
     #[arg(long)]
     pub json: bool,
@@ -142,6 +148,7 @@ impl Args {
             price_out: self.price_out,
             max_cost: self.max_cost,
             render: self.render,
+            cache: self.cache.clone(),
         }
     }
 }
@@ -237,6 +244,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
         Stop::Complete => {}
     }
+    if let (Some(tally), false) = (outcome.cache, args.quiet) {
+        let failed = if tally.failed_writes > 0 {
+            format!(", {} could not be stored", tally.failed_writes)
+        } else {
+            String::new()
+        };
+        super::out::warn(&format!(
+            "cache: {} replies reused, {} requests sent, {} replies stored{failed}",
+            tally.hits, tally.misses, tally.stored
+        ));
+    }
     let errors: Vec<_> = outcome
         .records
         .iter()
@@ -309,7 +327,7 @@ mod tests {
     /// writes them) with the defaults.
     #[test]
     fn each_flag_sets_its_own_field() {
-        let given: [(&str, &[&str]); 28] = [
+        let given: [(&str, &[&str]); 29] = [
             ("bundles", &["a", "b"]),
             ("library", &["--library", "lib.json"]),
             ("devices", &["--devices", "x,y"]),
@@ -336,6 +354,7 @@ mod tests {
             ("price_out", &["--price-out", "2"]),
             ("max_cost", &["--max-cost", "10"]),
             ("render", &["--render", "live"]),
+            ("cache", &["--cache", "model-cache"]),
             ("library", &["--library", "other.json"]),
             ("seed", &["--seed", "8"]),
         ];

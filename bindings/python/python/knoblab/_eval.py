@@ -45,6 +45,7 @@ RUN_OPTIONS = (
     "price_out",
     "max_cost",
     "render",
+    "cache",
 )
 
 
@@ -68,8 +69,9 @@ def run_kwargs(options: Dict[str, Any]) -> Dict[str, Any]:
     """The options as the native runner takes them (unknown names refused there)."""
     kw = dict(options)
     kw["bundles"] = _paths(kw.get("bundles"))
-    if kw.get("library") is not None:
-        kw["library"] = os.fspath(kw["library"])
+    for key in ("library", "cache"):
+        if kw.get(key) is not None:
+            kw[key] = os.fspath(kw[key])
     for key in ("devices", "categories", "tasks"):
         kw[key] = _names(kw.get(key))
     return kw
@@ -146,6 +148,7 @@ def evaluate(
     price_out: Optional[float] = None,
     max_cost: Optional[float] = None,
     render: str = "static",
+    cache: Optional[PathLike] = None,
     select: Optional[Sequence[int]] = None,
     send_to: Optional[str] = None,
     progress: Progress = None,
@@ -216,6 +219,14 @@ def evaluate(
         Start no episode once the estimated cost reaches this.
     render : str
         ``"static"`` (the paper's pictures) or ``"live"``.
+    cache : str or os.PathLike, optional
+        The model-call cache's folder (``knoblab eval --cache``): a
+        request found there is answered from it, not sent; a whole reply
+        is kept there. Keyed by endpoint, model, request body (pictures
+        by content), prompt version, library and this version; errors and
+        truncated replies are never kept; several processes may share it.
+        The turns answered from it are marked ``"cached": true`` and cost
+        nothing.
     select : sequence of int, optional
         Play only the plan's items at these positions (0-based, plan
         order); what :func:`knoblab.ray.evaluate` gives each task.
@@ -237,8 +248,11 @@ def evaluate(
         (``"complete"``, ``"cancelled"`` or ``"max_cost"``), ``problems``
         (items that could not be played), ``records`` (every record of
         the plan now in the file, in plan order: the file's lines as
-        dicts) and ``metrics`` (the document ``knoblab eval --json``
-        prints, ``None`` while no episode can be scored).
+        dicts), ``metrics`` (the document ``knoblab eval --json``
+        prints, ``None`` while no episode can be scored) and ``cache``
+        (with ``cache``: ``hits``, the requests answered from it,
+        ``misses``, those sent, ``stored`` and ``failed_writes``; else
+        ``None``).
 
     Raises
     ------
@@ -279,6 +293,7 @@ def evaluate(
         "price_out": price_out,
         "max_cost": max_cost,
         "render": render,
+        "cache": cache,
     }
     text = _knoblab.run_eval(
         os.fspath(out),

@@ -85,6 +85,8 @@ pub struct RunArgs {
     pub max_cost: Option<f64>,
     /// How the views are drawn: the static pictures or live.
     pub render: RenderMode,
+    /// The model-call cache's folder (none: every request is sent).
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for RunArgs {
@@ -116,6 +118,7 @@ impl Default for RunArgs {
             price_out: None,
             max_cost: None,
             render: RenderMode::Static,
+            cache: None,
         }
     }
 }
@@ -312,6 +315,7 @@ impl RunArgs {
             shard: None,
             select: None,
             send_to: None,
+            cache: self.cache.clone(),
         }
     }
 }
@@ -355,7 +359,8 @@ mod tests {
         assert_eq!(partial, args);
         let err = serde_json::from_str::<RunArgs>(r#"{"lamda": 3}"#).unwrap_err();
         assert!(err.to_string().contains("unknown field `lamda`"), "{err}");
-        assert_eq!(RunArgs::field_names().len(), 26);
+        // The 26 options the issue counted, and the model-call cache.
+        assert_eq!(RunArgs::field_names().len(), 27);
     }
 
     #[test]

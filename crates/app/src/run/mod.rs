@@ -9,9 +9,10 @@
 //! - [`load_library`], [`load_bundles`], [`make_plan`]: a plan from devices.
 //! - [`evaluate`]: the runner; [`prepare_output`] before shards.
 //! - [`output`]: the output file and its run description.
-//! - [`http`]: the transport.
+//! - [`http`]: the transport; [`cache`]: the model-call cache.
 
 pub mod args;
+pub mod cache;
 pub mod http;
 pub mod output;
 
@@ -76,6 +77,9 @@ pub struct EvalOptions {
     /// server per node of a cluster). The plan's base URL names the run:
     /// it stays in the run description and in every record.
     pub send_to: Option<String>,
+    /// The model-call cache's folder ([`cache`]): replies found there are
+    /// not asked for again, and new whole replies are stored there.
+    pub cache: Option<PathBuf>,
 }
 
 /// What the runner tells its caller as it goes (from its threads).
@@ -155,6 +159,8 @@ pub struct EvalOutcome {
     pub stop: Stop,
     /// Items that could not be played, with why.
     pub problems: Vec<String>,
+    /// How the model-call cache served this call, when one was given.
+    pub cache: Option<cache::CacheTally>,
 }
 
 impl EvalOutcome {
@@ -498,6 +504,9 @@ struct Shared<'p> {
     client: http::Client,
     /// (the plan's request URL, the one sent to instead) with `send_to`.
     route: Option<(String, String)>,
+    /// The model-call cache, and how it served.
+    cache: Option<cache::Cache>,
+    cache_tally: Mutex<cache::CacheTally>,
 }
 
 /// Plays the plan's items that have no record in `out` yet, `concurrency`
@@ -530,6 +539,12 @@ pub fn evaluate(
             ),
         });
     }
+    // Only runs that send requests use a cache; a bad folder stops the
+    // run before anything is sent.
+    let cache = match &options.cache {
+        Some(dir) if plan.spec.source.sends_requests() => Some(cache::Cache::open(dir)?),
+        _ => None,
+    };
     let finished = read_finished(out)?;
     check_output(plan, out, &finished)?;
     // The repair happens under the file's lock, so it is safe while other
@@ -602,6 +617,8 @@ pub fn evaluate(
             to.base_url = base.clone();
             (plan.spec.settings.endpoint.url(), to.url())
         }),
+        cache,
+        cache_tally: Mutex::new(cache::CacheTally::default()),
     };
     let workers = options.concurrency.max(1);
     std::thread::scope(|scope| {
@@ -642,6 +659,7 @@ pub fn evaluate(
         left,
         stop,
         problems,
+        cache: shared.cache.as_ref().map(|_| *lock(&shared.cache_tally)),
     })
 }
 
@@ -737,6 +755,10 @@ fn play<'b>(
     let agent = driver::player(spec, bundle, shared.plan.recorded.as_ref(), item.repeat)?;
     let config = DriverConfig::for_run(spec, shared.options.key.clone());
     let mut driver = EpisodeDriver::new(episode, item, agent, config)?;
+    let keys = shared
+        .cache
+        .as_ref()
+        .map(|_| cache::KeyParts::of(spec, item));
     progress(&EvalEvent::Started { item: item.key() });
     loop {
         let need = driver.poll(now_ms())?;
@@ -758,13 +780,41 @@ fn play<'b>(
                 if cancel.load(Ordering::SeqCst) {
                     return Ok((None, driver.into_episode()));
                 }
+                // The cache first (keyed by the request as planned).
+                let key = keys.as_ref().map(|k| k.key(driver.turn(), &request));
+                if let (Some(c), Some(key)) = (&shared.cache, &key) {
+                    let found = c.get(key, spec.settings.endpoint.flavor);
+                    let mut tally = lock(&shared.cache_tally);
+                    if let Some(body) = found {
+                        tally.hits += 1;
+                        drop(tally);
+                        driver.feed_cached(body, now_ms());
+                        continue;
+                    }
+                    tally.misses += 1;
+                }
                 if let Some((from, to)) = &shared.route {
                     if &request.url == from {
                         request.url = to.clone();
                     }
                 }
                 let answer = shared.client.send(&request, timeout_ms);
+                let body = match (&key, &answer) {
+                    (Some(_), driver::Answer::Response { body, .. }) => Some(body.clone()),
+                    _ => None,
+                };
                 driver.feed(answer, now_ms());
+                if let (Some(c), Some(key), Some(body)) = (&shared.cache, &key, body) {
+                    if driver.storable() {
+                        let stored = c.put(key, &body).is_ok();
+                        let mut tally = lock(&shared.cache_tally);
+                        if stored {
+                            tally.stored += 1;
+                        } else {
+                            tally.failed_writes += 1;
+                        }
+                    }
+                }
             }
             Need::Wait { ms } => {
                 let until = now_ms().saturating_add(ms);

@@ -1,3 +1,6 @@
+//! (Over 600 lines: the driver is one state machine whose phases, feeding
+//! and record are read together; its tests are in `tests/eval_driver.rs`.)
+//!
 //! The episode driver: one episode of one task, played by any [`Agent`]
 //! (a model, a replay, the oracle, the random agent, a script), with no
 //! I/O of its own, in the sans-IO style of h11 or quinn-proto. It says what
@@ -272,6 +275,10 @@ pub struct EpisodeDriver<'b, 'a> {
     phase: Phase,
     status: EpisodeStatus,
     events: Vec<Event>,
+    /// The turns whose reply came from a cache ([`EpisodeDriver::feed_cached`]).
+    cached_turns: Vec<usize>,
+    /// Whether the last answer fed may be cached ([`EpisodeDriver::storable`]).
+    storable: bool,
 }
 
 impl fmt::Debug for EpisodeDriver<'_, '_> {
@@ -320,12 +327,20 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
             phase: Phase::Decide,
             status: EpisodeStatus::Finished,
             events,
+            cached_turns: Vec::new(),
+            storable: false,
         })
     }
 
     /// The item's key.
     pub fn item(&self) -> &str {
         &self.item
+    }
+
+    /// The number of turns so far: the turn a request asked for now
+    /// belongs to (from 0).
+    pub fn turn(&self) -> usize {
+        self.agent.turns().len()
     }
 
     /// The events since the last call.
@@ -413,6 +428,34 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
     /// What came back for the request of the last [`Need::Send`]; ignored
     /// when no request is out.
     pub fn feed(&mut self, answer: Answer, now_ms: u64) {
+        self.feed_answer(answer, now_ms, false);
+    }
+
+    /// A reply body for the request of the last [`Need::Send`] that came
+    /// from a cache of earlier replies instead of the model: played as a
+    /// reply with status 200, and its turn marked `cached` in the record
+    /// (its tokens are kept; its cost is not counted).
+    pub fn feed_cached(&mut self, body: String, now_ms: u64) {
+        let answer = Answer::Response {
+            status: 200,
+            retry_after: None,
+            body,
+        };
+        self.feed_answer(answer, now_ms, true);
+    }
+
+    /// Whether the answer last fed may be kept in a cache of replies: a
+    /// reply from the model (not from the cache) that parsed, was not cut
+    /// by the token limit ([`super::provider::Flavor::truncated`]), and
+    /// whose action the simulator's grammar reads. An error, a failure, a
+    /// retried request's failed attempts, a truncated reply or an
+    /// unreadable action never are.
+    pub fn storable(&self) -> bool {
+        self.storable
+    }
+
+    fn feed_answer(&mut self, answer: Answer, now_ms: u64, cached: bool) {
+        self.storable = false;
         let Phase::Sending {
             request,
             attempt,
@@ -430,7 +473,17 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
                 body,
             } => match endpoint.flavor.parse_reply(status, &body) {
                 Ok(reply) => {
+                    let truncated = endpoint.flavor.truncated(&body);
                     let m = self.agent.answer(reply, attempt, elapsed);
+                    let turn = self.agent.turns().len().checked_sub(1);
+                    if cached {
+                        self.cached_turns.extend(turn);
+                    } else {
+                        let readable = turn
+                            .and_then(|t| self.agent.turns().get(t))
+                            .is_some_and(|t| t.parse_error.is_none() && t.api_error.is_none());
+                        self.storable = readable && !truncated;
+                    }
                     self.phase = Phase::Moved(m);
                     return;
                 }
@@ -535,12 +588,22 @@ impl<'b, 'a> EpisodeDriver<'b, 'a> {
             .cloned()
             .ok_or(SimError::NotReset)?;
         self.agent.finish(&trajectory);
-        let turns = self.agent.turns().to_vec();
+        let mut turns = self.agent.turns().to_vec();
+        for &i in &self.cached_turns {
+            if let Some(t) = turns.get_mut(i) {
+                t.cached = true;
+            }
+        }
+        // Tokens of every reply; the cost of those paid for (not cached).
         let mut usage = Usage::default();
+        let mut paid = Usage::default();
         for t in &turns {
             usage.add(t.usage);
+            if !t.cached {
+                paid.add(t.usage);
+            }
         }
-        let cost = self.config.prices.and_then(|p| p.cost(usage));
+        let cost = self.config.prices.and_then(|p| p.cost(paid));
         self.phase = Phase::Over(Box::new(EpisodeRecord {
             trajectory,
             item: self.item.clone(),

@@ -66,6 +66,10 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The picture sent with the turn, if any.
     pub image: Option<ImageSent>,
+    /// The reply came from the run's model-call cache, not from the
+    /// model: no request was sent and nothing was paid for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
 }
 
 /// A request ready to send, with what the page shows of it.
@@ -226,6 +230,7 @@ impl ModelAgent {
             elapsed_ms,
             usage: reply.usage,
             image: pending.map(|p| p.image),
+            cached: false,
         });
         action
     }

@@ -103,6 +103,35 @@ impl Flavor {
     }
 }
 
+impl Flavor {
+    /// Whether a reply's body says the model was cut off by the token
+    /// limit (`finish_reason: "length"`, Anthropic's `stop_reason:
+    /// "max_tokens"`): its text may be read, but it is not a whole answer,
+    /// so it is never cached.
+    ///
+    /// ```
+    /// use knoblab_eval::vlm::provider::Flavor;
+    /// assert!(Flavor::OpenAi.truncated(r#"{"choices":[{"finish_reason":"length"}]}"#));
+    /// assert!(!Flavor::OpenAi.truncated(r#"{"choices":[{"finish_reason":"stop"}]}"#));
+    /// assert!(Flavor::Anthropic.truncated(r#"{"stop_reason":"max_tokens"}"#));
+    /// ```
+    pub fn truncated(self, body: &str) -> bool {
+        let Ok(json) = serde_json::from_str::<Value>(body) else {
+            return false;
+        };
+        match self {
+            Flavor::OpenAi => {
+                json.pointer("/choices/0/finish_reason")
+                    .and_then(Value::as_str)
+                    == Some("length")
+            }
+            Flavor::Anthropic => {
+                json.get("stop_reason").and_then(Value::as_str) == Some("max_tokens")
+            }
+        }
+    }
+}
+
 fn openai_reply(json: &Value) -> Result<Reply, ReplyError> {
     let message = json
         .pointer("/choices/0/message")
