@@ -61,7 +61,8 @@ for (const [name, hash, ready] of ROUTES) {
   await fetch(new URL('__bytes/reset', server));
   await page.goto(new URL(hash, BASE).href);
   await ready(page);
-  await page.waitForLoadState('networkidle');
+  // The network idle (a page that keeps polling is measured at 30 s).
+  await page.waitForLoadState('networkidle', { timeout: 30_000 }).catch(() => console.error(`${name}: the network did not go idle`));
   await new Promise((r) => setTimeout(r, 1000)); // a service worker's install finishes
   const sent = await (await fetch(new URL('__bytes', server))).json();
   rows.push([name, requests, wire, sent.requests, sent.bytes]);
