@@ -51,7 +51,8 @@ test('the built page carries the policy, with the loader script hashed in', asyn
   assert.deepEqual(policy['form-action'], ["'none'"]);
   assert.deepEqual(policy['img-src'], ["'self'", 'data:', 'blob:']);
   assert.deepEqual(policy['connect-src'], ["'self'", 'https:', 'http:']);
-  assert.deepEqual(policy['worker-src'], ["'self'", 'blob:']);
+  // Workers are files beside the page (score-worker.js, device-worker.js, sw.js): no blob: workers.
+  assert.deepEqual(policy['worker-src'], ["'self'"]);
   assert.deepEqual(policy['style-src'], ["'self'"]);
   // Style attributes only (meters, positions): no <style> element, no inline script.
   assert.deepEqual(policy['style-src-attr'], ["'unsafe-inline'"]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # KnobLab's build and test driver. The Makefile's targets call it; so can you:
-#   scripts/dev.sh setup | serve | build | test | native | python | wasm-test | e2e | lint | fuzz
+#   scripts/dev.sh setup | serve | build | dist | test | native | python | wasm-test | e2e | lint | fuzz
 # Every install step checks first and skips what is present, so a second run
 # starts in seconds. Nothing is downloaded from outside the package registries:
 # Trunk is pointed at the wasm-bindgen and wasm-opt installed here.
@@ -118,18 +118,33 @@ wasm_test() {
 
 e2e() {
   build
-  # A free port, so two checkouts can run their tests side by side.
-  local port
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   step "end-to-end tests (playwright-core driving /usr/bin/chromium)"
-  python3 -m http.server "$port" --bind 127.0.0.1 -d dist >/dev/null 2>&1 &
-  local server=$!
-  trap 'kill "$server" 2>/dev/null || true' RETURN
+  # dist/ under a nested sub-path, on a free port (two checkouts can run side
+  # by side), and a second origin for a page that embeds it (e2e/serve.mjs).
+  local urls server
+  urls=$(mktemp)
+  node e2e/serve.mjs --dist dist --mount /a/b/c/ >"$urls" &
+  server=$!
+  trap 'kill "$server" 2>/dev/null || true; rm -f "$urls"' RETURN
   for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:$port/" >/dev/null && break
+    [ -s "$urls" ] && break
     sleep 0.1
   done
-  BASE_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 e2e/
+  local base host
+  base=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["app"])' "$urls")
+  host=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["host"])' "$urls")
+  BASE_URL="$base" HOST_URL="$host" node --test --test-concurrency=1 e2e/
+}
+
+# The folder to upload: dist/, built once, runs unchanged at any path of a
+# static host (docs/page.md, "Deploy").
+dist() {
+  setup_build
+  build
+  local version
+  version=$(sed -n 's/.*<meta name="knoblab-release" content="\([0-9a-f]*\)".*/\1/p' dist/index.html)
+  step "dist/ is release $version: upload the folder as it is, to any path (docs/page.md)"
+  du -sh dist
 }
 
 # The Python package (bindings/python): a virtual environment with the
@@ -234,6 +249,7 @@ case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
   build) setup_build; build ;;
+  dist) dist ;;
   lint) lint ;;
   native) native ;;
   python) python_test ;;
@@ -245,5 +261,5 @@ case "${1:-}" in
   # chain, bash ignores errexit, so a failed step would be masked by the
   # next command of the same function.
   test) setup; lint; native; python_test; wasm_test; e2e; fuzz ;;
-  *) echo "usage: $0 setup|serve|build|test|lint|native|python|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
+  *) echo "usage: $0 setup|serve|build|dist|test|lint|native|python|wasm-test|e2e|library|fuzz" >&2; exit 2 ;;
 esac

@@ -40,5 +40,6 @@ pub fn start() {
         return;
     }
     panic::install_hook();
+    browser::offline::register();
     leptos::mount::mount_to_body(App);
 }

@@ -83,14 +83,23 @@ pub async fn fetch_library_device(
                 entry.id
             );
         }
+        // The font it was drawn with, kept for offline use.
+        super::offline::keep(vec![format!(
+            "data/{}",
+            knoblab_devicegen::render::FONT_PATH
+        )]);
         return Ok(open_made(entry, Ok::<_, String>(files)));
     }
     let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut files = Vec::with_capacity(entry.files.len());
+    let mut urls = Vec::with_capacity(entry.files.len());
     for file in &entry.files {
         let url = format!("{base}/{}", entry.file_url(file));
         files.push((file.clone(), fetch_bytes(&url).await?));
+        urls.push(url);
     }
+    // The device's files, kept for offline use.
+    super::offline::keep(urls);
     Ok(open_entry(entry, files))
 }
 

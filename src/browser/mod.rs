@@ -11,6 +11,7 @@
 //!   a sleep.
 //! - [`indexeddb`]: batches and finished episodes in IndexedDB.
 //! - [`storage`]: the human-baseline run in `localStorage`.
+//! - [`offline`]: the service worker that keeps the page for offline use.
 //! - [`key`]: the API key in `localStorage`, only when asked to remember.
 //! - [`files`]: the one download, a chosen file's text, the
 //!   Score page hand-off (`sessionStorage`).
@@ -24,6 +25,7 @@ pub mod http;
 pub mod indexeddb;
 pub mod key;
 pub mod module_worker;
+pub mod offline;
 pub mod storage;
 
 /// A JavaScript error as a message: an `Error`'s message, a thrown

@@ -1,6 +1,8 @@
 //! Module Web Workers that run this page's own wasm module: the page's
 //! JS glue and `.wasm` (whose hashed URLs Trunk writes into `index.html`
-//! as preload links), loaded by a small script given as a `blob:` URL.
+//! as preload links), loaded by a small script of their own (`www/*.js`,
+//! copied beside `index.html` by Trunk and started by its URL relative to
+//! the page, so the same build runs at any path).
 //! The Score page's workers ([`crate::pages::score::worker`]) and the
 //! device worker ([`super::device_worker`]) start this way.
 //!
@@ -11,7 +13,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, Url, Worker, WorkerOptions, WorkerType};
+use web_sys::{Url, Worker, WorkerOptions, WorkerType};
 
 use super::js_message;
 
@@ -52,20 +54,25 @@ pub fn bytes_field(data: &JsValue, k: &str) -> Option<js_sys::Uint8Array> {
         .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
 }
 
-/// A module worker running `script`, told to load this page's module
-/// (`{init: {js, wasm, module}}`, its first message; `script` imports the
-/// JS glue and instantiates the `.wasm`, or the compiled `module`, on it).
-pub fn spawn(script: &str) -> Result<Worker, String> {
+/// The absolute URL of `file`, a path relative to the page (the folder
+/// `index.html` was loaded from, whatever its path on the host).
+pub fn page_relative(file: &str) -> Result<String, String> {
+    let base = window().location().href().map_err(|e| js_message(&e))?;
+    Url::new_with_base(file, &base)
+        .map(|u| u.href())
+        .map_err(|e| js_message(&e))
+}
+
+/// A module worker running the script `file` (a path relative to the
+/// page), told to load this page's module (`{init: {js, wasm, module}}`,
+/// its first message; the script imports the JS glue and instantiates the
+/// `.wasm`, or the compiled `module`, on it).
+pub fn spawn(file: &str) -> Result<Worker, String> {
     let (js, wasm) = module_urls()?;
-    let parts = js_sys::Array::of1(&JsValue::from_str(script));
-    let bag = BlobPropertyBag::new();
-    bag.set_type("text/javascript");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &bag).map_err(|e| js_message(&e))?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|e| js_message(&e))?;
+    let url = page_relative(file)?;
     let worker_options = WorkerOptions::new();
     worker_options.set_type(WorkerType::Module);
     let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
-    let _ = Url::revoke_object_url(&url);
     let init = js_sys::Object::new();
     let paths = js_sys::Object::new();
     set(&paths, "js", &JsValue::from_str(&js));

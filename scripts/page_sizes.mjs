@@ -1,0 +1,75 @@
+// Bytes a visitor's browser downloads per route on a cold visit (issue
+// #46's table, docs/performance.md "What each route downloads"):
+//
+//   node e2e/serve.mjs --dist dist --mount /a/b/c/ &   # prints {"app": URL, …}
+//   node scripts/page_sizes.mjs URL
+//
+// Each route is visited in a fresh browser context (an empty cache), by
+// deep link, until it is ready (and the network idle). Two sums:
+// - page: Chromium's encodedDataLength (bytes on the wire, gzipped as the
+//   server sent them, headers included) of the page's and its workers'
+//   requests, read from the DevTools protocol;
+// - server: the bytes of bodies the server sent (e2e/serve.mjs's counters,
+//   which also see the service worker's own requests).
+// Prints a Markdown table, gzipped KiB.
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const BASE = process.argv[2];
+if (!BASE) throw new Error('usage: node scripts/page_sizes.mjs BASE_URL (served by e2e/serve.mjs)');
+const server = new URL('/', BASE);
+const OFFICIAL = join(new URL('..', import.meta.url).pathname, 'tests/fixtures/official');
+
+const dataJson = async (path) => (await fetch(new URL(`data/${path}`, BASE))).json();
+const library = await dataJson('library.json');
+const kettle = library.devices.find((d) => d.category === 'ElectricKettle');
+const { tasks } = await dataJson(`${kettle.path}/tasks.json`);
+const generated = (await dataJson('generated.json')).devices[0].id;
+
+const ROUTES = [
+  ['library', '#/library', async (page) => page.getByTestId('device-card').first().waitFor()],
+  ['play a hand-made device', `#/play?bundle=${kettle.id}&task=${encodeURIComponent(tasks[0].id)}`,
+    async (page) => page.getByTestId('player').waitFor()],
+  ['play a generated device', `#/play?bundle=${generated}`,
+    async (page) => page.getByTestId('player').waitFor({ timeout: 300_000 })],
+  ['Score with an EPIC file', '#/score', async (page) => {
+    await page.getByTestId('drop-zone').waitFor();
+    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
+    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+    await page.getByTestId('score-time').waitFor({ timeout: 300_000 });
+  }],
+  ['Agent', '#/agent', async (page) => page.getByTestId('brand').waitFor()],
+];
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking'],
+});
+const rows = [];
+for (const [name, hash, ready] of ROUTES) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  let wire = 0;
+  let requests = 0;
+  // The page's and every worker's network, through the DevTools protocol.
+  const watch = async (session) => {
+    await session.send('Network.enable');
+    session.on('Network.loadingFinished', (e) => { wire += e.encodedDataLength; requests += 1; });
+  };
+  await watch(await context.newCDPSession(page));
+  context.on('serviceworker', async (sw) => { try { await watch(await context.newCDPSession(sw)); } catch { /* not attachable */ } });
+  await fetch(new URL('__bytes/reset', server));
+  await page.goto(new URL(hash, BASE).href);
+  await ready(page);
+  // The network idle (a page that keeps polling is measured at 30 s).
+  await page.waitForLoadState('networkidle', { timeout: 30_000 }).catch(() => console.error(`${name}: the network did not go idle`));
+  await new Promise((r) => setTimeout(r, 1000)); // a service worker's install finishes
+  const sent = await (await fetch(new URL('__bytes', server))).json();
+  rows.push([name, requests, wire, sent.requests, sent.bytes]);
+  await context.close();
+}
+await browser.close();
+const kib = (n) => (n / 1024).toFixed(0);
+console.log('| route | page requests | page KiB (wire) | server requests | server KiB sent |');
+console.log('| --- | ---: | ---: | ---: | ---: |');
+for (const [name, req, wire, sreq, sent] of rows) console.log(`| ${name} | ${req} | ${kib(wire)} | ${sreq} | ${kib(sent)} |`);

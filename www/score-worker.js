@@ -1,0 +1,129 @@
+// The Score page's scoring worker (src/pages/score/worker.rs starts it as a
+// module worker, by URL relative to the page). It loads the page's own wasm
+// module once (the compiled `WebAssembly.Module` the page posts, so it is not
+// fetched and compiled again), then for each job reads its files (dropped
+// `File`s or URLs of shipped samples), scores them in Rust and posts progress
+// (JSON text) and the outcome (JSON bytes) back.
+const FONT_PATH = "knoblab-font";
+let ready = null;
+// A job came: the warm-up stops after its round.
+let busy = false;
+const inbox = [];
+let wake = null;
+// Timing marks on the page's clock (`timeOrigin + now()`), sent with the
+// next message so the page records them (`performance.mark`).
+let marks = [];
+const mark = (name) => marks.push([name, performance.timeOrigin + performance.now()]);
+const post = (msg, transfer = []) => { msg.marks = marks; marks = []; self.postMessage(msg, transfer); };
+const next = () => inbox.length ? Promise.resolve() : new Promise((resolve) => { wake = resolve; });
+const message = (e) => String(e && e.message ? e.message : e);
+self.onmessage = async (event) => {
+  const msg = event.data;
+  if (msg.init) {
+    mark("module: start");
+    // The page's compiled module: instantiated here, not fetched and compiled again.
+    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.module }); mark("module: ready"); return m; });
+    return;
+  }
+  // The page's first spare worker warms the scoring code up, once per page
+  // load (`warm_up`): a round at a time, until a job comes.
+  // A warm-up that fails ends there, and its marks say why.
+  if (msg.warm !== undefined) {
+    let rounds = 0;
+    try {
+      const m = await ready;
+      mark("warm-up: start");
+      while (rounds < msg.warm.rounds && !busy) {
+        m.knoblab_warm_up(msg.warm.scale);
+        rounds += 1;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      mark(busy ? "warm-up: cut short" : "warm-up: done");
+    } catch (e) {
+      mark(`warm-up: failed after ${rounds} rounds: ${message(e)}`);
+    }
+    post({ warmed: rounds });
+    return;
+  }
+  // A helper's EPIC-Bench shard, forwarded by the page to the merging worker.
+  if (msg.shard !== undefined) {
+    mark("shard in");
+    inbox.push(msg.shard);
+    if (wake) { wake(); wake = null; }
+    return;
+  }
+  // An item's drill-down, scored again from the job kept in the module.
+  if (msg.item) {
+    const { file, index, id } = msg.item;
+    try {
+      const m = await ready;
+      self.postMessage({ item: m.knoblab_epic_item(file, index), id });
+    } catch (e) {
+      self.postMessage({ item: JSON.stringify({ error: message(e) }), id });
+    }
+    return;
+  }
+  try {
+    busy = true;
+    mark("job in");
+    // All files are read at once, not one after another, and while the
+    // module is still being instantiated (a worker not started ahead).
+    const read = async (files) => {
+      post({ progress: JSON.stringify({ done: 0, total: files.length, stage: `reading ${files.length > 3 ? `${files.length} files` : files.map((f) => f.path).join(", ")}` }) });
+      const buffers = await Promise.all(files.map(async (f) => {
+        if (f.file) return new Uint8Array(await f.file.arrayBuffer());
+        const response = await fetch(f.url);
+        if (!response.ok) throw new Error(`${f.path}: HTTP ${response.status} from ${f.url}`);
+        return new Uint8Array(await response.arrayBuffer());
+      }));
+      return [files.map((f) => f.path), buffers];
+    };
+    // The files go into the module once; every call below reads them there.
+    const reading = read(msg.files);
+    // Awaited below; this only keeps a read that fails before the module
+    // is ready from being reported as an unhandled rejection meanwhile.
+    reading.catch(() => {});
+    const m = await ready;
+    const files = await reading;
+    mark("bytes in");
+    m.knoblab_take_job(...files, msg.options);
+    mark("files read");
+    const { index, of } = msg.part;
+    // A helper scores its shard of the EPIC-Bench files and is done.
+    if (index > 0) {
+      const shard = m.knoblab_score_shard(index, of);
+      mark("shard scored");
+      post({ shard }, [shard.buffer]);
+      return;
+    }
+    // Library bundles are fetched only when a file needs them (trajectories).
+    if (msg.bundles.length && m.knoblab_job_needs_bundles()) {
+      for (const b of msg.bundles) {
+        post({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
+        const response = await fetch(b.url);
+        if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        // The generator's font: generated devices are drawn here when played.
+        if (b.path === FONT_PATH) { m.knoblab_provide_font(bytes); continue; }
+        m.knoblab_add_job_files([b.path], [bytes]);
+      }
+    }
+    // The merging worker scores its own shard, then merges each helper's
+    // as it comes.
+    if (of > 1) {
+      post({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
+      m.knoblab_merge_own_shard(of);
+      mark("shard scored");
+      for (let merged = 1; merged < of; merged++) {
+        await next();
+        m.knoblab_merge_shard(inbox.shift());
+        mark("shard merged");
+      }
+    }
+    const out = m.knoblab_score_job((p) => post({ progress: p }));
+    mark("job scored");
+    post({ done: out }, [out.buffer]);
+  } catch (e) {
+    post({ error: message(e) });
+  }
+};
