@@ -202,6 +202,16 @@ const READERS: &[(&str, &str)] = &[
         "crates/app/src/run/http.rs",
         "knoblab_core::input::limits::MAX_REPLY_BYTES",
     ),
+    // The model-call cache's entries, read back (another process may have
+    // written them, or a disk damaged them).
+    (
+        "crates/app/src/run/cache.rs",
+        "knoblab_core::input::fs::read_regular",
+    ),
+    (
+        "crates/app/src/run/cache.rs",
+        "knoblab_core::input::json::from_bytes",
+    ),
     (
         "crates/eval/src/vlm/batch.rs",
         "knoblab_core::input::json::from_text",
@@ -234,6 +244,10 @@ fn sources(dir: &Path, out: &mut BTreeMap<String, String>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             sources(&path, out);
+        } else if path.file_name().is_some_and(|n| n == "tests.rs") {
+            // A module's tests kept beside it (`#[cfg(test)] mod tests;`):
+            // test code, as the part after `#[cfg(test)]` of a file is.
+            continue;
         } else if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path).unwrap();
             // The code before the file's test module; comments dropped.

@@ -207,7 +207,7 @@ impl Cache {
     pub fn get(&self, key: &CacheKey, flavor: Flavor) -> Option<String> {
         let path = self.path(&key.digest());
         let bytes = knoblab_core::input::fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        let entry: Entry = knoblab_core::input::json::from_bytes(&bytes).ok()?;
         (entry.key == *key && flavor.parse_reply(200, &entry.body).is_ok()).then_some(entry.body)
     }
 
