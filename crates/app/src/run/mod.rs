@@ -34,8 +34,8 @@ use knoblab_eval::vlm::driver::{self, ApiKey, DriverConfig, EpisodeDriver, Need}
 use knoblab_eval::vlm::{EpisodeRecord, RecordedAnswers, RunSpec, Usage};
 
 pub use args::{RunArgs, MAX_CONCURRENCY};
-pub use threads::evaluate;
 pub use output::{read_finished, spec_path, Finished, Output};
+pub use threads::evaluate;
 
 /// What a run needs besides its options: the description (who plays,
 /// settings, the items planned), the bundles, and a replay's file.
@@ -488,4 +488,3 @@ pub fn prepare_output(plan: &EvalPlan, out: &Path) -> Result<Finished, EvalError
     Output::open(out, &finished, true)?;
     Ok(finished)
 }
-
