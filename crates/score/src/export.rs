@@ -29,7 +29,9 @@ fn name(row: &LeaderRow) -> &str {
     row.model.as_deref().unwrap_or(&row.file)
 }
 
-fn csv_field(text: &str) -> String {
+/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or
+/// a line break. Also the leaderboard's exports' (`knoblab_app::leaderboard`).
+pub fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -98,7 +100,8 @@ pub fn json(rows: &[LeaderRow]) -> Value {
     )
 }
 
-fn md_cell(text: &str) -> String {
+/// A Markdown table cell: `|` escaped, line breaks as spaces.
+pub fn md_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -134,7 +137,8 @@ pub fn markdown(rows: &[LeaderRow]) -> String {
     out
 }
 
-fn latex_escape(text: &str) -> String {
+/// LaTeX's special characters escaped for a table cell.
+pub fn latex_escape(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         match c {

@@ -4,6 +4,7 @@
 //! interval in brackets). The CLI, the page and Python call these.
 
 use knoblab_core::metrics::columns::{Column, Format, COLUMNS};
+use knoblab_score::export::{csv_field, latex_escape, md_cell};
 
 use super::{Estimate, Leaderboard, Row, RunStatus};
 
@@ -37,18 +38,6 @@ fn status(r: &Row) -> &'static str {
 fn plan_sr(r: &Row) -> String {
     let sr = &COLUMNS[0];
     shown(sr, Some(&r.sr_plan))
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn md_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
 }
 
 /// The headings after the run's own columns.
@@ -146,23 +135,6 @@ pub fn csv(board: &Leaderboard) -> String {
         }
         out.push_str(&fields.join(","));
         out.push('\n');
-    }
-    out
-}
-
-fn latex_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            '~' => out.push_str("\\textasciitilde{}"),
-            '^' => out.push_str("\\textasciicircum{}"),
-            _ => out.push(ch),
-        }
     }
     out
 }
