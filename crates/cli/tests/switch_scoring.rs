@@ -567,3 +567,49 @@ fn the_text_table_reads_as_the_paper() {
     let report = fixture_report();
     insta::assert_snapshot!(knoblab_score::switch::render_text(&report));
 }
+
+/// Predictions of which not one names an item of the ground truth (issue
+/// #47): an error naming the file, the first key and a key that would
+/// match, not a table of zeros with exit 0. One matching line is enough to
+/// score (the others are listed as unmatched, as before).
+#[test]
+fn predictions_that_match_no_item_are_refused() {
+    let gt = GroundTruth::load_path(&fixture("gt")).expect("the fixture tree loads");
+    let lines = "{\"task_family\": \"other_task\", \"form\": \"img2txt\", \"id\": 0, \"kind\": \"mcq\", \"response\": \"(A)\"}\n\
+                 {\"task_family\": \"other_task\", \"form\": \"img2txt\", \"id\": 1, \"kind\": \"mcq\", \"response\": \"(B)\"}\n";
+    let preds = read_predictions("other.jsonl", lines.as_bytes()).expect("predictions parse");
+    let err = build_report(&gt, "other.jsonl", &preds).unwrap_err();
+    assert!(
+        err.0.iter().any(|e| matches!(
+            e,
+            InputError::NoneMatched {
+                count: 2,
+                line: 1,
+                ..
+            }
+        )),
+        "{err}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("knoblab-switch-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pred = dir.join("other.jsonl");
+    std::fs::write(&pred, lines).unwrap();
+    let gt_arg = fixture("gt").display().to_string();
+    let pred_arg = pred.display().to_string();
+    let (code, stdout, stderr) = cli(&["score", "switch", "--gt", &gt_arg, "--pred", &pred_arg]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("none of its 2 predictions names an item of the ground truth"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("expected keys such as"), "{stderr}");
+
+    // One line that matches: scored, the other listed as unmatched.
+    let mut good = std::fs::read_to_string(fixture("pred.jsonl")).unwrap();
+    good = good.lines().next().unwrap().to_string() + "\n" + lines.lines().next().unwrap() + "\n";
+    std::fs::write(&pred, good).unwrap();
+    let (code, stdout, stderr) = cli(&["score", "switch", "--gt", &gt_arg, "--pred", &pred_arg]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}

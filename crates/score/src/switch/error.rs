@@ -95,6 +95,22 @@ pub enum InputError {
         /// The fields they lack.
         missing: String,
     },
+    /// Not one prediction names an item of the ground truth: a report of
+    /// them would be a table of zeros (another split, another release, or
+    /// keys written another way).
+    #[error("{file}: none of its {count} predictions names an item of the ground truth (line {line}: {key}); expected keys such as {example}: check that the predictions and the ground truth are of one release and split")]
+    NoneMatched {
+        /// The predictions file.
+        file: String,
+        /// How many predictions it holds.
+        count: usize,
+        /// The first prediction's line.
+        line: usize,
+        /// The first prediction's key.
+        key: String,
+        /// A key of the ground truth, as an example.
+        example: String,
+    },
     /// No ground-truth file was found among the inputs.
     #[error("{source_name}: no vqa.json, openqa.json or data.jsonl found; expected <root>/<task_family>/<form>/vqa.json (or openqa.json), the public release's <set>/data.jsonl files (mcq_hf_1500/data.jsonl, <task_family>/data.jsonl), a zip of either tree, or one such file")]
     NoGroundTruth {

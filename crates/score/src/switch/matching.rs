@@ -103,6 +103,18 @@ pub(crate) fn match_predictions<'p>(
             }),
         }
     }
+    // Every prediction missed (issue #47): an error, not a table of zeros.
+    if errors.is_empty() && !predictions.is_empty() && unmatched.len() == predictions.len() {
+        if let (Some(first), Some(item)) = (unmatched.first(), gt.items.first()) {
+            errors.push(InputError::NoneMatched {
+                file: pred_file.to_string(),
+                count: predictions.len(),
+                line: first.line,
+                key: first.key.clone(),
+                example: item.key.to_string(),
+            });
+        }
+    }
     if errors.is_empty() {
         Ok((assigned, unmatched))
     } else {
