@@ -147,6 +147,14 @@ test('after one visit the page works offline: a reload, an opened device, a drop
     for (const u of urls) if (!(await caches.match(u))) return false;
     return true;
   }, files, { timeout: 30_000 });
+  // The workers' modules (the scorers', the generator's), which no route
+  // visited here loaded, are kept in the background after the install.
+  const modules = ['knoblab-score-worker.js', 'knoblab-score-worker_bg.wasm',
+    'knoblab-device-worker.js', 'knoblab-device-worker_bg.wasm'].map((f) => new URL(f, BASE_URL).href);
+  await page.waitForFunction(async (urls) => {
+    for (const u of urls) if (!(await caches.match(u))) return false;
+    return true;
+  }, modules, { timeout: 60_000 });
 
   await context.setOffline(true);
   assert.equal(await page.evaluate(() => navigator.onLine), false, 'the network is off');

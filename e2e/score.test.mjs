@@ -168,6 +168,18 @@ test('SWITCH predictions and video judgements dropped on the zone show the CLI n
   const a = await assertCellsMatch(page.locator('[data-file="pred.jsonl"]'), preds, 'switch');
   const b = await assertCellsMatch(page.locator('[data-file="video_judge.jsonl"]'), videos, 'switch video');
   console.log(`SWITCH: ${a + b} displayed aggregates equal the CLI's`);
+  // What the numbers do not use (issue #47), above the tables: the CLI's
+  // list, item by item (the fixture has a stray prediction and items
+  // without one).
+  const unused = page.locator('[data-file="pred.jsonl"] [data-testid=report-unused]');
+  assert.ok(preds.unused.length > 0, 'the fixture has unused items');
+  assert.equal(Number(await unused.getAttribute('data-count')), preds.unused.length);
+  const listed = await unused.locator('li').evaluateAll((lis) => lis.map((li) => [li.dataset.kind, li.textContent]));
+  assert.deepEqual(listed.map(([kind]) => kind), preds.unused.map((u) => u.kind));
+  for (const [i, [, text]] of listed.entries()) {
+    const u = preds.unused[i];
+    assert.ok(text.startsWith(`pred.jsonl${u.line ? `:${u.line}` : ''}: ${u.kind}`) && text.endsWith(u.reason), text);
+  }
   await page.screenshot({ path: `${SHOTS}score-switch-phone.png`, fullPage: true });
   await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: `${SHOTS}score-switch-desktop.png`, fullPage: true });

@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, openPage, gotoRoute, SHOTS, DESKTOP } from './support.mjs';
 
@@ -81,5 +82,31 @@ test('SWITCH release tree in the paper and leaderboard layouts shows the CLI num
   assert.equal(row.model_name, 'tiny-vlm');
   assert.equal(row.model_access, 'open_weight');
   assert.match(row.submission_time, /^\d{4}-\d\d-\d\dT/);
+  // The fixture's predictions cover the four tracks: no track is named.
+  assert.doesNotMatch(await report.locator('.notes').textContent(), /tracks not covered/);
   assert.deepEqual(errors, []);
+});
+
+test('the submission\'s tracks the predictions do not cover are named on the page, as the CLI names them', async () => {
+  // The release with multiple-choice answers alone: no open question answered.
+  const dir = mkdtempSync(join(tmpdir(), 'knoblab-switch-'));
+  try {
+    const copy = join(dir, 'switch_release');
+    cpSync(RELEASE, copy, { recursive: true });
+    const lines = readFileSync(join(RELEASE, 'pred.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"m'));
+    writeFileSync(join(copy, 'pred.jsonl'), `${lines.join('\n')}\n`);
+    const doc = cliJson(['score', 'switch', '--gt', copy, '--pred', join(copy, 'pred.jsonl')]);
+    const uncovered = doc.submission_tracks.filter((t) => !t.covered).map((t) => t.track);
+    assert.deepEqual(uncovered, ['openqa_open', 'openqa_closed']);
+    const { page, errors } = await openPage(browser, DESKTOP);
+    await gotoRoute(page, '#/score');
+    await page.getByTestId('folder-input').setInputFiles(copy);
+    await page.getByTestId('score-time').waitFor({ timeout: 120_000 });
+    const notes = await page.locator('[data-testid=score-report][data-benchmark=SWITCH] .notes').textContent();
+    assert.match(notes, /tracks not covered by these predictions: openqa_open, openqa_closed: none of its 1 items has a prediction/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -10,6 +10,7 @@
 //! trip, a range, a shape). Where one input byte picks an option (a parser
 //! build, a model name, a question), it is the first byte.
 
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 use std::collections::BTreeMap;
 
 use knoblab_core::bundle::check_bytes;

@@ -16,7 +16,8 @@ import json
 import os
 import random
 
-EPISODES = 16000
+# `LEADERBOARD_EPISODES` makes smaller runs (scripts/perf.sh --quick).
+EPISODES = int(os.environ.get("LEADERBOARD_EPISODES", "16000"))
 RUNS = 10
 
 

@@ -8,7 +8,9 @@
 // deep link, until it is ready (and the network idle). Two sums:
 // - page: Chromium's encodedDataLength (bytes on the wire, gzipped as the
 //   server sent them, headers included) of the page's and its workers'
-//   requests, read from the DevTools protocol;
+//   requests, read from the DevTools protocol; `ready` is its part when the
+//   route became usable, and `app ready` that part's wasm + JS + CSS alone
+//   (the issue's "before the library page is interactive");
 // - server: the bytes of bodies the server sent (e2e/serve.mjs's counters,
 //   which also see the service worker's own requests).
 // Prints a Markdown table, gzipped KiB.
@@ -46,30 +48,48 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking'],
 });
 const rows = [];
+// Each wasm file's bytes on the wire (gzipped), as first seen.
+const wasm = new Map();
 for (const [name, hash, ready] of ROUTES) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   let wire = 0;
   let requests = 0;
+  let app = 0;
+  const urls = new Map();
   // The page's and every worker's network, through the DevTools protocol.
   const watch = async (session) => {
     await session.send('Network.enable');
-    session.on('Network.loadingFinished', (e) => { wire += e.encodedDataLength; requests += 1; });
+    session.on('Network.responseReceived', (e) => urls.set(e.requestId, e.response.url));
+    session.on('Network.loadingFinished', (e) => {
+      wire += e.encodedDataLength;
+      requests += 1;
+      const path = new URL(urls.get(e.requestId) ?? 'about:blank').pathname;
+      if (/\.(wasm|js|css)$/.test(path)) {
+        app += e.encodedDataLength;
+        if (path.endsWith('.wasm')) wasm.set(path.split('/').pop(), e.encodedDataLength);
+      }
+    });
   };
   await watch(await context.newCDPSession(page));
   context.on('serviceworker', async (sw) => { try { await watch(await context.newCDPSession(sw)); } catch { /* not attachable */ } });
   await fetch(new URL('__bytes/reset', server));
   await page.goto(new URL(hash, BASE).href);
   await ready(page);
+  const atReady = [wire, app];
   // The network idle (a page that keeps polling is measured at 30 s).
   await page.waitForLoadState('networkidle', { timeout: 30_000 }).catch(() => console.error(`${name}: the network did not go idle`));
   await new Promise((r) => setTimeout(r, 1000)); // a service worker's install finishes
   const sent = await (await fetch(new URL('__bytes', server))).json();
-  rows.push([name, requests, wire, sent.requests, sent.bytes]);
+  rows.push([name, atReady, requests, wire, sent.requests, sent.bytes]);
   await context.close();
 }
 await browser.close();
 const kib = (n) => (n / 1024).toFixed(0);
-console.log('| route | page requests | page KiB (wire) | server requests | server KiB sent |');
-console.log('| --- | ---: | ---: | ---: | ---: |');
-for (const [name, req, wire, sreq, sent] of rows) console.log(`| ${name} | ${req} | ${kib(wire)} | ${sreq} | ${kib(sent)} |`);
+console.log('| route | app KiB at ready (wasm+JS+CSS) | page KiB at ready | page requests | page KiB (wire) | server requests | server KiB sent |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const [name, [readyWire, readyApp], req, wire, sreq, sent] of rows) {
+  console.log(`| ${name} | ${kib(readyApp)} | ${kib(readyWire)} | ${req} | ${kib(wire)} | ${sreq} | ${kib(sent)} |`);
+}
+console.log('\n| wasm | KiB gzipped (wire) |\n| --- | ---: |');
+for (const [file, bytes] of wasm) console.log(`| ${file} | ${kib(bytes)} |`);

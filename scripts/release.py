@@ -8,7 +8,9 @@ written
 - into index.html's <meta name="knoblab-release"> (the About page shows it),
 - into sw.js, with the list of files the service worker keeps on install
   (the app shell and the library's index), so a new release is a new
-  service worker with a new cache.
+  service worker with a new cache, and the list it keeps in the background
+  after that: the workers' own modules (the scorers', the device
+  generator's; issue #46), which no route needs before it is usable.
 """
 
 import hashlib
@@ -18,6 +20,10 @@ import sys
 
 VERSION = "{{KNOBLAB_VERSION}}"
 PRECACHE = "'{{KNOBLAB_PRECACHE}}'"
+BACKGROUND = "'{{KNOBLAB_BACKGROUND}}'"
+# The workers' modules: Trunk names a `data-type="worker"` binary's glue
+# and wasm after the binary (index.html), so these are their names' starts.
+WORKER_MODULES = ("knoblab-score-worker", "knoblab-device-worker")
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -33,7 +39,7 @@ def main():
         sys.exit("release.py: TRUNK_STAGING_DIR is not set; run it as a Trunk post_build hook")
     root = pathlib.Path(staging)
     page, worker = root / "index.html", root / "sw.js"
-    for f, mark in ((page, VERSION), (worker, VERSION), (worker, PRECACHE)):
+    for f, mark in ((page, VERSION), (worker, VERSION), (worker, PRECACHE), (worker, BACKGROUND)):
         if mark not in f.read_text(encoding="utf-8"):
             sys.exit(f"release.py: {f} has no {mark}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
@@ -43,20 +49,30 @@ def main():
         digest.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
     version = digest.hexdigest()[:12]
     shell = ["./"]
+    background = []
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top or rel.startswith("snippets/"):
+        if top and rel.startswith(WORKER_MODULES):
+            background.append(rel)
+        elif top or rel.startswith("snippets/"):
             shell.append(rel)
+    for name in WORKER_MODULES:
+        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background):
+            sys.exit(f"release.py: {name}_bg.wasm is missing from the build (index.html builds it)")
     for rel in DATA_SHELL:
         if not (root / rel).is_file():
             sys.exit(f"release.py: {rel} is missing from the build")
         shell.append(rel)
     listed = ", ".join(f"'{p}'" for p in shell)
+    later = ", ".join(f"'{p}'" for p in background)
     page.write_text(page.read_text(encoding="utf-8").replace(VERSION, version), encoding="utf-8")
-    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed)
+    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed).replace(BACKGROUND, later)
     worker.write_text(text, encoding="utf-8")
-    print(f"release.py: version {version}, {len(shell)} files kept for offline use")
+    print(
+        f"release.py: version {version}, {len(shell)} files kept for offline use on install,"
+        f" {len(background)} after it in the background"
+    )
 
 
 if __name__ == "__main__":

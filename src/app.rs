@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::pages::about::AboutPage;
 use super::pages::agent::AgentPage;
+use super::pages::leaderboard::LeaderboardPage;
 use super::pages::library::LibraryPage;
 use super::pages::not_found::NotFoundPage;
 use super::pages::panic_test::PanicTestPage;
@@ -43,6 +44,7 @@ pub fn App() -> impl IntoView {
                 Page::Play => view! { <PlayPage /> }.into_any(),
                 Page::Agent => view! { <AgentPage /> }.into_any(),
                 Page::Score => view! { <ScorePage /> }.into_any(),
+                Page::Leaderboard => view! { <LeaderboardPage /> }.into_any(),
                 Page::About => view! { <AboutPage /> }.into_any(),
                 Page::PanicTest => view! { <PanicTestPage /> }.into_any(),
                 Page::Embed => view! { <EmbedPage /> }.into_any(),

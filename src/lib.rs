@@ -1,6 +1,6 @@
 //! # knoblab-page
 //!
-//! The Leptos app (wasm32 only; natively only [`heap`] compiles, for its tests). A thin edge over the core: pages call the
+//! The Leptos app (wasm32 only; natively nothing compiles). A thin edge over the core: pages call the
 //! core and present what it returns; no rule of a spec is written here.
 //!
 //! - [`route`]: hash-based routes, so any static host serves the page.
@@ -11,9 +11,10 @@
 //!   the Play and Embed pages with the player in [`pages::play`]).
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
-//! - [`heap`]: the page's allocator for small blocks (set in `main.rs`).
-
-pub mod heap;
+//!
+//! The Score page's scorers and the device generator are not in this
+//! module: each runs in a worker on a wasm binary of its own
+//! (`crates/web-score-worker`, `crates/web-device-worker`; issue #46).
 
 #[cfg(target_arch = "wasm32")]
 pub mod api;
@@ -35,10 +36,6 @@ pub use app::App;
 /// (in a worker, nothing).
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
-    // The scoring worker loads this same module: there is no page to mount.
-    if web_sys::window().is_none() {
-        return;
-    }
     panic::install_hook();
     browser::offline::register();
     leptos::mount::mount_to_body(App);

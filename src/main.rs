@@ -9,13 +9,11 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {}
 
-/// The page's allocator (the page and its workers run this binary's
-/// module): blocks of up to a kilobyte by size class
-/// ([`knoblab_page::heap`]) in front of talc, which serves the rest and
-/// replaced the Rust standard library's dlmalloc port; both for the many
-/// small values of a Score worker's half of an EPIC-Bench set
-/// (docs/performance.md).
+/// The page's allocator, the same as its workers' modules': blocks of up
+/// to a kilobyte by size class ([`knoblab_web_heap`]) in front of talc,
+/// which serves the rest and replaced the Rust standard library's dlmalloc
+/// port (docs/performance.md).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: knoblab_page::heap::SizeClasses<talc::wasm::WasmDynamicTalc> =
-    knoblab_page::heap::SizeClasses::new(talc::wasm::new_wasm_dynamic_allocator());
+static ALLOCATOR: knoblab_web_heap::SizeClasses<talc::wasm::WasmDynamicTalc> =
+    knoblab_web_heap::SizeClasses::new(talc::wasm::new_wasm_dynamic_allocator());

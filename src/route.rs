@@ -1,4 +1,5 @@
-//! Hash-based routes: `#/library`, `#/play?bundle=…&task=…`, `#/about`.
+//! Hash-based routes: `#/library`, `#/play?bundle=…&task=…`,
+//! `#/leaderboard?src=…`, `#/about`.
 //! A hash never reaches the server, so any static host serves every route.
 
 use leptos::prelude::ReadSignal;
@@ -18,6 +19,9 @@ pub enum Page {
     Agent,
     /// Offline scoring (`#/score`).
     Score,
+    /// Runs side by side, with intervals and their trajectories
+    /// (`#/leaderboard`, `#/leaderboard?src=URL` to open a saved one).
+    Leaderboard,
     /// About KnobLab (`#/about`).
     About,
     /// Provokes a panic, so tests can see the error banner.
@@ -30,11 +34,12 @@ pub enum Page {
 
 impl Page {
     /// The pages in the navigation bar, in order, with their labels.
-    pub const NAV: [(Page, &'static str); 5] = [
+    pub const NAV: [(Page, &'static str); 6] = [
         (Page::Library, "Library"),
         (Page::Play, "Play"),
         (Page::Agent, "Agent"),
         (Page::Score, "Score"),
+        (Page::Leaderboard, "Leaderboard"),
         (Page::About, "About"),
     ];
 
@@ -45,6 +50,7 @@ impl Page {
             Page::Play => "#/play",
             Page::Agent => "#/agent",
             Page::Score => "#/score",
+            Page::Leaderboard => "#/leaderboard",
             Page::About => "#/about",
             Page::PanicTest => "#/__panic",
             Page::NotFound => "#/",
@@ -76,6 +82,7 @@ impl Location {
             "/play" => Page::Play,
             "/agent" => Page::Agent,
             "/score" => Page::Score,
+            "/leaderboard" => Page::Leaderboard,
             "/about" => Page::About,
             "/__panic" => Page::PanicTest,
             "/embed" => Page::Embed,

@@ -5,6 +5,7 @@
 //! `load_files`), the library index, a dataset zip and an RLE mask.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::io::Write;
 

@@ -110,6 +110,9 @@ fn hashes_parse_into_pages_and_query_parameters() {
     assert_eq!(Location::parse("#/").page, Page::Library);
     assert_eq!(Location::parse("#/score").page, Page::Score);
     assert_eq!(Location::parse("#/play/").page, Page::Play);
+    let board = Location::parse("#/leaderboard?src=results%2Fleaderboard.json");
+    assert_eq!(board.page, Page::Leaderboard);
+    assert_eq!(board.param("src"), Some("results/leaderboard.json"));
     let l = Location::parse("#/play?bundle=data%2Fkettle.json&task=boil+it");
     assert_eq!(l.page, Page::Play);
     assert_eq!(l.param("bundle"), Some("data/kettle.json"));

@@ -4,6 +4,7 @@
 //! Unicode tables, float formatting, a `std::fs` call) shows up here first.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use base64::Engine as _;
 use knoblab_core::sim::Settings;

@@ -1,4 +1,5 @@
-//! The generated devices made in WebAssembly (in a dedicated worker of
+//! The generated devices made in WebAssembly by the device worker's module
+//! (`crates/web-device-worker`'s entries, in a dedicated worker of
 //! headless Chromium, so the minutes a debug build takes to draw them do
 //! not block the page the test runner polls): the same bytes as natively.
 //! Run with `WASM_BINDGEN_TEST_TIMEOUT=900` (`scripts/dev.sh wasm-test`
@@ -9,7 +10,8 @@
 use std::collections::BTreeMap;
 
 use knoblab_core::bundle::open_made;
-use knoblab_page::browser::device_worker::{files_of, knoblab_draw_device, knoblab_draw_thumbnail};
+use knoblab_device_worker::draw::{knoblab_draw_device, knoblab_draw_thumbnail};
+use knoblab_page::browser::device_worker::files_of;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);

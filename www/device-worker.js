@@ -1,15 +1,29 @@
 // The device worker (src/browser/device_worker.rs starts it as a module
-// worker, by URL relative to the page): loads the page's own wasm module
-// once, fetches the generator's font before the first drawing, then answers
+// worker, by URL relative to the page): runs the generator's own wasm module
+// (crates/web-device-worker, built by Trunk beside this script: the page's
+// module holds no generator), compiled by the page and posted as a
+// `WebAssembly.Module` (`{init: {module}}`, or `{init: {error}}`; requests
+// that come before it wait), fetches the generator's font before the first
+// drawing, then answers
 // each request (`{job, kind, id, font}`) with `{job, files | png, ms}` or
 // `{job, error}`. A trap in the module (a panic) leaves it unusable: the
 // answer says so (`broken`) and the page starts another worker.
-let ready = null;
+// The module's glue, beside this script (imported while the page compiles).
+const glue = import("./knoblab-device-worker.js");
+let loaded;
+const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
+  .then(async (module) => { const m = await glue; await m.default({ module_or_path: module }); return m; });
+// A module that fails is reported by each request that awaits it, and
+// leaves this worker unusable (`broken`: the page starts another).
+let failed = false;
+glue.catch(() => {});
+ready.catch(() => { failed = true; });
 let font = false;
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.init) {
-    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.wasm }); return m; });
+    if (msg.init.module) loaded.resolve(msg.init.module);
+    else loaded.reject(new Error(msg.init.error));
     return;
   }
   const job = msg.job;
@@ -30,7 +44,7 @@ self.onmessage = async (event) => {
       self.postMessage({ job, files, ms: performance.now() - started }, files.map((f) => f[1].buffer));
     }
   } catch (e) {
-    const broken = e instanceof WebAssembly.RuntimeError;
+    const broken = failed || e instanceof WebAssembly.RuntimeError;
     self.postMessage({ job, error: String(e && e.message ? e.message : e), broken });
   }
 };

@@ -21,6 +21,9 @@ export function knoblab_offline_register() {
   registering = navigator.serviceWorker
     .register(new URL('sw.js', document.baseURI), { scope: './', updateViaCache: 'none' })
     .then(() => null, (e) => String(e && e.message ? e.message : e));
+  // Once a release is installed and active (its shell kept), it keeps the
+  // workers' modules in the background: no route waits for them.
+  navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage('background'));
   return registering;
 }
 

@@ -1,11 +1,20 @@
 // The Score page's scoring worker (src/pages/score/worker.rs starts it as a
-// module worker, by URL relative to the page). It loads the page's own wasm
-// module once (the compiled `WebAssembly.Module` the page posts, so it is not
-// fetched and compiled again), then for each job reads its files (dropped
-// `File`s or URLs of shipped samples), scores them in Rust and posts progress
-// (JSON text) and the outcome (JSON bytes) back.
+// module worker, by URL relative to the page). It runs the scorers' own wasm
+// module (crates/web-score-worker, built by Trunk beside this script: the
+// page's module holds no scorer), compiled once by the page and posted as a
+// `WebAssembly.Module` (`{init: {module}}`, or `{init: {error}}`); then for
+// each job it reads its files (dropped `File`s or URLs of shipped samples),
+// scores them in Rust and posts progress (JSON text) and the outcome (JSON
+// bytes) back. Messages that come before the module wait for it.
 const FONT_PATH = "knoblab-font";
-let ready = null;
+// The module's glue, beside this script (imported while the page compiles).
+const glue = import("./knoblab-score-worker.js");
+let loaded;
+const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
+  .then(async (module) => { const m = await glue; await m.default({ module_or_path: module }); mark("module: ready"); return m; });
+// A module that fails is reported by each message that awaits it.
+glue.catch(() => {});
+ready.catch(() => {});
 // A job came: the warm-up stops after its round.
 let busy = false;
 const inbox = [];
@@ -21,8 +30,9 @@ self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.init) {
     mark("module: start");
-    // The page's compiled module: instantiated here, not fetched and compiled again.
-    ready = import(msg.init.js).then(async (m) => { await m.default({ module_or_path: msg.init.module }); mark("module: ready"); return m; });
+    // The compiled module: instantiated here, not fetched and compiled again.
+    if (msg.init.module) loaded.resolve(msg.init.module);
+    else loaded.reject(new Error(msg.init.error));
     return;
   }
   // The page's first spare worker warms the scoring code up, once per page

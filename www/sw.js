@@ -5,7 +5,11 @@
 // installing a release fills its own cache with the app shell and the
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
-// Files under data/ that the page fetches later (an opened device's
+// The workers' modules (the scorers', the device generator's: a few MB
+// that no route needs before it is usable) are kept after that, in the
+// background, when the page asks (www/offline.js, once it runs), so that
+// a dropped file scores offline after one visit. Files under data/ that
+// the page fetches later (an opened device's
 // bundle, the generator's font, a shipped sample) go into the same cache
 // when first fetched. Other requests (a model's endpoint, a bundle from
 // another site) are left alone.
@@ -16,6 +20,8 @@
 const VERSION = '{{KNOBLAB_VERSION}}';
 // Paths relative to the scope: './' is the page itself.
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
+// Kept in the background after the install (the workers' modules).
+const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
 const SCOPE = new URL(self.registration.scope);
 const PREFIX = `knoblab ${SCOPE.pathname} `;
 const CACHE = PREFIX + VERSION;
@@ -46,6 +52,7 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('message', (event) => {
   if (event.data === 'version') event.source?.postMessage({ knoblabVersion: VERSION, cache: CACHE });
+  if (event.data === 'background') event.waitUntil(keepBackground());
   // The page names the files of a device it opened: kept if they are not yet.
   if (Array.isArray(event.data?.keep)) event.waitUntil(keep(event.data.keep));
 });
@@ -62,6 +69,40 @@ async function keep(urls) {
       if (response.ok && response.status === 200) await cache.put(url.href, response);
     } catch {
       // Offline again: it is kept the next time it is fetched.
+    }
+  }
+}
+
+// Files being fetched into the cache, by URL: a second request for one
+// waits for the first instead of downloading it again.
+const pending = new Map();
+
+/** Fetches `href` into the cache, once at a time. */
+function fetchInto(cache, href, request) {
+  if (!pending.has(href)) {
+    const done = (async () => {
+      const response = await fetch(request);
+      if (response.ok && response.status === 200 && response.type === 'basic') {
+        await cache.put(href, response.clone());
+      }
+      return response;
+    })();
+    pending.set(href, done);
+    done.finally(() => pending.delete(href)).catch(() => {});
+  }
+  return pending.get(href);
+}
+
+/** Keeps the workers' modules (BACKGROUND) that the cache does not hold yet. */
+async function keepBackground() {
+  const cache = await caches.open(CACHE);
+  for (const path of BACKGROUND) {
+    const href = new URL(path, SCOPE).href;
+    if (pending.has(href) || await cache.match(href)) continue;
+    try {
+      await fetchInto(cache, href, href);
+    } catch {
+      // Offline again: kept the next time the page asks.
     }
   }
 }
@@ -83,19 +124,19 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(fromCache(new URL('./', SCOPE).href, request));
     return;
   }
-  const precached = PRECACHE.includes(path) && url.search === '';
+  const precached = (PRECACHE.includes(path) || BACKGROUND.includes(path)) && url.search === '';
   if (!precached && !path.startsWith(RUNTIME)) return;
   event.respondWith(fromCache(request, request));
 });
 
-/** What the cache holds for `key`, else the network's answer (kept when it is a whole file). */
+/** What the cache holds for `key`, else the network's answer (kept when it
+ * is a whole file; one being fetched already is waited for, not fetched again). */
 async function fromCache(key, request) {
   const cache = await caches.open(CACHE);
+  const href = typeof key === 'string' ? key : key.url;
+  if (pending.has(href)) await pending.get(href).catch(() => null);
   const hit = await cache.match(key);
   if (hit) return hit;
-  const response = await fetch(request);
-  if (response.ok && response.status === 200 && response.type === 'basic') {
-    await cache.put(key, response.clone());
-  }
-  return response;
+  if (pending.has(href)) return (await pending.get(href)).clone();
+  return (await fetchInto(cache, href, request)).clone();
 }

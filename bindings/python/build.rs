@@ -5,6 +5,7 @@
 //! an installed wheel with no data folder beside it. The files are loaded
 //! by the core's in-memory loader, as the page loads fetched ones.
 
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

@@ -1,6 +1,8 @@
 //! Generated devices are drawn off the main thread: one module Web Worker
-//! running this page's own wasm ([`super::module_worker`]), started when
-//! the first drawing is asked for and kept while the page lives. It makes
+//! running the generator's own wasm module (`knoblab-device-worker`, a
+//! binary of its own that the page's module does not hold: issue #46;
+//! [`super::module_worker`]), started when the first drawing is asked for
+//! and kept while the page lives. It makes
 //! a whole device by the library's rule ([`knoblab_app::devices::generated_files`],
 //! the half of [`knoblab_app::devices::open_entry`] that draws) or a card's front
 //! view alone, and posts back bytes: the bundle's files, which the main
@@ -36,42 +38,19 @@ use super::module_worker::{bytes_field, set, spawn, string_field};
 use knoblab_devicegen::render::FONT_PATH;
 
 /// The worker's script, beside the page (`www/device-worker.js`, copied
-/// by Trunk): loads the module once, fetches the generator's font before
+/// by Trunk): instantiates [`WORKER_WASM`] once, fetches the generator's font before
 /// the first drawing, then answers each request (`{job, kind, id, font}`)
 /// with `{job, files | png, ms}` or `{job, error}`. A trap in the module (a
 /// panic) leaves it unusable: the answer says so (`broken`) and the page
 /// starts another worker.
 const WORKER_JS: &str = "device-worker.js";
 
-/// The worker's entry: a generated device's files, made by the library's
-/// rule ([`knoblab_app::devices::generated_files`]), as an array of `[name,
-/// bytes]` pairs (each `Uint8Array` its own buffer, to be transferred).
-#[wasm_bindgen]
-pub fn knoblab_draw_device(id: &str) -> Result<js_sys::Array, JsValue> {
-    let files =
-        knoblab_app::devices::generated_files(id).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    let out = js_sys::Array::new();
-    for (name, bytes) in files {
-        let pair = js_sys::Array::of2(
-            &JsValue::from_str(&name),
-            &js_sys::Uint8Array::from(&bytes[..]),
-        );
-        out.push(&pair);
-    }
-    Ok(out)
-}
+/// The generator's module, beside the page (Trunk builds it from
+/// `crates/web-device-worker`, `data-type="worker"`: named after the
+/// binary, not hashed).
+const WORKER_WASM: &str = "knoblab-device-worker_bg.wasm";
 
-/// The worker's entry for a library card: a generated device's front view
-/// alone, as PNG ([`knoblab_devicegen::generated::Inputs::thumbnail`]).
-#[wasm_bindgen]
-pub fn knoblab_draw_thumbnail(id: &str) -> Result<Vec<u8>, JsValue> {
-    knoblab_devicegen::generated::Inputs::embedded()
-        .map_err(|e| e.to_string())
-        .and_then(|inputs| inputs.thumbnail(id).map_err(|e| e.to_string()))
-        .map_err(|e| JsValue::from_str(&e))
-}
-
-/// The files of a [`knoblab_draw_device`] answer (`[name, bytes]` pairs),
+/// The files of the worker's `knoblab_draw_device` answer (`[name, bytes]` pairs),
 /// copied into this module's memory.
 pub fn files_of(value: &JsValue) -> Result<Vec<(String, Vec<u8>)>, String> {
     let list = value
@@ -308,7 +287,7 @@ impl Drawer {
 
 /// Starts the worker, its answers going to [`Drawer::answered`].
 fn start() -> Result<Running, String> {
-    let worker = spawn(WORKER_JS)?;
+    let worker = spawn(WORKER_JS, WORKER_WASM)?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
         let number = js_sys::Reflect::get(&data, &JsValue::from_str("job"))

@@ -16,7 +16,7 @@ use web_sys::{
 };
 
 use super::device_worker::{self, Asker, DrawError};
-use knoblab_app::devices::open_entry;
+use knoblab_app::devices::open_described;
 use knoblab_core::bundle::generated::{is_generated, GeneratedIndex};
 use knoblab_core::bundle::{check_bytes, open_made, Checked, LibraryEntry, LibraryIndex};
 
@@ -63,8 +63,10 @@ pub async fn fetch_library() -> Result<LibraryIndex, String> {
     Ok(hand.with_generated(&generated))
 }
 
-/// A library device, by the library's one rule ([`open_entry`]): every
-/// file its entry lists fetched and checked as a bundle; a generated
+/// A library device, by the library's one rule
+/// (`knoblab_app::devices::open_entry`): every file its entry lists
+/// fetched and checked as a bundle ([`open_described`], its half for a
+/// hand-described device, which holds no generator); a generated
 /// device (no files) made in the device worker
 /// ([`device_worker::draw_device`], off the main thread) and its files
 /// checked here ([`open_made`]). `asker` is the page that wants it: leaving
@@ -100,19 +102,7 @@ pub async fn fetch_library_device(
     }
     // The device's files, kept for offline use.
     super::offline::keep(urls);
-    Ok(open_entry(entry, files))
-}
-
-/// Fetches the generator's font the first time a device is drawn in this
-/// page (it is not compiled into the page's module: a visit that draws
-/// nothing does not download it), and hands it to the core.
-pub async fn ensure_font() -> Result<(), String> {
-    use knoblab_devicegen::render::{has_font, provide_font, FONT_PATH};
-    if has_font() {
-        return Ok(());
-    }
-    let bytes = fetch_bytes(&format!("data/{FONT_PATH}")).await?;
-    provide_font(bytes).map_err(|e| e.to_string())
+    Ok(open_described(entry, files))
 }
 
 /// A bundle at a URL (a zip or a single JSON file), checked.

@@ -184,7 +184,7 @@ impl Store {
             .values(BATCHES, "")
             .await?
             .iter()
-            .filter_map(|v| serde_json::from_str(v).ok())
+            .filter_map(|v| knoblab_core::input::json::from_text(v).ok())
             .collect();
         out.sort_by_key(|b| b.created_ms);
         Ok(out)
@@ -195,7 +195,10 @@ impl Store {
         let values = self.values(EPISODES, &format!("{batch}|")).await?;
         values
             .iter()
-            .map(|v| serde_json::from_str(v).map_err(|e| format!("a stored episode: {e}")))
+            .map(|v| {
+                knoblab_core::input::json::from_text(v)
+                    .map_err(|e| format!("a stored episode: {e}"))
+            })
             .collect()
     }
 }

@@ -6,7 +6,7 @@
 //!   reading files the visitor picked or dropped, a dropped folder included.
 //! - [`device_worker`]: generated devices and their cards' pictures drawn
 //!   in a Web Worker, off the main thread.
-//! - [`module_worker`]: starting a Web Worker on this page's own wasm.
+//! - [`module_worker`]: starting a Web Worker on a wasm module of its own.
 //! - [`http`]: the model API's POST with a timeout and abort, the clock and
 //!   a sleep.
 //! - [`indexeddb`]: batches and finished episodes in IndexedDB.

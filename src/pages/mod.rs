@@ -1,9 +1,10 @@
 //! One file per page, or one folder for a page with parts of its own:
-//! `score/`, `agent/`, and `play/` (the player, with the Play and Embed
+//! `score/`, `agent/`, `leaderboard/`, and `play/` (the player, with the Play and Embed
 //! pages that show it). Pages that are not built yet say so plainly.
 
 pub mod about;
 pub mod agent;
+pub mod leaderboard;
 pub mod library;
 pub mod not_found;
 pub mod panic_test;

@@ -13,8 +13,9 @@ use std::path::Path;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-use knoblab_app::documents::DocumentError;
+use knoblab_app::documents::library::LibraryError;
 use knoblab_app::run::EvalError;
+use knoblab_app::scoring::{InputKind, ScoreError};
 use knoblab_core::bundle::LoadError;
 use knoblab_core::metrics::MetricsError;
 use knoblab_core::sim::SimError;
@@ -127,27 +128,32 @@ impl From<Raised> for PyErr {
     }
 }
 
-/// A document's error, its kind by its variant (with the file and line
-/// where the variant carries them).
-pub(crate) fn document(e: DocumentError) -> Raised {
+/// A document's error, its kind by its type ([`ScoreError::kind`], with
+/// the file and line where the error carries them).
+pub(crate) fn document(e: ScoreError) -> Raised {
     let message = e.to_string();
-    let kind = match e {
-        DocumentError::Bundle(_) | DocumentError::Bundles(_) => Kind::Bundle,
-        DocumentError::ResultsLine { path, line, .. } => {
-            return Raised::new(Kind::Results, message).at_line(&path, line)
-        }
-        DocumentError::Results(_) => Kind::Results,
-        DocumentError::GroundTruth(_) => Kind::GroundTruth,
-        DocumentError::Options(_) => Kind::Options,
-        DocumentError::Metrics(_) => Kind::Metrics,
+    let kind = match e.kind() {
+        InputKind::Bundle => Kind::Bundle,
+        InputKind::Results => Kind::Results,
+        InputKind::GroundTruth => Kind::GroundTruth,
+        InputKind::Options => Kind::Options,
+        InputKind::Metrics => Kind::Metrics,
     };
-    Raised::new(kind, message)
+    match e.line() {
+        Some((path, line)) => Raised::new(kind, message).at_line(path, line),
+        None => Raised::new(kind, message),
+    }
+}
+
+/// A library's error: a device or a file of it that could not be read.
+pub(crate) fn library(e: LibraryError) -> Raised {
+    Raised::new(Kind::Bundle, e.to_string())
 }
 
 /// A document's error, with the input of its kind that is at fault: of
 /// the paths given for that kind, the first that is missing, else the
 /// only one (with several, none is named: the message says which).
-pub(crate) fn document_at(e: DocumentError, inputs: &[(Kind, &Path)]) -> Raised {
+pub(crate) fn document_at(e: ScoreError, inputs: &[(Kind, &Path)]) -> Raised {
     let raised = document(e);
     if raised.line.is_some() {
         return raised; // it names its own file and line

@@ -13,6 +13,7 @@ use knoblab_app::documents;
 use knoblab_app::run::{
     evaluate, prepare_output, DeviceFilter, EvalError, EvalEvent, EvalPlan, RunArgs, Stop,
 };
+use knoblab_core::input::options::{self, Given};
 use knoblab_core::sim::RenderMode;
 
 use crate::errors::{self, Kind, Raised};
@@ -21,6 +22,58 @@ use crate::library::{read_embedded, shipped_index};
 
 fn options_error(message: String) -> PyErr {
     Raised::new(Kind::Options, message).into()
+}
+
+/// A number given to `knoblab.evaluate`, as the core's domain check takes
+/// it: an `int` as a whole number (negative ones too, so that the domain,
+/// not a conversion, refuses them), a `float` as a real, a `str` as text.
+fn given(value: &Bound<'_, PyAny>) -> Option<OwnedGiven> {
+    if value.is_instance_of::<pyo3::types::PyBool>() {
+        return None;
+    }
+    if let Ok(n) = value.extract::<i128>() {
+        return Some(OwnedGiven::Whole(n));
+    }
+    if let Ok(x) = value.extract::<f64>() {
+        return Some(OwnedGiven::Real(x));
+    }
+    value.extract::<String>().ok().map(OwnedGiven::Text)
+}
+
+enum OwnedGiven {
+    Whole(i128),
+    Real(f64),
+    Text(String),
+}
+
+/// Checks a number against its option's domain
+/// ([`knoblab_core::input::options`], as the CLI and the page do).
+fn checked(option: &str, value: &Bound<'_, PyAny>) -> PyResult<options::Value> {
+    let wrong_type = || {
+        options_error(format!(
+            "{option}: {} is not a number",
+            value
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| "the value".into())
+        ))
+    };
+    let g = given(value).ok_or_else(wrong_type)?;
+    let g = match &g {
+        OwnedGiven::Whole(n) => Given::Whole(*n),
+        OwnedGiven::Real(x) => Given::Real(*x),
+        OwnedGiven::Text(t) => Given::Text(t),
+    };
+    options::check(option, g).map_err(|e| options_error(e.to_string()))
+}
+
+fn whole<T: TryFrom<u64>>(option: &str, value: &Bound<'_, PyAny>) -> PyResult<T> {
+    let n = checked(option, value)?.whole();
+    T::try_from(n).map_err(|_| options_error(format!("{option} = {n} does not fit")))
+}
+
+fn real(option: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
+    Ok(checked(option, value)?.real())
 }
 
 /// The keyword arguments of `knoblab.evaluate` as the core's `RunArgs`
@@ -39,26 +92,26 @@ fn run_args(kwargs: &Bound<'_, PyDict>) -> PyResult<RunArgs> {
             "devices" => a.devices = value.extract().map_err(bad)?,
             "categories" => a.categories = value.extract().map_err(bad)?,
             "tasks" => a.tasks = value.extract().map_err(bad)?,
-            "repeats" => a.repeats = value.extract().map_err(bad)?,
+            "repeats" => a.repeats = whole::<u32>("repeats", &value)?,
             "agent" => a.agent = value.extract().map_err(bad)?,
             "api" => a.api = value.extract().map_err(bad)?,
             "base_url" => a.base_url = Some(value.extract().map_err(bad)?),
             "model" => a.model = Some(value.extract().map_err(bad)?),
             "api_key_env" => a.api_key_env = Some(value.extract().map_err(bad)?),
-            "concurrency" => a.concurrency = value.extract().map_err(bad)?,
-            "lam" => a.lambda = value.extract().map_err(bad)?,
+            "concurrency" => a.concurrency = whole::<usize>("concurrency", &value)?,
+            "lam" => a.lambda = whole::<u32>("lambda", &value)?,
             "history" => a.history = Some(value.str()?.to_string()),
             "coords" => a.coords = value.extract().map_err(bad)?,
             "perturb" => a.perturb = value.extract().map_err(bad)?,
-            "seed" => a.seed = value.extract().map_err(bad)?,
-            "temperature" => a.temperature = value.extract().map_err(bad)?,
-            "max_tokens" => a.max_tokens = value.extract().map_err(bad)?,
-            "timeout" => a.timeout = value.extract().map_err(bad)?,
-            "retries" => a.retries = value.extract().map_err(bad)?,
-            "backoff" => a.backoff = value.extract().map_err(bad)?,
-            "price_in" => a.price_in = Some(value.extract().map_err(bad)?),
-            "price_out" => a.price_out = Some(value.extract().map_err(bad)?),
-            "max_cost" => a.max_cost = Some(value.extract().map_err(bad)?),
+            "seed" => a.seed = whole::<u64>("seed", &value)?,
+            "temperature" => a.temperature = real("temperature", &value)?,
+            "max_tokens" => a.max_tokens = whole::<u32>("max_tokens", &value)?,
+            "timeout" => a.timeout = real("timeout", &value)?,
+            "retries" => a.retries = whole::<u32>("retries", &value)?,
+            "backoff" => a.backoff = real("backoff", &value)?,
+            "price_in" => a.price_in = Some(real("price_in", &value)?),
+            "price_out" => a.price_out = Some(real("price_out", &value)?),
+            "max_cost" => a.max_cost = Some(real("max_cost", &value)?),
             // The model-call cache's folder (`knoblab eval --cache`).
             "cache" => a.cache = Some(value.extract().map_err(bad)?),
             "render" => {
@@ -103,7 +156,7 @@ fn run_plan(py: Python<'_>, args: &RunArgs, shipped: bool) -> PyResult<EvalPlan>
             .filter(|e| filter.keeps(&e.id, &e.category))
         {
             bundles.push(
-                documents::library::load_entry(entry, &read_embedded).map_err(errors::document)?,
+                documents::library::load_entry(entry, &read_embedded).map_err(errors::library)?,
             );
         }
         Ok(py

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
+use knoblab_app::leaderboard::plan::read_plan;
 use knoblab_app::leaderboard::{from_paths, LeaderboardError, Options};
 
 use crate::errors::{self, Kind, Raised};
@@ -22,9 +23,11 @@ fn leaderboard_error(e: LeaderboardError) -> PyErr {
 }
 
 /// `knoblab leaderboard --json`: the document JSON. `compare` holds pairs
-/// of 0-based rows.
+/// of 0-based rows; `plan` is a plan file (`--plan`).
+// Python's keyword arguments, one parameter each.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (trajectories, bundles=None, library=None, seed=0, resamples=1000, compare=Vec::new()))]
+#[pyo3(signature = (trajectories, bundles=None, library=None, seed=0, resamples=1000, compare=Vec::new(), plan=None))]
 fn leaderboard_json(
     py: Python<'_>,
     trajectories: Vec<PathBuf>,
@@ -33,11 +36,25 @@ fn leaderboard_json(
     seed: u64,
     resamples: usize,
     compare: Vec<(usize, usize)>,
+    plan: Option<PathBuf>,
 ) -> PyResult<String> {
+    let plan = match plan {
+        Some(path) => {
+            let bytes = knoblab_core::input::fs::read_nonempty(
+                &path,
+                knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
+                "a plan: episode keys bundle/task#repeat, one per line, or a trajectory file",
+            )
+            .map_err(|e| PyErr::from(Raised::new(Kind::Results, format!("plan: {e}")).at(&path)))?;
+            Some(read_plan(&path.display().to_string(), &bytes).map_err(leaderboard_error)?)
+        }
+        None => None,
+    };
     let options = Options {
         seed,
         resamples,
         compare,
+        plan,
     };
     let board = py
         .allow_threads(|| {

@@ -12,6 +12,8 @@ use knoblab_app::documents;
 use knoblab_core::bundle::generated::{is_generated, GeneratedIndex, GENERATED_FILE};
 use knoblab_core::bundle::{load_path, Bundle, LibraryEntry, LibraryIndex};
 
+use knoblab_core::input::InputError;
+
 use crate::errors::{self, Kind, Raised};
 use crate::json_text;
 
@@ -25,13 +27,15 @@ fn library_files() -> &'static HashMap<&'static str, &'static [u8]> {
     FILES.get_or_init(|| embedded::LIBRARY_FILES.iter().copied().collect())
 }
 
-/// A file of the shipped library (the text is the data: the resolver's
-/// reader returns it as its message).
-pub(crate) fn read_embedded(rel: &str) -> Result<Vec<u8>, String> {
+/// A file of the shipped library, or the input layer's error naming it.
+pub(crate) fn read_embedded(rel: &str) -> Result<Vec<u8>, InputError> {
     library_files()
         .get(rel)
         .map(|b| b.to_vec())
-        .ok_or_else(|| format!("the shipped library has no file {rel}"))
+        .ok_or_else(|| InputError::Io {
+            path: knoblab_core::input::text::escape_controls(rel).into_owned(),
+            message: "the shipped library has no such file".into(),
+        })
 }
 
 /// The shipped library: its hand-described devices, then the generated
@@ -40,10 +44,10 @@ pub(crate) fn shipped_index() -> Result<LibraryIndex, Raised> {
     static INDEX: OnceLock<Result<LibraryIndex, String>> = OnceLock::new();
     INDEX
         .get_or_init(|| {
-            let hand =
-                LibraryIndex::parse(&read_embedded("library.json")?).map_err(|e| e.to_string())?;
-            let generated = GeneratedIndex::parse(&read_embedded(GENERATED_FILE)?)
-                .map_err(|e| e.to_string())?;
+            let read = |rel: &str| read_embedded(rel).map_err(|e| e.to_string());
+            let hand = LibraryIndex::parse(&read("library.json")?).map_err(|e| e.to_string())?;
+            let generated =
+                GeneratedIndex::parse(&read(GENERATED_FILE)?).map_err(|e| e.to_string())?;
             Ok(hand.with_generated(&generated))
         })
         .clone()
@@ -81,7 +85,7 @@ pub(crate) fn open_bundle(source: &str) -> Result<Arc<Bundle>, Raised> {
         return Err(Raised::new(Kind::Bundle, message).at(path));
     };
     let bundle =
-        Arc::new(documents::library::load_entry(entry, &read_embedded).map_err(errors::document)?);
+        Arc::new(documents::library::load_entry(entry, &read_embedded).map_err(errors::library)?);
     if let Ok(mut c) = cache.lock() {
         c.insert(source.to_string(), bundle.clone());
     }
@@ -101,7 +105,7 @@ pub(crate) fn library_json(py: Python<'_>, path: Option<PathBuf>) -> PyResult<St
                 p
             };
             py.allow_threads(|| documents::library::list(&index))
-                .map_err(|e| errors::document_at(e, &[(Kind::Bundle, &index)]))?
+                .map_err(|e| errors::library(e).at(&index))?
         }
         None => {
             // The shipped library does not change: listed once per process
@@ -114,7 +118,7 @@ pub(crate) fn library_json(py: Python<'_>, path: Option<PathBuf>) -> PyResult<St
             let index = shipped_index()?;
             let devices = py
                 .allow_threads(|| documents::library::describe_all(&index, &read_embedded))
-                .map_err(errors::document)?;
+                .map_err(errors::library)?;
             let text = json_text(&devices)?;
             return Ok(SHIPPED.get_or_init(|| text).clone());
         }

@@ -32,7 +32,7 @@ pub(crate) fn score_epic(
         .map_err(|e| errors::other(format!("EPIC-Bench document: {e}")))?;
     let text =
         String::from_utf8(text).map_err(|e| errors::other(format!("EPIC-Bench document: {e}")))?;
-    Ok((text, run.warnings))
+    Ok((text, run.scored.warnings))
 }
 
 /// `knoblab score finestate --json`: (document JSON, warnings).
@@ -62,13 +62,12 @@ pub(crate) fn score_finestate(
         model: model.to_string(),
         parser: parser.to_string(),
         vda,
-        vda_pred,
         convention: convention.to_string(),
         platform,
         assume_images,
     };
     let run = py
-        .allow_threads(|| documents::finestate::score(&gt, &pred, &options))
+        .allow_threads(|| documents::finestate::score(&gt, &pred, vda_pred.as_deref(), &options))
         .map_err(|e| {
             let inputs: Vec<(Kind, &std::path::Path)> =
                 inputs.iter().map(|(k, p)| (*k, p.as_path())).collect();
@@ -91,7 +90,7 @@ pub(crate) fn score_switch(
         submission_time,
         ..Default::default()
     };
-    let report = py
+    let scored = py
         .allow_threads(|| {
             documents::switch::score(gt.as_deref(), pred.as_deref(), video.as_deref(), &options)
         })
@@ -108,6 +107,6 @@ pub(crate) fn score_switch(
             }
             errors::document_at(e, &inputs)
         })?;
-    let doc = documents::switch::to_json(&report).map_err(|e| errors::other(e.to_string()))?;
+    let doc = scored.to_json().map_err(|e| errors::other(e.to_string()))?;
     json_text(&doc)
 }

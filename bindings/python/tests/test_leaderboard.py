@@ -48,3 +48,34 @@ def test_leaderboard_errors_are_typed(tmp_path):
         knoblab.leaderboard([])
     with pytest.raises(knoblab.ResultsError):
         knoblab.leaderboard(tmp_path / "nothing.jsonl")
+
+
+def test_a_given_plan_counts_what_no_run_played(cli, tmp_path):
+    run = tmp_path / "kettle.jsonl"
+    run_cli(cli, "run", str(DEVICES / "kettle-0001"), "--agent", "oracle", "--out", str(run))
+    union = knoblab.leaderboard(run, bundles=DEVICES, resamples=0)
+    keys = [e["key"] for e in union["runs"][0]["episodes"]]
+    # The plan: the kettle's episodes and one of the coffee machine's, which no run played.
+    coffee = knoblab.leaderboard(
+        _coffee_run(cli, tmp_path), bundles=DEVICES, resamples=0
+    )["runs"][0]["episodes"][0]
+    plan = tmp_path / "plan.txt"
+    plan.write_text("\n".join(keys + [f"{coffee['bundle_id']}/{coffee['task_id']}#0"]) + "\n")
+    ours = knoblab.leaderboard(run, bundles=DEVICES, resamples=0, plan=plan)
+    theirs = cli_json(cli, "leaderboard", str(run), "--bundles", str(DEVICES), "--resamples", "0", "--plan", str(plan))
+    assert ours == theirs
+    assert ours["plan"]["given"] == len(keys) + 1
+    row = ours["runs"][0]
+    assert row["status"] == "partial"
+    assert row["coverage"]["missing"] == 1
+    assert row["sr_plan"]["value"] == pytest.approx(len(keys) / (len(keys) + 1))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a key\n")
+    with pytest.raises(knoblab.ResultsError, match="line 1"):
+        knoblab.leaderboard(run, bundles=DEVICES, resamples=0, plan=bad)
+
+
+def _coffee_run(cli, tmp_path):
+    out = tmp_path / "coffee.jsonl"
+    run_cli(cli, "run", str(DEVICES / "coffee-0001"), "--agent", "oracle", "--out", str(out))
+    return out

@@ -62,3 +62,37 @@ def test_each_keyword_sets_its_own_option():
         field = PYTHON_NAMES.get(name, name)
         for other in defaults:
             assert (made[other] == defaults[other]) == (other != field), (name, other)
+
+
+def test_every_number_is_checked_against_its_domain():
+    """Issue #47: each numeric option outside its domain is refused where
+    the arguments are read, naming the option, the value and the domain
+    (the core's check, as ``knoblab eval``'s flags and the page's form)."""
+    import pytest
+
+    cases = {
+        "lam": (0, "lambda = 0", "a whole number from 1 to 100"),
+        "repeats": (0, "repeats = 0", "from 1 to 1000"),
+        "concurrency": (-1, "concurrency = -1", "from 1 to 256"),
+        "temperature": (3.5, "temperature = 3.5", "from 0 to 2"),
+        "max_tokens": (0, "max_tokens = 0", "from 1 to 1000000"),
+        "timeout": (0.0, "timeout = 0", "above 0"),
+        "retries": (21, "retries = 21", "from 0 to 20"),
+        "backoff": (-1.0, "backoff = -1", "from 0 to 600"),
+        "seed": (-5, "seed = -5", "from 0 to 18446744073709551615"),
+        "price_in": (-1.0, "price_in = -1", "from 0 to 1000000"),
+        "price_out": (float("nan"), "price_out = NaN", "from 0 to 1000000"),
+        "max_cost": (0.0, "max_cost = 0", "above 0"),
+    }
+    for name, (value, said, domain) in cases.items():
+        with pytest.raises(knoblab.OptionsError) as e:
+            _knoblab.run_options_json(**{name: value})
+        message = str(e.value)
+        assert said in message and "outside its domain" in message, message
+        assert domain in message, message
+    # A fraction where a whole number is wanted is refused, not truncated.
+    with pytest.raises(knoblab.OptionsError, match="lambda = 2.5 is outside its domain"):
+        _knoblab.run_options_json(lam=2.5)
+    # Whole floats and values at the edges are kept.
+    made = json.loads(_knoblab.run_options_json(lam=100, retries=0, seed=2**64 - 1, timeout=3600))
+    assert (made["lambda"], made["retries"], made["seed"], made["timeout"]) == (100, 0, 2**64 - 1, 3600.0)

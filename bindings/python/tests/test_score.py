@@ -107,3 +107,18 @@ def test_metrics_equal_the_cli(cli, tmp_path):
     two = knoblab.metrics([oracle, rnd], DEVICES)
     assert two == cli_json(cli, "metrics", str(oracle), str(rnd), "--bundles", str(DEVICES))
     assert len(two) == 2
+
+
+def test_what_was_not_used_is_returned_item_by_item(tmp_path):
+    """Issue #47: the document lists each skipped line and repeated sample
+    with its line, as the CLI's ``--json`` does."""
+    raw = (EPIC / "raw" / "Qwen3-VL" / "probe-q3.jsonl").read_text().splitlines()[0]
+    folder = tmp_path / "Qwen3-VL"
+    folder.mkdir()
+    pred = folder / "pred.jsonl"
+    pred.write_text(f'{raw}\n{{"response": broken\n{raw}\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", knoblab.KnobLabWarning)
+        doc = knoblab.score.epic(EPIC / "dataset" / "annotation", pred)
+    assert [(u["kind"], u.get("line")) for u in doc["unused"]] == [("skipped", 2), ("duplicate", 3)]
+    assert all(u["file"] == str(pred) for u in doc["unused"])

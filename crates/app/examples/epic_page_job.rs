@@ -9,6 +9,7 @@
 //!
 //! `cargo run --profile cli --example epic_page_job -- DIR [WORKERS]`
 
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 use std::time::Instant;
 
 use knoblab_app::job::{self, InputFile, Job, JobOptions};

@@ -84,9 +84,17 @@ pub enum OpenError {
 /// (`devicegen::generated::Inputs::embedded`), and checked the same way.
 pub fn open_entry(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checked {
     if !is_generated(entry) {
-        return check_files_in_memory(&entry.id, files);
+        return open_described(entry, files);
     }
     open_made(entry, generated_files(&entry.id))
+}
+
+/// [`open_entry`]'s half for a hand-described device: its files, checked.
+/// The web page calls it alone, as its module holds no generator (a
+/// generated device is made in its device worker, then checked with
+/// [`open_made`]).
+pub fn open_described(entry: &LibraryEntry, files: Vec<(String, Vec<u8>)>) -> Checked {
+    check_files_in_memory(&entry.id, files)
 }
 
 /// A device of the library without its pictures, for scoring the
@@ -101,7 +109,9 @@ pub fn open_entry_logic(
     files: Vec<(String, Vec<u8>)>,
 ) -> Result<Bundle, OpenError> {
     if !is_generated(entry) {
-        return open_entry(entry, files)
+        // Not `open_entry`: this path never draws, and a build that opens
+        // logic alone (the Score page's worker) holds no drawing code.
+        return open_described(entry, files)
             .into_result()
             .map(|b| b.without_pictures())
             .map_err(|problem| OpenError::Device {

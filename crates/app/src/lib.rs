@@ -15,6 +15,8 @@
 //!   computed from paths (the CLI and the Python bindings call them).
 //! - [`leaderboard`]: runs side by side with bootstrap intervals,
 //!   honest denominators and paired comparisons.
+//! - [`scoring`]: the one scoring entry point (results and ground truth in,
+//!   a typed report and what was not used out), behind `documents` and `job`.
 //! - [`job`]: one scoring of dropped files, as the page's workers run it.
 //! - [`run`] (native): a run's episodes on threads with an HTTP client,
 //!   resumable, behind `knoblab eval` and `knoblab.evaluate`.
@@ -26,3 +28,4 @@ pub mod job;
 pub mod leaderboard;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod run;
+pub mod scoring;

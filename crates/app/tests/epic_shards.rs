@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! A run scored in shards (as the page's workers score it) and merged in
 //! the core gives the very report of the unsharded run, whatever the number
 //! of shards and the order they come back in; and the streamed `--json`

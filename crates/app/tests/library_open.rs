@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! A library id becomes a device by one rule (`bundle::open_entry`), for
 //! every reader: the library read natively lists all 968 devices; a
 //! generated device opened by its id (`knoblab run`, `eval`'s bundles),
@@ -92,7 +93,7 @@ fn a_generated_device_is_the_same_by_every_path_and_its_trajectories_score() {
         &data().join("devices"),
     )
     .unwrap();
-    let (_, run) = &scored.runs[0];
+    let run = &scored.runs[0].run;
     assert_eq!(run.episodes, entry.single + entry.multi);
     assert_eq!(run.metrics.sr, Some(1.0));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! The frozen, versioned benchmark (issue #19): the library's identity
 //! (`data/library-version.json`: a version, a content hash over the hand
 //! devices' files and the generated manifest, each device's logic hash)

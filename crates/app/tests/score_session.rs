@@ -2,6 +2,7 @@
 //! views out, every displayed aggregate equal to the official numbers (or
 //! the CLI's JSON) at the cell's pointer.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::path::Path;
 
@@ -330,4 +331,67 @@ fn garbage_alone_gets_its_detection_message_and_a_chosen_format_wins() {
         "{:?}",
         out.failures
     );
+}
+
+/// A dropped EPIC ground-truth file the input layer refuses (a key twice)
+/// is named among the failures, scored alone and merged from shards alike,
+/// not read as missing without a word (issue #47).
+#[test]
+fn a_refused_epic_ground_truth_file_is_named_on_the_page() {
+    use knoblab_app::job::{epic_shard, run_sharded};
+    use knoblab_score::epic::report::Shard;
+    let gt = format!("{OFFICIAL}/epic/dataset/annotation");
+    let pred = file(
+        &format!("{OFFICIAL}/epic/std/Qwen3-VL/probe-q3.jsonl"),
+        "Qwen3-VL/probe-q3.jsonl",
+    );
+    let bad_path =
+        "EPIC_Bench/TargetLocalization/BasicAttributes/Color/tl_col_001/tl_col_001_mask_rle.json";
+    let mut files = vec![pred];
+    let mut stack = vec![Path::new(&gt).to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&gt).unwrap().display().to_string();
+            let mut bytes = std::fs::read(&path).unwrap();
+            if rel == bad_path {
+                // The same key twice at the top of the object.
+                let text = String::from_utf8(bytes).unwrap();
+                bytes = text
+                    .replacen('{', "{\"image_path_saved\": \"x\", ", 1)
+                    .into_bytes();
+            }
+            files.push(InputFile {
+                path: format!("gt/{rel}"),
+                bytes,
+            });
+        }
+    }
+    let job = Job {
+        files,
+        ..Job::default()
+    };
+    let named = |failures: &[knoblab_app::job::Failure]| {
+        failures
+            .iter()
+            .any(|f| f.message.contains("tl_col_001_mask_rle.json") && f.message.contains("twice"))
+    };
+    let alone = run(&job, &mut |_| {});
+    assert_eq!(alone.reports.len(), 1, "{:?}", alone.failures);
+    assert!(named(&alone.failures), "{:?}", alone.failures);
+    let texts: Vec<String> = (0..3)
+        .map(|index| serde_json::to_string(&epic_shard(&job, Shard { index, of: 3 })).unwrap())
+        .collect();
+    let merged = run_sharded(&job, &mut |_| {}, &texts);
+    assert!(named(&merged.failures), "{:?}", merged.failures);
+    let once = merged
+        .failures
+        .iter()
+        .filter(|f| f.message.contains("tl_col_001"))
+        .count();
+    assert_eq!(once, 1, "{:?}", merged.failures);
 }

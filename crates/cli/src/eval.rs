@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     pub tasks: Vec<String>,
     /// Episodes of each task.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u32>("repeats"))]
     pub repeats: u32,
     /// Who plays: model (the API below), oracle, random, or replay:FILE
     /// (answers from a trajectory file).
@@ -55,10 +55,10 @@ pub struct Args {
     #[arg(long)]
     pub api_key_env: Option<String>,
     /// Episodes in flight at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = whole::<usize>("concurrency"))]
     pub concurrency: usize,
     /// Budget multiplier λ.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = whole::<u32>("lambda"))]
     pub lambda: u32,
     /// Past turns shown to the model: a number, or full.
     #[arg(long)]
@@ -70,30 +70,30 @@ pub struct Args {
     #[arg(long, default_value = "none")]
     pub perturb: String,
     /// Seeds the perturbation (and the random agent).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>("seed"))]
     pub seed: u64,
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = real("temperature"))]
     pub temperature: f64,
-    #[arg(long, default_value_t = 512)]
+    #[arg(long, default_value_t = 512, value_parser = whole::<u32>("max_tokens"))]
     pub max_tokens: u32,
     /// Seconds a request may take.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = real("timeout"))]
     pub timeout: f64,
     /// Retries of a request (429, 5xx, timeouts, cut replies).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = whole::<u32>("retries"))]
     pub retries: u32,
     /// Seconds before the first retry, doubling after (a Retry-After
     /// header wins).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = real("backoff"))]
     pub backoff: f64,
     /// Dollars per million input tokens, for the cost estimate.
-    #[arg(long)]
+    #[arg(long, value_parser = real("price_in"))]
     pub price_in: Option<f64>,
     /// Dollars per million output tokens.
-    #[arg(long)]
+    #[arg(long, value_parser = real("price_out"))]
     pub price_out: Option<f64>,
     /// Start no episode once the estimated cost reaches this many dollars.
-    #[arg(long)]
+    #[arg(long, value_parser = real("max_cost"))]
     pub max_cost: Option<f64>,
     /// The output: JSON Lines of episodes, appended as each ends; the
     /// same file again resumes the run.
@@ -116,6 +116,30 @@ pub struct Args {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// A flag's parser for a whole-number run option: its domain is the
+/// core's ([`knoblab_core::input::options`]), as for Python and the page.
+pub(crate) fn whole<T>(
+    option: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64>,
+{
+    move |text| {
+        knoblab_core::input::options::whole(option, knoblab_core::input::options::Given::Text(text))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A flag's parser for a real run option (see [`whole`]).
+fn real(
+    option: &'static str,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        knoblab_core::input::options::real(option, knoblab_core::input::options::Given::Text(text))
+            .map_err(|e| e.to_string())
+    }
 }
 
 impl Args {

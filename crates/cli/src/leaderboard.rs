@@ -5,7 +5,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use knoblab_app::leaderboard::{export, from_paths, Leaderboard, Options, RunStatus};
+use knoblab_app::leaderboard::plan::read_plan;
+use knoblab_app::leaderboard::publish::Published;
+use knoblab_app::leaderboard::{
+    export, from_paths, published_from_paths, Leaderboard, Options, RunStatus,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,10 +30,21 @@ pub struct Args {
     /// Bootstrap resamples (0: no intervals).
     #[arg(long, default_value_t = knoblab_app::leaderboard::DEFAULT_RESAMPLES)]
     pub resamples: usize,
+    /// The plan the runs were meant to cover: episode keys
+    /// (bundle/task#repeat, as `knoblab eval` records its items), one per
+    /// line, or a trajectory file whose episodes are the plan. Episodes no
+    /// run played count as missing in every row.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// Compare two rows (a file as given, or a row number from 1): the
     /// difference in SR and SSR with a paired interval. Repeatable.
     #[arg(long, num_args = 2, value_names = ["A", "B"], action = clap::ArgAction::Append)]
     pub compare: Vec<String>,
+    /// Also write the leaderboard with every run's traces (the actions of
+    /// each episode) to FILE: the page's Leaderboard view reopens it,
+    /// dropped or by `#/leaderboard?src=URL`.
+    #[arg(long, value_name = "FILE")]
+    pub publish: Option<PathBuf>,
     /// Print the JSON document.
     #[arg(long, group = "format")]
     pub json: bool,
@@ -73,21 +88,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             compare.push((row_of(a)?, row_of(b)?));
         }
     }
+    let plan = match &args.plan {
+        Some(path) => {
+            let bytes = knoblab_core::input::fs::read_nonempty(
+                path,
+                knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
+                "a plan: episode keys bundle/task#repeat, one per line, or a trajectory file",
+            )
+            .map_err(|e| anyhow::anyhow!("--plan: {e}"))?;
+            Some(read_plan(&path.display().to_string(), &bytes)?)
+        }
+        None => None,
+    };
     let options = Options {
         seed: args.seed,
         resamples: args.resamples,
         compare,
+        plan,
     };
     // The default index is used when it is there; one named must be.
     let library = (args.library.exists()
         || args.library != std::path::Path::new("data/library.json"))
     .then_some(args.library.as_path());
-    let board = from_paths(
-        &args.trajectories,
-        args.bundles.as_deref(),
-        library,
-        &options,
-    )?;
+    let paths = &args.trajectories;
+    let bundles = args.bundles.as_deref();
+    // The traces are kept only when they are written.
+    let published = match &args.publish {
+        Some(_) => published_from_paths(paths, bundles, library, &options)?,
+        None => Published::new(from_paths(paths, bundles, library, &options)?, Vec::new()),
+    };
+    if let Some(path) = &args.publish {
+        // Never over one of the runs, and written whole: an older file
+        // stays as it was until this one is complete.
+        let inputs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
+        knoblab_core::input::fs::check_output_not_input(path, &inputs)?;
+        let text = published.to_text()?;
+        knoblab_core::input::fs::write_atomic(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("--publish: could not be written ({e})"))?;
+    }
+    let board = published.leaderboard;
+    if let (Some(n), outside) = (board.plan.given, board.plan.outside_given) {
+        if outside > 0 {
+            super::out::warn(&format!(
+                "{outside} episodes played are not among the {n} of --plan; they were added to the plan"
+            ));
+        }
+    }
     for r in &board.runs {
         if r.coverage.api_error > 0 {
             super::out::warn(&format!(

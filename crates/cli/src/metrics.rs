@@ -25,11 +25,20 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runs = documents::metrics::metrics(&args.trajectories, &args.bundles)?;
-    for (file, n) in &runs.api_errors {
-        super::out::warn(&format!(
-            "{file}: {n} episodes ended as api_error and are not scored"
-        ));
+    for r in &runs.runs {
+        if r.api_errors > 0 {
+            super::out::warn(&format!(
+                "{}: {} episodes ended as api_error and are not scored",
+                r.file, r.api_errors
+            ));
+        }
     }
+    let unused: Vec<_> = runs
+        .runs
+        .iter()
+        .flat_map(|r| r.unused.iter().cloned())
+        .collect();
+    super::out::unused(&unused);
     print_runs(&runs, args.json)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -45,13 +54,14 @@ pub(super) fn print_runs(runs: &documents::metrics::MetricsRuns, json: bool) -> 
     Ok(())
 }
 
-fn tables(runs: &[(String, RunMetrics)]) -> String {
+fn tables(runs: &[documents::metrics::RunScored]) -> String {
+    let runs: Vec<(&String, &RunMetrics)> = runs.iter().map(|r| (&r.file, &r.run)).collect();
     let mut main = vec![["Run", "Episodes"]
         .into_iter()
         .map(String::from)
         .chain(COLUMNS.iter().map(Column::heading))
         .collect::<Vec<_>>()];
-    for (file, r) in runs {
+    for &(file, r) in &runs {
         let mut row = vec![file.clone(), r.episodes.to_string()];
         row.extend(COLUMNS.iter().map(|c| c.show(&r.metrics)));
         main.push(row);
@@ -61,7 +71,7 @@ fn tables(runs: &[(String, RunMetrics)]) -> String {
         .chain(ErrorClass::ALL.iter().map(|c| c.title().to_string()))
         .chain(std::iter::once("Failed steps".to_string()))
         .collect::<Vec<_>>()];
-    for (file, r) in runs {
+    for &(file, r) in &runs {
         let failed = r.counts.failed_steps();
         let mut row = vec![file.clone()];
         for c in ErrorClass::ALL {
@@ -76,7 +86,7 @@ fn tables(runs: &[(String, RunMetrics)]) -> String {
         .chain(SwitchClass::ALL.iter().map(|c| c.key().to_string()))
         .chain(std::iter::once("Switches".to_string()))
         .collect::<Vec<_>>()];
-    for (file, r) in runs {
+    for &(file, r) in &runs {
         let total: u64 = r.counts.switch_classes.values().sum();
         let mut row = vec![file.clone()];
         for c in SwitchClass::ALL {

@@ -41,6 +41,28 @@ pub fn warn(message: &str) {
     let _ = writeln!(stderr, "knoblab: {}", escape_lines(message));
 }
 
+/// Names on stderr what the numbers do not use (issue #47): a line per
+/// item, the first [`UNUSED_SHOWN`] of them, then how many more; every one
+/// is in the `--json` document's `unused` list.
+pub fn unused(unused: &[knoblab_app::scoring::Unused]) {
+    if unused.is_empty() {
+        return;
+    }
+    warn(&format!(
+        "not used: {} (every one under \"unused\" in --json)",
+        knoblab_app::scoring::summary(unused)
+    ));
+    for u in unused.iter().take(UNUSED_SHOWN) {
+        warn(&format!("  {u}"));
+    }
+    if unused.len() > UNUSED_SHOWN {
+        warn(&format!("  and {} more", unused.len() - UNUSED_SHOWN));
+    }
+}
+
+/// How many unused items are listed on stderr.
+pub const UNUSED_SHOWN: usize = 20;
+
 /// Whether an error is a write to a closed pipe (the reader went away).
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {

@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long)]
     pub agent: String,
     /// Budget multiplier λ.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = super::eval::whole::<u32>("lambda"))]
     pub lambda: u32,
     /// Where to write the trajectories (JSON Lines).
     #[arg(long)]
@@ -38,7 +38,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = AgentSpec::for_run(&args.agent)?;
     // Input layer (#23): λ within its cap, and --out never one of the inputs.
-    knoblab_core::input::limits::check_lambda(args.lambda)?;
+    knoblab_core::input::options::check_lambda(args.lambda)?;
     let script = match &spec {
         AgentSpec::Script { path } => Some(std::path::Path::new(path)),
         _ => None,

@@ -34,9 +34,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.family.as_deref(),
         false,
     )?;
-    for warning in &run.warnings {
+    for warning in &run.scored.warnings {
         super::out::warn(&format!("warning: {warning}"));
     }
+    super::out::unused(&run.scored.unused);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         // Streamed sample by sample: the document is never built in memory.

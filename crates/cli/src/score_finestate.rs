@@ -52,15 +52,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         model: args.model.clone(),
         parser: args.parser.clone(),
         vda: args.vda,
-        vda_pred: args.vda_pred.clone(),
         convention: args.convention.clone(),
         platform: args.platform.clone(),
         assume_images: args.assume_images,
     };
-    let run = score(&args.gt, &args.pred, &options)?;
+    let run = score(&args.gt, &args.pred, args.vda_pred.as_deref(), &options)?;
     for warning in &run.warnings {
         super::out::warn(&format!("warning: {warning}"));
     }
+    super::out::unused(&run.unused);
     if args.json {
         super::out::json(&run.to_json())?;
     } else {

@@ -62,6 +62,11 @@ pub struct Args {
     /// a paper (with several --pred: the runs' leaderboard table).
     #[arg(long, value_name = "FORMAT", conflicts_with = "json")]
     pub export: Option<String>,
+    /// Also write the SWITCH leaderboard's results file (the four tracks:
+    /// mcq_open / mcq_closed accuracy, openqa_open / openqa_closed exact
+    /// match and token F1, with the model's access) to FILE. One --pred.
+    #[arg(long, value_name = "FILE")]
+    pub submission: Option<PathBuf>,
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -94,24 +99,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         video_human: args.video_human.clone(),
     };
     if args.pred.len() > 1 {
+        if args.submission.is_some() {
+            anyhow::bail!(
+                "--submission writes one run's results file: give one --pred (each run is a submission of its own)"
+            );
+        }
         return runs(&args, &options, layout, export);
     }
     let pred = args.pred.first();
-    let report = documents::switch::score(
+    let scored = documents::switch::score(
         args.gt.as_deref(),
         pred.map(PathBuf::as_path),
         args.video.as_deref(),
         &options,
     )?;
+    super::out::unused(&scored.unused);
+    let report = &scored.report;
+    if !report.per_item.is_empty() {
+        for line in switch::submission::uncovered(&report.submission_tracks) {
+            super::out::warn(&format!("SWITCH submission: track {line}"));
+        }
+    }
+    if let Some(path) = &args.submission {
+        // Never over an input, and written whole: an older file stays as
+        // it was until this one is complete.
+        let inputs: Vec<&std::path::Path> = [
+            args.gt.as_deref(),
+            pred.map(PathBuf::as_path),
+            args.video.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        knoblab_core::input::fs::check_output_not_input(path, &inputs)?;
+        let text = export::switch_submission(&report.submission) + "\n";
+        knoblab_core::input::fs::write_atomic(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("--submission: could not be written ({e})"))?;
+    }
     if args.json {
-        super::out::json(&report)?;
+        super::out::json(&scored.to_json()?)?;
     } else if let Some(format) = export {
-        let doc = documents::switch::to_json(&report)?;
+        let doc = scored.to_json()?;
         let file = pred.map_or_else(String::new, |p| p.display().to_string());
-        let shown = view::switch::view_in(&file, "", &report, &doc, layout);
+        let shown = view::switch::view_in(&file, "", report, &doc, layout);
         super::out::text(&export::tables(&shown.tables, format))?;
     } else {
-        super::out::text(&switch::render_layout(&report, layout))?;
+        super::out::text(&switch::render_layout(report, layout))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -130,12 +163,15 @@ fn runs(
         args.video.as_deref(),
         options,
     )?;
+    for (_, run) in &scored {
+        super::out::unused(&run.unused);
+    }
     let rows = documents::switch::runs_rows(&scored, layout)?;
     let board = view::switch::runs_table(&rows, layout);
     if args.json {
         let runs: Vec<serde_json::Value> = scored
             .iter()
-            .map(|(_, r)| documents::switch::to_json(r))
+            .map(|(_, r)| r.to_json())
             .collect::<Result<_, _>>()?;
         let doc = serde_json::json!({ "runs": runs, "leaderboard": export::json(&rows) });
         super::out::json(&doc)?;
@@ -143,8 +179,8 @@ fn runs(
         super::out::text(&export::table(&board, format))?;
     } else {
         let mut text = String::new();
-        for (_, report) in &scored {
-            text += &switch::render_layout(report, layout);
+        for (_, run) in &scored {
+            text += &switch::render_layout(&run.report, layout);
             text.push('\n');
         }
         text += &board.title;

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::process::Command;
 

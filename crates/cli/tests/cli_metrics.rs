@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -153,5 +154,65 @@ fn bad_input_names_the_file_and_line_and_exits_2() {
     // A bundles folder that does not exist.
     let o = knoblab(&["metrics", path, "--bundles", "/nonexistent/bundles"]);
     assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_file(&oracle);
+}
+
+/// Recompute, never trust (#47): a counter in range but false, and a step
+/// that does not start where the one before it ended, are refused with the
+/// file, the line, the step or field, and exit 2.
+#[test]
+fn false_counters_and_unchained_steps_are_refused() {
+    let oracle = run_agent("oracle", "tampered.jsonl");
+    let text = std::fs::read_to_string(&oracle).unwrap();
+    let path = oracle.to_str().unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The second episode: its optimal length one more (SPL would rise).
+    let honest = lines[1].clone();
+    let c = lines[1]["ideal_c_opt"][0].as_u64().unwrap();
+    lines[1]["ideal_c_opt"][0] = (c + 1).into();
+    let write = |lines: &[serde_json::Value]| {
+        let body: String = lines.iter().map(|v| format!("{v}\n")).collect();
+        std::fs::write(&oracle, body).unwrap();
+    };
+    write(&lines);
+    let o = knoblab(&["metrics", path, "--bundles", KETTLE]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for part in [path, "line 2", "`ideal_c_opt`", "played again give"] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+
+    // An episode of two steps or more whose second step starts elsewhere.
+    lines[1] = honest;
+    let (i, steps) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| {
+            let steps = v["steps"].as_array()?;
+            (steps.len() >= 2).then_some((i, steps.len()))
+        })
+        .expect("the oracle plays a task of two steps or more");
+    assert!(steps >= 2);
+    let other = if lines[i]["steps"][0]["state_after"] == "Standby" {
+        "Boiling"
+    } else {
+        "Standby"
+    };
+    lines[i]["steps"][1]["state_before"] = other.into();
+    write(&lines);
+    let o = knoblab(&["metrics", path, "--bundles", KETTLE, "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for part in [
+        path.to_string(),
+        format!("line {}", i + 1),
+        "step 2".to_string(),
+        format!("starts in state \"{other}\", but step 1 ended"),
+    ] {
+        assert!(err.contains(&part), "{part}: {err}");
+    }
     let _ = std::fs::remove_file(&oracle);
 }

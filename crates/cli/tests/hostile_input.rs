@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -362,7 +363,8 @@ fn lambda_past_its_cap_is_refused_before_running() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("λ = 4294967295") && err.contains("at most 100"),
+        err.contains("lambda = 4294967295 is outside its domain")
+            && err.contains("a whole number from 1 to 100"),
         "{err}"
     );
     assert!(!out.exists());
@@ -387,7 +389,8 @@ fn lambda_zero_is_refused_before_running() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("λ = 0 is outside its domain") && err.contains("at least 1"),
+        err.contains("lambda = 0 is outside its domain")
+            && err.contains("a whole number from 1 to 100"),
         "{err}"
     );
     assert!(!out.exists());
@@ -900,4 +903,243 @@ fn finestate_gaps_and_second_predictions_are_always_reported() {
             "{name} says where the list is: {err}"
         );
     }
+}
+
+/// Every numeric option of `knoblab eval` outside its domain (issue #47)
+/// is refused where the flags are read, naming the option, the value and
+/// the domain; nothing is run or written.
+#[test]
+fn eval_options_outside_their_domain_are_refused() {
+    let dir = scratch("eval-domains");
+    let out = dir.join("out.jsonl");
+    for (flag, value, said) in [
+        (
+            "--lambda",
+            "0",
+            "lambda = 0 is outside its domain: a whole number from 1 to 100",
+        ),
+        ("--repeats", "0", "repeats = 0 is outside its domain"),
+        (
+            "--concurrency",
+            "0",
+            "concurrency = 0 is outside its domain",
+        ),
+        (
+            "--temperature",
+            "-1",
+            "temperature = -1 is outside its domain: a number from 0 to 2",
+        ),
+        ("--max-tokens", "0", "max_tokens = 0 is outside its domain"),
+        ("--timeout", "0", "timeout = 0 is outside its domain"),
+        (
+            "--retries",
+            "2.5",
+            "retries = 2.5 is outside its domain: a whole number from 0 to 20",
+        ),
+        ("--backoff", "nan", "backoff = nan is outside its domain"),
+        ("--seed", "-1", "seed = -1 is outside its domain"),
+        ("--price-in", "-1", "price_in = -1 is outside its domain"),
+        ("--max-cost", "0", "max_cost = 0 is outside its domain"),
+    ] {
+        let (code, _, err) = knoblab(&[
+            "eval",
+            KETTLE,
+            "--agent",
+            "oracle",
+            &format!("{flag}={value}"),
+            "--out",
+            &s(&out),
+        ]);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        assert!(err.contains(said), "{flag} {value}: {err}");
+        assert!(!out.exists());
+    }
+}
+
+// ---- the input layer's rules in every benchmark reader (#47) ----------------
+
+/// The EPIC record the GT-path test scores, naming `gt`.
+fn epic_record(gt: &str) -> String {
+    serde_json::json!({
+        "task_category": ["TargetLocalization"], "task_type": ["Category"],
+        "format_type": ["bbox"], "coordinate_system": ["auto"],
+        "formatted_response_localization": [[100, 60, 180, 140]],
+        "formatted_response_count": [1],
+        "formatted_response_path": ["Not Required"],
+        "formatted_response_binary": ["Not Required"],
+        "ground_truth": {"gt_json_path": [gt]},
+    })
+    .to_string()
+}
+
+#[test]
+fn epic_ground_truth_with_a_key_twice_or_in_utf16_is_named() {
+    let dir = scratch("epic_rules");
+    let gt = dir.join("annotation");
+    copy_dir(Path::new(EPIC_GT), &gt);
+    let rel = "EPIC_Bench/TargetLocalization/BasicAttributes/Category/tl_cat_001/tl_cat_001_mask_rle.json";
+    let file = gt.join(rel);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let pred = dir.join("pred.jsonl");
+    // A second sample whose GT file stays whole, so that the run scores.
+    let other = rel.replace("001", "002");
+    assert!(gt.join(&other).is_file(), "{other}");
+    let both = format!(
+        "{}\n{}\n",
+        epic_record(&format!("dataset/annotation/{rel}")),
+        epic_record(&format!("dataset/annotation/{other}"))
+    );
+    std::fs::write(&pred, &both).unwrap();
+    let score = || {
+        let (code, out, err) = knoblab(&[
+            "score",
+            "epic",
+            "--gt",
+            &s(&gt),
+            "--pred",
+            &s(&pred),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (doc["input"]["gt_refused"].clone(), err)
+    };
+    let (refused, _) = score();
+    assert_eq!(refused, serde_json::json!([]));
+
+    let open = text.find('{').unwrap();
+    std::fs::write(
+        &file,
+        format!("{{\"text_annotation\": null, {}", &text[open + 1..]),
+    )
+    .unwrap();
+    let (refused, err) = score();
+    let refused = refused.to_string();
+    assert!(
+        refused.contains("the key \\\"text_annotation\\\" appears twice"),
+        "{refused}"
+    );
+    assert!(err.contains("ground-truth path(s) refused"), "{err}");
+
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    std::fs::write(&file, utf16).unwrap();
+    let (refused, _) = score();
+    assert!(refused.to_string().contains("UTF-16 LE"), "{refused}");
+
+    // Results whose lines end in a lone CR are refused, not read as one line.
+    std::fs::write(&file, &text).unwrap();
+    let line = epic_record(&format!("dataset/annotation/{rel}"));
+    std::fs::write(&pred, format!("{line}\r{line}\r")).unwrap();
+    let (code, _, err) = knoblab(&["score", "epic", "--gt", &s(&gt), "--pred", &s(&pred)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("carriage return alone"), "{err}");
+}
+
+#[test]
+fn finestate_and_switch_readers_keep_the_layers_rules() {
+    let dir = scratch("finestate_rules");
+    let gt = dir.join("dataset");
+    copy_dir(
+        Path::new(&format!("{FIXTURES}/official/finestate/dataset")),
+        &gt,
+    );
+    let cases = gt.join("web_en/web_cases.jsonl");
+    let text = std::fs::read_to_string(&cases).unwrap();
+    let first = text.lines().next().unwrap();
+    let v: serde_json::Value = serde_json::from_str(first).unwrap();
+    let image = v["image"].as_str().unwrap();
+    let outside = first.replacen(image, "/etc/passwd", 1);
+    let climbing = first.replacen(image, "web_en/../../secret.png", 1);
+    std::fs::write(&cases, format!("{text}{outside}\n{climbing}\n")).unwrap();
+    let fifo = mkfifo(&gt.join("web_en/more.jsonl"));
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{FIXTURES}/official/finestate/example_official_result_file.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let pred = dir.join("pred.json");
+    std::fs::write(
+        &pred,
+        serde_json::to_string(&vec![example["content"].clone()]).unwrap(),
+    )
+    .unwrap();
+    let run = |pred: &Path| {
+        knoblab(&[
+            "score",
+            "finestate",
+            "--gt",
+            &s(&gt),
+            "--pred",
+            &s(pred),
+            "--model",
+            "m",
+            "--json",
+        ])
+    };
+    let (code, out, err) = run(&pred);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let skipped = doc.to_string();
+    assert_eq!(
+        skipped.matches("image_path_refused").count(),
+        2,
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("the path `/etc/passwd` is absolute"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("the path `web_en/../../secret.png` leaves its folder"),
+        "{skipped}"
+    );
+    if fifo {
+        assert!(
+            skipped.contains("web_en/more.jsonl") && skipped.contains("a FIFO (named pipe)"),
+            "{skipped}"
+        );
+    }
+
+    // FineState predictions with a key twice in one object.
+    let doubled = std::fs::read_to_string(&pred).unwrap().replacen(
+        "{\"image_path\"",
+        "{\"image_path\": \"x.png\", \"image_path\"",
+        1,
+    );
+    assert!(doubled.contains("\"image_path\": \"x.png\""), "{doubled}");
+    std::fs::write(&pred, doubled).unwrap();
+    let (code, _, err) = run(&pred);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the key \"image_path\" appears twice"),
+        "{err}"
+    );
+
+    // SWITCH predictions with a key twice in one object.
+    let switch_pred = std::fs::read_to_string(format!("{FIXTURES}/switch/pred.jsonl")).unwrap();
+    let line = switch_pred.lines().next().unwrap();
+    let key = serde_json::from_str::<serde_json::Value>(line).unwrap();
+    let key = key.as_object().unwrap().keys().next().unwrap().clone();
+    let pred = dir.join("switch.jsonl");
+    std::fs::write(
+        &pred,
+        line.replacen('{', &format!("{{\"{key}\": null, "), 1),
+    )
+    .unwrap();
+    let (code, _, err) = knoblab(&[
+        "score",
+        "switch",
+        "--gt",
+        &format!("{FIXTURES}/switch/gt"),
+        "--pred",
+        &s(&pred),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("the key \"{key}\" appears twice")),
+        "{err}"
+    );
 }

@@ -16,6 +16,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -25,17 +26,23 @@ type Module = Vec<String>;
 
 /// The workspace's crates from the bottom up, each with its rank: a crate
 /// may depend on crates of a lower rank only. The faces share the top rank
-/// and depend on nothing of it, so none depends on another face.
-const RANKS: [(&str, u8); 9] = [
+/// and depend on nothing of it, so none depends on another face. Below
+/// them, the web page's workers' modules (each a wasm32 binary of its own,
+/// issue #46), which the page names in its tests alone; the allocator of
+/// the page and its workers depends on nothing.
+const RANKS: [(&str, u8); 12] = [
     ("knoblab-core", 0),
+    ("knoblab-web-heap", 0),
     ("knoblab-score", 1),
     ("knoblab-eval", 1),
     ("knoblab-devicegen", 2),
     ("knoblab-app", 3),
-    ("knoblab-cli", 4),
-    ("knoblab-page", 4),
-    ("knoblab-python", 4),
-    ("knoblab-fuzz", 4),
+    ("knoblab-score-worker", 4),
+    ("knoblab-device-worker", 4),
+    ("knoblab-cli", 5),
+    ("knoblab-page", 5),
+    ("knoblab-python", 5),
+    ("knoblab-fuzz", 5),
 ];
 
 /// The workspace's root folder (two above this crate's).

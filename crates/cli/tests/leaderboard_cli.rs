@@ -8,6 +8,7 @@
 //! interval.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test: a panic here is a failed test
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -493,4 +494,226 @@ fn exports_carry_every_row_and_interval() {
     let tex = run("--latex");
     assert_eq!(tex.lines().filter(|l| l.ends_with("\\\\")).count(), 4);
     assert!(tex.contains("$^\\dagger$"));
+}
+
+/// The page's e2e test (e2e/leaderboard.test.mjs) checks its table against
+/// `expected.json`, the CLI's `--json` on the fixture's runs: it must stay
+/// what the CLI prints.
+#[test]
+fn the_fixture_the_page_is_checked_against_is_the_clis_output() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/leaderboard_runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_knoblab"))
+        .current_dir(&dir)
+        .args([
+            "leaderboard",
+            "oracle.jsonl",
+            "random.jsonl",
+            "partial.jsonl",
+            "--library",
+            "../../../data/library.json",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let now: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    assert_eq!(
+        now, committed,
+        "tests/fixtures/leaderboard_runs/expected.json is stale: regenerate it as its README says"
+    );
+    assert_eq!(now["runs"][2]["status"], "partial");
+}
+
+/// `--publish` writes the `--json` document with every played episode's
+/// actions, one trace per record line.
+#[test]
+fn publish_writes_the_document_and_every_episodes_actions() {
+    let runs = make_runs("publish");
+    let dir = temp_dir("publish-out");
+    let file = dir.join("board.json");
+    // oracle, random1, cut (partial), api (api_error episodes: no trace).
+    let files = [
+        runs.files[0].clone(),
+        runs.files[1].clone(),
+        runs.files[3].clone(),
+        runs.files[4].clone(),
+    ];
+    let mut args: Vec<&str> = vec!["leaderboard"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend([
+        "--library",
+        LIBRARY,
+        "--seed",
+        "5",
+        "--resamples",
+        "50",
+        "--json",
+    ]);
+    let with_publish: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--publish", file.to_str().unwrap()])
+        .collect();
+    let printed: Value = serde_json::from_str(&ok(&knoblab(&with_publish))).unwrap();
+    let plain: Value = serde_json::from_str(&ok(&knoblab(&args))).unwrap();
+    assert_eq!(printed, plain, "--publish changes nothing printed");
+    let published: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(published["format"], "knoblab-leaderboard-published/1");
+    assert_eq!(published["leaderboard"], plain);
+    let traces = published["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 4);
+    for (row, traces) in plain["runs"].as_array().unwrap().iter().zip(traces) {
+        let traces = traces.as_array().unwrap();
+        let played: Vec<&Value> = row["episodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["state"] == "played")
+            .collect();
+        assert_eq!(traces.len(), played.len(), "{}", row["file"]);
+        for e in played {
+            let t = traces.iter().find(|t| t["line"] == e["line"]).unwrap();
+            assert_eq!(t["bundle_id"], e["bundle_id"]);
+            assert_eq!(t["task_id"], e["task_id"]);
+            assert_eq!(
+                t["actions"].as_array().unwrap().len() as u64,
+                e["steps"].as_u64().unwrap()
+            );
+        }
+    }
+    let bad = knoblab(&[
+        "leaderboard",
+        &runs.files[0],
+        "--library",
+        LIBRARY,
+        "--publish",
+        dir.join("no/such/dir/board.json").to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--publish"));
+}
+
+/// `--plan`: the episodes the runs were meant to cover. An episode no run
+/// played counts as missing in every row (placed with its device's
+/// category); a run's own file as the plan changes nothing; episodes
+/// played outside a plan are added to it with a warning; a plan line that
+/// is not a key is refused by its line.
+#[test]
+fn a_given_plan_counts_the_episodes_no_run_played() {
+    let dir = temp_dir("plan");
+    let oracle = dir.join("oracle.jsonl");
+    eval(&oracle, &["--agent", "oracle"]);
+    let random = dir.join("random.jsonl");
+    eval(&random, &["--agent", "random", "--seed", "3"]);
+    let files = [oracle.display().to_string(), random.display().to_string()];
+    let union = leaderboard(&files, &["--resamples", "20"]);
+    let keys: Vec<String> = union["runs"][0]["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["key"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(keys.len(), 24);
+
+    // The plan as keys, with two episodes of a device nobody played.
+    let plan = dir.join("plan.txt");
+    let mut lines = keys.clone();
+    lines.push("purifier-0001/single-auto-mode#0".into());
+    lines.push(String::new());
+    lines.push("purifier-0001/single-fan-speed1#0".into());
+    std::fs::write(&plan, lines.join("\n") + "\n").unwrap();
+    let planned = leaderboard(
+        &files,
+        &["--resamples", "20", "--plan", plan.to_str().unwrap()],
+    );
+    assert_eq!(planned["plan"]["episodes"], 26);
+    assert_eq!(planned["plan"]["given"], 26);
+    assert_eq!(planned["plan"]["outside_given"], 0);
+    for (row, before) in planned["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(union["runs"].as_array().unwrap())
+    {
+        assert_eq!(row["status"], "partial", "{}", row["file"]);
+        assert_eq!(row["coverage"]["missing"], 2);
+        assert_eq!(row["coverage"]["plan"], 26);
+        // What was played is scored as before; SR over the plan counts the two as failures.
+        assert_eq!(
+            row["metrics"],
+            before["metrics"]
+                .clone()
+                .as_object()
+                .map(|m| {
+                    let mut m = m.clone();
+                    for v in m.values_mut() {
+                        v["missing"] = Value::from(2);
+                    }
+                    Value::Object(m)
+                })
+                .unwrap()
+        );
+        assert_eq!(row["sr_plan"]["n"], 26);
+        let missing: Vec<&Value> = row["episodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["state"] == "missing")
+            .collect();
+        assert_eq!(missing.len(), 2);
+        assert!(missing
+            .iter()
+            .all(|e| e["category"] == "AirPurifier" && e["bundle_id"] == "purifier-0001"));
+    }
+    let oracle_plan_sr = planned["runs"][0]["sr_plan"]["value"].as_f64().unwrap();
+    assert!(
+        (oracle_plan_sr - 24.0 / 26.0).abs() < 1e-12,
+        "{oracle_plan_sr}"
+    );
+
+    // The oracle's file as the plan: the union again, nothing missing.
+    let same = leaderboard(
+        &files,
+        &["--resamples", "20", "--plan", oracle.to_str().unwrap()],
+    );
+    assert_eq!(same["plan"]["given"], 24);
+    assert_eq!(same["runs"], union["runs"]);
+
+    // A plan of 4 episodes: the other 20 played are added to it, with a warning.
+    std::fs::write(&plan, keys[..4].join("\n")).unwrap();
+    let out = knoblab(&[
+        "leaderboard",
+        "--library",
+        LIBRARY,
+        "--json",
+        &files[0],
+        &files[1],
+        "--resamples",
+        "0",
+        "--plan",
+        plan.to_str().unwrap(),
+    ]);
+    let small: Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(small["plan"]["episodes"], 24);
+    assert_eq!(small["plan"]["outside_given"], 20);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("20 episodes played are not among the 4 of --plan"));
+
+    // A line that is not a key.
+    std::fs::write(&plan, format!("{}\nkettle boil\n", keys[0])).unwrap();
+    let bad = knoblab(&[
+        "leaderboard",
+        "--library",
+        LIBRARY,
+        &files[0],
+        "--plan",
+        plan.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("line 2") && err.contains("bundle/task#repeat"),
+        "{err}"
+    );
 }

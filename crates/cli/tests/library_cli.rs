@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! `knoblab library build` end to end on one category's descriptions: it
 //! writes bundles that load, an index that lists them, and a contact
 //! sheet; a description naming a part the template does not have stops

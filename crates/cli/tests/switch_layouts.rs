@@ -7,6 +7,7 @@
 //! `tests/fixtures/switch_release/README.md`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,5 +1,6 @@
 //! The VGEBench appendix kettle, as published, deserialises unchanged.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use knoblab_core::bundle::StateMachine;
 

@@ -286,15 +286,18 @@ impl Inputs {
             hasher.update(name.as_bytes());
             hasher.update(gen.as_bytes());
             hasher.update(ucsm.as_bytes());
-            let file: CategoryFile =
-                serde_json::from_str(gen).map_err(|e| GeneratedError::Description {
+            let file: CategoryFile = knoblab_core::input::json::from_text(gen).map_err(|e| {
+                GeneratedError::Description {
                     category: name.to_string(),
                     message: e.to_string(),
-                })?;
+                }
+            })?;
             let template: StateMachine =
-                serde_json::from_str(ucsm).map_err(|e| GeneratedError::Template {
-                    category: name.to_string(),
-                    message: e.to_string(),
+                knoblab_core::input::json::from_text(ucsm).map_err(|e| {
+                    GeneratedError::Template {
+                        category: name.to_string(),
+                        message: e.to_string(),
+                    }
                 })?;
             out.push((file, template));
         }
@@ -461,7 +464,9 @@ impl Inputs {
         let tasks: Vec<knoblab_core::bundle::Task> = g
             .files
             .get("tasks.json")
-            .and_then(|b| serde_json::from_slice::<knoblab_core::bundle::TaskFile>(b).ok())
+            .and_then(|b| {
+                knoblab_core::input::json::from_bytes::<knoblab_core::bundle::TaskFile>(b).ok()
+            })
             .map(|t| t.tasks)
             .unwrap_or_default();
         let single = tasks.iter().filter(|t| t.goals.len() == 1).count();
@@ -475,7 +480,7 @@ impl Inputs {
             actions: g
                 .files
                 .get("ssm.json")
-                .and_then(|b| serde_json::from_slice::<StateMachine>(b).ok())
+                .and_then(|b| knoblab_core::input::json::from_bytes::<StateMachine>(b).ok())
                 .map(|ssm| action_counts(&ssm))
                 .unwrap_or_default(),
             hash: content_hash(&g.files),
@@ -567,7 +572,7 @@ fn logic_bundle(
         let bytes = files
             .get(name)
             .ok_or(GeneratedError::NotMade { file: name })?;
-        serde_json::from_slice(bytes).map_err(|e| GeneratedError::MadeJson {
+        knoblab_core::input::json::from_bytes(bytes).map_err(|e| GeneratedError::MadeJson {
             file: name,
             message: e.to_string(),
         })

@@ -149,6 +149,18 @@ pub const SHEET_FILE: &str = "library-sheet.png";
 /// Six devices in three states each, drawn live (see [`sheet::live_sheet`]).
 pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
 
+/// A description or template file's text, through the input layer
+/// (a regular file within the bundle file cap, UTF-8 by its one rule).
+#[cfg(not(target_arch = "wasm32"))]
+fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes = knoblab_core::input::fs::read_regular(
+        path,
+        knoblab_core::input::limits::MAX_FILE_BYTES as u64,
+    )
+    .map_err(|e| e.to_string())?;
+    knoblab_core::input::text::decode_owned(bytes).map_err(|e| e.to_string())
+}
+
 /// Every description file of `gen_dir`, by file name, with its template
 /// from `ucsm_dir`.
 #[cfg(not(target_arch = "wasm32"))]
@@ -171,22 +183,24 @@ pub fn read_descriptions(
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let text = read_text(&path).map_err(|message| BuildError::Io {
+            path: path.display().to_string(),
+            message,
+        })?;
         let file: CategoryFile =
-            serde_json::from_str(&text).map_err(|e| BuildError::Description {
+            knoblab_core::input::json::from_text(&text).map_err(|e| BuildError::Description {
                 path: path.display().to_string(),
                 message: e.to_string(),
             })?;
         let ucsm_path = ucsm_dir.join(format!("{}.json", file.category));
-        let ucsm_text =
-            std::fs::read_to_string(&ucsm_path).map_err(|e| BuildError::NoTemplate {
-                path: path.display().to_string(),
-                category: file.category.clone(),
-                template: ucsm_path.display().to_string(),
-                message: e.to_string(),
-            })?;
+        let ucsm_text = read_text(&ucsm_path).map_err(|message| BuildError::NoTemplate {
+            path: path.display().to_string(),
+            category: file.category.clone(),
+            template: ucsm_path.display().to_string(),
+            message,
+        })?;
         let ucsm: StateMachine =
-            serde_json::from_str(&ucsm_text).map_err(|e| BuildError::Template {
+            knoblab_core::input::json::from_text(&ucsm_text).map_err(|e| BuildError::Template {
                 path: ucsm_path.display().to_string(),
                 message: e.to_string(),
             })?;

@@ -214,9 +214,10 @@ pub enum VaryError {
 impl Space {
     /// Reads and checks a design space.
     pub fn parse(text: &str) -> Result<Space, VaryError> {
-        let space: Space = serde_json::from_str(text).map_err(|e| VaryError::SpaceJson {
-            message: e.to_string(),
-        })?;
+        let space: Space =
+            knoblab_core::input::json::from_text(text).map_err(|e| VaryError::SpaceJson {
+                message: e.to_string(),
+            })?;
         if space.format != SPACE_FORMAT {
             return Err(VaryError::SpaceFormat {
                 found: space.format,

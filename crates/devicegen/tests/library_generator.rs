@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! The device generator (`knoblab::devicegen`) and the shipped library
 //! agree: every component box of every shipped view lies on the pixels the
 //! generator draws for that component, and the committed files are what

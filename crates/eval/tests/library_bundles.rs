@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! The shipped device library (`data/devices/`, indexed by
 //! `data/library.json`) is sound: every bundle validates without a single
 //! diagnostic, the oracle solves every task within budget with perfect

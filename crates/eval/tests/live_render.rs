@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // helpers of tests: a panic here is a failed test
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! Live pictures (`knoblab_core::sim::render`, the bundles' live layer): a
 //! state's signs change the pixels of their own parts and nothing far
 //! from them, a state that shows nothing new changes nothing, the two

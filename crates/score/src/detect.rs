@@ -332,6 +332,10 @@ fn unknown(path: &str, found: &str) -> DetectError {
 /// Detects what a dropped file is, from its name and bytes.
 ///
 /// Errors name the file and list the formats that would be valid.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "format probing of bytes the input layer already read; a document of any shape, duplicate keys included, is only looked at to name its format"
+)]
 pub fn detect(path: &str, bytes: &[u8]) -> Result<Detected, DetectError> {
     check_size(path, bytes.len() as u64)?;
     // Whatever the name promises, an empty file holds nothing to score.
@@ -442,6 +446,10 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "format probing of bytes the input layer already read; a document of any shape, duplicate keys included, is only looked at to name its format"
+)]
 fn detect_lines(path: &str, text: &str) -> Result<Detected, DetectError> {
     let lines: Vec<(usize, &str)> = text
         .lines()
@@ -489,6 +497,10 @@ fn detect_lines(path: &str, text: &str) -> Result<Detected, DetectError> {
 
 /// Items in a SWITCH `vqa.json`/`openqa.json` (`{"data": [...]}`), or
 /// lines of a release `data.jsonl` or answers file; 0 for the manifests.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "format probing of bytes the input layer already read; a document of any shape, duplicate keys included, is only looked at to name its format"
+)]
 fn count_switch_items(name: &str, bytes: &[u8]) -> usize {
     use crate::switch::release::{is_answers_file, is_rows_file};
     // A rows or answers file of one line parses as one object: one row.

@@ -453,6 +453,7 @@ impl Kind {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests parse what they check directly (#47)
 mod tests {
     use super::*;
 

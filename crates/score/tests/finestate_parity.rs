@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! Parity with the official FineState-Bench code: every fixture made by
 //! running it (`shared/fixtures/finestate/`), read as it is. Each test
 //! collects every mismatch and asserts the list is empty.

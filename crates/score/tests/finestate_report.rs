@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 //! The FineState-Bench report as the CLI and the page receive it: the JSON
 //! layout, the VDA delta, skipped records, and the synthetic set.
 

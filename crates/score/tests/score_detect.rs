@@ -1,6 +1,7 @@
 //! Results-file detection on every fixture format, on ground-truth files,
 //! and on garbage (which gets a message naming the file, never a panic).
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 
 use knoblab_score::detect::{detect, Format};
 use knoblab_score::limits::MAX_RESULTS_FILE_BYTES;

@@ -7,9 +7,8 @@ use leptos::prelude::*;
 use crate::browser::indexeddb::Source;
 use crate::browser::key;
 use knoblab_core::sim::RenderMode;
-use knoblab_eval::vlm::retry::RetryPolicy;
 use knoblab_eval::vlm::{
-    AgentSettings, CoordConvention, Endpoint, Flavor, HistoryWindow, Perturbation, Prices,
+    AgentSettings, CoordConvention, Endpoint, Flavor, HistoryWindow, Perturbation, TypedNumbers,
 };
 
 /// The form's fields, one signal each; provided as a context value.
@@ -91,82 +90,55 @@ impl Form {
         self.flavor.set(s.endpoint.flavor);
         self.base_url.set(s.endpoint.base_url.clone());
         self.model.set(s.endpoint.model.clone());
-        self.temperature.set(s.endpoint.temperature.to_string());
-        self.max_tokens.set(s.endpoint.max_tokens.to_string());
-        self.timeout_s.set((s.timeout_ms / 1_000).to_string());
-        self.concurrency.set(s.concurrency.to_string());
-        self.retries.set(s.retry.retries.to_string());
+        let typed = TypedNumbers::of(s);
+        self.temperature.set(typed.temperature);
+        self.max_tokens.set(typed.max_tokens);
+        self.timeout_s.set(typed.timeout_s);
+        self.concurrency.set(typed.concurrency);
+        self.retries.set(typed.retries);
+        self.lambda.set(typed.lambda);
+        self.seed.set(typed.seed);
+        self.price_in.set(typed.price_in);
+        self.price_out.set(typed.price_out);
         self.coords.set(s.coords);
         self.history.set(s.history);
-        self.lambda.set(s.lambda.to_string());
         self.perturbation.set(s.perturbation);
-        self.seed.set(s.seed.to_string());
         self.render.set(s.render);
-        let price = |p: f64| {
-            if p > 0.0 {
-                p.to_string()
-            } else {
-                String::new()
-            }
-        };
-        self.price_in.set(price(s.prices.input_per_million));
-        self.price_out.set(price(s.prices.output_per_million));
     }
 
-    /// The settings typed, or every problem found.
+    /// The numbers as typed.
+    fn typed(&self) -> TypedNumbers {
+        TypedNumbers {
+            temperature: self.temperature.get_untracked(),
+            max_tokens: self.max_tokens.get_untracked(),
+            timeout_s: self.timeout_s.get_untracked(),
+            concurrency: self.concurrency.get_untracked(),
+            retries: self.retries.get_untracked(),
+            lambda: self.lambda.get_untracked(),
+            seed: self.seed.get_untracked(),
+            price_in: self.price_in.get_untracked(),
+            price_out: self.price_out.get_untracked(),
+        }
+    }
+
+    /// The settings typed, or every problem found: the numbers are read
+    /// by the core's domains (`TypedNumbers::read_into`), as the CLI's
+    /// flags and Python's arguments are.
     pub fn settings(&self) -> Result<AgentSettings, Vec<String>> {
-        let mut problems = Vec::new();
-        let mut number = |label: &str, text: String, empty: f64| -> f64 {
-            let t = text.trim();
-            if t.is_empty() {
-                return empty;
-            }
-            match t.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => v,
-                _ => {
-                    problems.push(format!("{label}: \"{t}\" is not a number of 0 or more"));
-                    empty
-                }
-            }
+        let mut settings = AgentSettings::default();
+        settings.endpoint.flavor = self.flavor.get_untracked();
+        settings.endpoint.base_url = self.base_url.get_untracked().trim().to_string();
+        settings.endpoint.model = self.model.get_untracked().trim().to_string();
+        settings.coords = self.coords.get_untracked();
+        settings.history = self.history.get_untracked();
+        settings.perturbation = self.perturbation.get_untracked();
+        settings.render = self.render.get_untracked();
+        let mut problems = match self.typed().read_into(&mut settings) {
+            Ok(()) => Vec::new(),
+            Err(p) => p,
         };
-        let temperature = number("temperature", self.temperature.get_untracked(), 0.0);
-        let max_tokens = number("max tokens", self.max_tokens.get_untracked(), 512.0);
-        let timeout_s = number("timeout", self.timeout_s.get_untracked(), 60.0);
-        let concurrency = number("concurrency", self.concurrency.get_untracked(), 1.0);
-        let retries = number("retries", self.retries.get_untracked(), 3.0);
-        let lambda = number("λ", self.lambda.get_untracked(), 5.0);
-        let seed = number("seed", self.seed.get_untracked(), 0.0);
-        let price_in = number("input price", self.price_in.get_untracked(), 0.0);
-        let price_out = number("output price", self.price_out.get_untracked(), 0.0);
-        let settings = AgentSettings {
-            endpoint: Endpoint {
-                flavor: self.flavor.get_untracked(),
-                base_url: self.base_url.get_untracked().trim().to_string(),
-                model: self.model.get_untracked().trim().to_string(),
-                temperature,
-                max_tokens: max_tokens as u32,
-            },
-            timeout_ms: (timeout_s * 1_000.0) as u64,
-            concurrency: concurrency as u32,
-            retry: RetryPolicy {
-                retries: retries as u32,
-                ..RetryPolicy::default()
-            },
-            coords: self.coords.get_untracked(),
-            history: self.history.get_untracked(),
-            lambda: lambda as u32,
-            perturbation: self.perturbation.get_untracked(),
-            seed: seed as u64,
-            prices: Prices {
-                input_per_million: price_in,
-                output_per_million: price_out,
-            },
-            render: self.render.get_untracked(),
-        };
-        if self.source.get_untracked() == Source::Model {
+        if problems.is_empty() && self.source.get_untracked() == Source::Model {
             problems.extend(settings.problems());
-        } else if settings.lambda == 0 {
-            problems.push("λ must be at least 1".into());
         }
         if problems.is_empty() {
             Ok(settings)

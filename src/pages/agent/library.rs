@@ -71,17 +71,13 @@ pub async fn load(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
 }
 
 /// A device's logic without its pictures, to score episodes already
-/// played on it (a resumed batch's): a hand-described one loaded from its
-/// files, a generated one made without drawing
-/// ([`knoblab_app::devices::open_entry_logic`]: milliseconds, not seconds).
+/// played on it (a resumed batch's): [`load`]ed, its pictures then
+/// dropped. A generated device is drawn in the device worker for it (as
+/// [`load`] draws it to play): the generator is not in the page's module
+/// (issue #46), and its logic is the same either way (the logic hash of
+/// `knoblab_app::devices::open_entry_logic`, which makes it without
+/// drawing, natively).
 pub async fn load_logic(entry: &LibraryEntry) -> Result<Arc<Bundle>, String> {
-    if is_generated(entry) {
-        // Its boxes are measured on its drawing's text, in the font.
-        fetch::ensure_font().await?;
-        return knoblab_app::devices::open_entry_logic(entry, Vec::new())
-            .map(Arc::new)
-            .map_err(|e| e.to_string());
-    }
     Ok(Arc::new(load(entry).await?.without_pictures()))
 }
 

@@ -99,7 +99,17 @@ fn input_files(input: &web_sys::HtmlInputElement) -> Vec<(JobFile, f64)> {
 pub fn DropZone(
     /// Receives the files dropped or chosen, each with its size in bytes.
     on_files: Callback<Vec<(JobFile, f64)>>,
+    /// What to drop, in bold (default: the Score page's results files).
+    #[prop(optional)]
+    title: Option<&'static str>,
+    /// The line below it.
+    #[prop(optional)]
+    hint: Option<&'static str>,
 ) -> impl IntoView {
+    let title = title.unwrap_or("Drop results files or folders here");
+    let hint = hint.unwrap_or(
+        "Results and ground truth together: a results file with the benchmark's folder or zip beside it.",
+    );
     let over = RwSignal::new(false);
     let on_input = move |e: leptos::ev::Event| {
         if let Some(input) = e
@@ -133,8 +143,8 @@ pub fn DropZone(
                 }
             }
         >
-            <p><strong>"Drop results files or folders here"</strong></p>
-            <p class="hint">"Results and ground truth together: a results file with the benchmark's folder or zip beside it."</p>
+            <p><strong>{title}</strong></p>
+            <p class="hint">{hint}</p>
             <label class="button">"Choose files"
                 <input type="file" multiple data-testid="file-input" on:change=on_input />
             </label>
@@ -191,7 +201,8 @@ pub async fn fetch_samples() -> Vec<SampleSet> {
     let Ok(bytes) = fetch_bytes("data/samples/index.json").await else {
         return Vec::new();
     };
-    serde_json::from_slice::<SampleIndex>(&bytes).map_or_else(|_| Vec::new(), |i| i.sets)
+    knoblab_core::input::json::from_bytes::<SampleIndex>(&bytes)
+        .map_or_else(|_| Vec::new(), |i| i.sets)
 }
 
 /// Every file of every hand-described library bundle, as URLs under

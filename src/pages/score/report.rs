@@ -40,6 +40,7 @@ pub fn Report(
         file,
         detected,
         notes,
+        unused,
         tables,
         charts,
         items,
@@ -50,6 +51,7 @@ pub fn Report(
             <h2>{format!("{benchmark}: {file}")}</h2>
             <p class="detected" data-testid="report-detected">{format!("detected: {detected}")}</p>
             <ul class="notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            {(!unused.is_empty()).then(|| view! { <Unused unused=unused /> })}
             {(!downloads.is_empty()).then(|| view! {
                 <div class="exports" data-testid="report-downloads">"Download: "
                     {downloads.into_iter().map(|d| {
@@ -65,6 +67,24 @@ pub fn Report(
             {tables.into_iter().map(|t| view! { <Table table=t /> }).collect_view()}
             {(!items.rows.is_empty()).then(|| view! { <Items items=items file=file.clone() image_url=image_url fetch_item=fetch_item /> })}
         </section>
+    }
+}
+
+/// What the numbers do not use (issue #47), above the tables: how many
+/// of each kind, and every item with its file and line (folded when long).
+#[component]
+fn Unused(unused: Vec<knoblab_core::input::unused::Unused>) -> impl IntoView {
+    let summary = knoblab_core::input::unused::summary(&unused);
+    let count = unused.len();
+    view! {
+        <details class="unused" data-testid="report-unused" data-count=count.to_string() open={count <= 5}>
+            <summary>{format!("Not used: {summary}")}</summary>
+            <ul>
+                {unused.into_iter().map(|u| view! {
+                    <li data-kind=u.kind.name()>{u.to_string()}</li>
+                }).collect_view()}
+            </ul>
+        </details>
     }
 }
 

@@ -1,13 +1,13 @@
-//! Scoring off the main thread: module Web Workers that load this very
-//! wasm module ([`crate::browser::module_worker`], whose Decision is
-//! one wasm build for the page and its workers; each instantiates the
-//! page's compiled `WebAssembly.Module`, posted to it, without compiling it
-//! again) and call [`knoblab_score_shard`] and [`knoblab_score_job`]. Each
+//! Scoring off the main thread: module Web Workers that load the scorers'
+//! own wasm module (`knoblab-score-worker`, a binary of its own that the
+//! page's module does not hold: issue #46), compiled once by the page and
+//! instantiated by each worker ([`crate::browser::module_worker`]), and
+//! call its entries (`knoblab_score_shard`, `knoblab_score_job`, ...). Each
 //! worker reads the dropped `File`s itself, so a big results set never
 //! passes through the page's thread; cancel is `Worker.terminate()`. A
 //! helper's shard and the job's outcome (about a megabyte of JSON each on
 //! a benchmark-sized set) travel as UTF-8 bytes in a transferred
-//! `Uint8Array`, never as a JS string: a string going into the module is
+//! `Uint8Array`, never as a JS string: a string going into a module is
 //! copied a character at a time by wasm-bindgen's glue, and cloned again
 //! at each `postMessage`.
 
@@ -21,15 +21,20 @@ use web_sys::{MessageEvent, Worker};
 
 use crate::browser::js_message;
 use crate::browser::module_worker::{bytes_field, set, spawn, string_field};
-use knoblab_app::job::{self, InputFile, Job, JobOptions};
-use knoblab_score::epic::report::Shard;
+use knoblab_app::job::{self, JobOptions};
 use knoblab_score::view::ItemView;
 
 /// The worker's script, beside the page (`www/score-worker.js`, copied
-/// by Trunk): loads the module once, then for each job reads its files
-/// (dropped `File`s or URLs of shipped samples), scores them in Rust and
-/// posts progress (JSON text) and the outcome (JSON bytes) back.
+/// by Trunk): instantiates the scorers' module once, then for each job
+/// reads its files (dropped `File`s or URLs of shipped samples), scores
+/// them in Rust and posts progress (JSON text) and the outcome (JSON
+/// bytes) back.
 const WORKER_JS: &str = "score-worker.js";
+
+/// The scorers' module, beside the page (Trunk builds it from
+/// `crates/web-score-worker`, `data-type="worker"`: named after the
+/// binary, not hashed).
+const WORKER_WASM: &str = "knoblab-score-worker_bg.wasm";
 
 #[wasm_bindgen(inline_js = r#"
 export function knoblab_record_marks(prefix, marks) {
@@ -54,173 +59,6 @@ fn record_marks(worker: usize, data: &JsValue) {
 /// The path under which the page sends the generator's font with the
 /// library's bundle files (the worker hands it to the core, not to the job).
 pub const FONT_JOB_PATH: &str = "knoblab-font";
-
-/// Gives the core the generator's font, so that the trajectories of
-/// generated devices are scored against devices drawn here.
-#[wasm_bindgen]
-pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
-    knoblab_devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
-}
-
-/// The dropped files from their paths and bytes (in the same order).
-fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<InputFile> {
-    paths
-        .into_iter()
-        .zip(buffers)
-        .map(|(path, bytes)| InputFile {
-            path,
-            bytes: bytes.to_vec(),
-        })
-        .collect()
-}
-
-thread_local! {
-    /// This worker's job, read once ([`knoblab_take_job`]) and kept for
-    /// every call after (its shard, the merge, the drill-down): or why its
-    /// options could not be read.
-    static JOB: RefCell<Result<Job, String>> = RefCell::new(Err("no job was given to this worker".into()));
-    /// The merging worker's EPIC-Bench shards, merged as they come
-    /// ([`knoblab_merge_shard`]) until the job is run ([`knoblab_score_job`]).
-    static MERGING: RefCell<Option<job::Merging>> = const { RefCell::new(None) };
-    /// The warm-up's set ([`knoblab_warm_up`]), made once.
-    static WARM_UP: RefCell<Option<job::WarmUpSet>> = const { RefCell::new(None) };
-}
-
-/// A worker's first entry for a job: its files (paths and bytes in the
-/// same order, bundle files under [`job::BUNDLE_PREFIX`]) and options
-/// (JSON of [`JobOptions`]), read by the core ([`Job::from_worker`]) and
-/// kept in the module for the calls that follow.
-#[wasm_bindgen]
-pub fn knoblab_take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, options: &str) {
-    let job = Job::from_worker(input_files(paths, buffers), options).map_err(|e| e.to_string());
-    JOB.with(|j| *j.borrow_mut() = job);
-    MERGING.with(|m| *m.borrow_mut() = None);
-}
-
-/// Adds files to the kept job (the library's bundles, fetched once the
-/// job is known to need them).
-#[wasm_bindgen]
-pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) {
-    JOB.with(|j| {
-        if let Ok(job) = j.borrow_mut().as_mut() {
-            job.add_files(input_files(paths, buffers));
-        }
-    });
-}
-
-/// Whether any of the kept job's files is scored against bundles
-/// (trajectories): [`Job::needs_bundles`].
-#[wasm_bindgen]
-pub fn knoblab_job_needs_bundles() -> bool {
-    JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::needs_bundles))
-}
-
-/// A spare worker's entry before any job, called once a round: scores the
-/// small synthetic EPIC-Bench set of a [`job::WarmUpSet`] (`scale` of the
-/// benchmark-sized one, made at the first call and kept) and keeps nothing
-/// else, so that the browser optimizes the scoring code before the first
-/// job needs it. Says how many samples were scored.
-#[wasm_bindgen]
-pub fn knoblab_warm_up(scale: f64) -> usize {
-    WARM_UP.with(|w| {
-        let mut w = w.borrow_mut();
-        let set = w.get_or_insert_with(|| job::WarmUpSet::new(scale));
-        set.score();
-        set.samples()
-    })
-}
-
-/// A worker's entry for its shard: shard `index` of `of` of every
-/// EPIC-Bench results file of the kept job, as the JSON list of
-/// [`job::EpicShardText`] the merging worker reads (`[]` when there is
-/// none, or the options are invalid: the merging worker then scores alone),
-/// in UTF-8 bytes.
-#[wasm_bindgen]
-pub fn knoblab_score_shard(index: usize, of: usize) -> Vec<u8> {
-    let shards = JOB.with(|j| {
-        j.borrow()
-            .as_ref()
-            .map(|job| job::epic_shard(job, Shard { index, of }))
-            .unwrap_or_default()
-    });
-    serde_json::to_vec(&shards).unwrap_or_else(|_| b"[]".to_vec())
-}
-
-/// The merging worker's entry for its own shard (the first of `of`):
-/// scored and merged as it is, not written as text
-/// ([`job::Merging::score_own`]).
-#[wasm_bindgen]
-pub fn knoblab_merge_own_shard(of: usize) {
-    JOB.with(|j| {
-        MERGING.with(|m| {
-            let mut m = m.borrow_mut();
-            let merging = m.get_or_insert_with(job::Merging::new);
-            match j.borrow().as_ref() {
-                Ok(job) => merging.score_own(job, Shard { index: 0, of }),
-                // No job: an empty list, as a helper without one sends.
-                Err(_) => merging.add("[]"),
-            }
-        })
-    });
-}
-
-/// The merging worker's entry for each helper's shard list (its UTF-8
-/// bytes), as it comes: merged at once ([`job::Merging::add`]). Bytes that
-/// are not UTF-8 are a list that cannot be read: still the worker's.
-#[wasm_bindgen]
-pub fn knoblab_merge_shard(shard: &[u8]) {
-    let text = std::str::from_utf8(shard).unwrap_or("");
-    MERGING.with(|m| {
-        m.borrow_mut()
-            .get_or_insert_with(job::Merging::new)
-            .add(text)
-    });
-}
-
-/// The merging worker's entry that runs the kept job, calling `progress`
-/// with JSON [`job::Progress`] values, with the shards merged so far
-/// ([`knoblab_merge_shard`]; none when one worker scores alone). Returns
-/// the JSON of [`job::Outcome`], or of `{"error": …}` when the options are
-/// invalid, in UTF-8 bytes.
-#[wasm_bindgen]
-pub fn knoblab_score_job(progress: &js_sys::Function) -> Vec<u8> {
-    let merging = MERGING.with(|m| m.borrow_mut().take()).unwrap_or_default();
-    let outcome = JOB.with(|j| {
-        j.borrow().as_ref().map_err(Clone::clone).map(|job| {
-            merging.finish(job, &mut |p| {
-                if let Ok(text) = serde_json::to_string(p) {
-                    let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
-                }
-            })
-        })
-    });
-    match outcome {
-        Ok(o) => serde_json::to_vec(&o).unwrap_or_else(|e| {
-            serde_json::json!({ "error": e.to_string() })
-                .to_string()
-                .into()
-        }),
-        Err(e) => serde_json::json!({ "error": e }).to_string().into(),
-    }
-}
-
-/// The merging worker's entry for a drill-down: item `index` of the
-/// EPIC-Bench results file `file` of the kept job ([`job::epic_item`]), as
-/// the JSON of its [`ItemView`], or of `{"error": …}`.
-#[wasm_bindgen]
-pub fn knoblab_epic_item(file: &str, index: usize) -> String {
-    let item = JOB.with(|j| {
-        j.borrow()
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|job| job::epic_item(job, file, index).map_err(|e| e.to_string()))
-    });
-    match item {
-        Ok(item) => serde_json::to_string(&item)
-            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string()),
-        Err(e) => serde_json::json!({ "error": e }).to_string(),
-    }
-}
 
 /// A file for a job: dropped (`File`) or shipped (a URL).
 #[derive(Clone)]
@@ -262,7 +100,7 @@ thread_local! {
 /// Starts the workers of the next job ahead of it, so that their module is
 /// instantiated while the visitor picks files, not after the drop. The
 /// first one the page starts also warms the scoring code up
-/// ([`knoblab_warm_up`], [`job::WARM_UP_ROUNDS`] rounds, fewer if a job
+/// (`knoblab_warm_up`, [`job::WARM_UP_ROUNDS`] rounds, fewer if a job
 /// comes first): one worker is enough, as every worker runs the same
 /// compiled module. Its marks are recorded as `spare worker: warm-up: …`
 /// until a job takes it.
@@ -271,7 +109,7 @@ pub fn warm_up() {
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
         while spare.len() < want {
-            match spawn(WORKER_JS) {
+            match spawn(WORKER_JS, WORKER_WASM) {
                 Ok(w) => {
                     WARMING.with(|warming| {
                         let mut warming = warming.borrow_mut();
@@ -325,7 +163,7 @@ pub fn stand_down() {
 fn take_or_spawn() -> Result<Worker, String> {
     match SPARE.with(|spare| spare.borrow_mut().pop()) {
         Some(w) => Ok(w),
-        None => spawn(WORKER_JS),
+        None => spawn(WORKER_JS, WORKER_WASM),
     }
 }
 
@@ -419,12 +257,10 @@ impl ScoreWorker {
                     at.map(|i| p.waiting.remove(i).1)
                 };
                 if let Some(reply) = reply {
-                    reply(
-                        serde_json::from_str::<ItemView>(&item).map_err(|_| super::error_of(&item)),
-                    );
+                    reply(worker_json::<ItemView>(&item).map_err(|_| super::error_of(&item)));
                 }
             } else if let Some(p) = string_field(&data, "progress") {
-                if let Ok(p) = serde_json::from_str::<job::Progress>(&p) {
+                if let Ok(p) = worker_json::<job::Progress>(&p) {
                     on_message(Message::Progress(p));
                 }
             } else if let Some(out) = bytes_field(&data, "done") {
@@ -534,4 +370,13 @@ impl ScoreWorker {
         }
         self.pending.borrow_mut().waiting.clear();
     }
+}
+
+/// A message the page's own worker sent, as JSON text.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the page's own worker wrote it, not a user's file"
+)]
+fn worker_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(text)
 }

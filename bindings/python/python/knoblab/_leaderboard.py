@@ -16,6 +16,7 @@ def leaderboard(
     seed: int = 0,
     resamples: int = 1000,
     compare: Sequence[Tuple[int, int]] = (),
+    plan: Optional[PathLike] = None,
 ) -> Dict[str, Any]:
     """The leaderboard of runs: ``knoblab leaderboard --json``.
 
@@ -36,6 +37,11 @@ def leaderboard(
         Pairs of rows (0-based) to compare: SR and SSR differences with a
         paired bootstrap interval, and the episodes one solved and the
         other did not.
+    plan : str or os.PathLike, optional
+        The plan the runs were meant to cover (``--plan``): episode keys
+        ``bundle/task#repeat``, one per line, or a trajectory file whose
+        episodes are the plan. Episodes no run played count as missing in
+        every row.
 
     Returns
     -------
@@ -48,7 +54,8 @@ def leaderboard(
     Raises
     ------
     knoblab.ResultsError
-        A file or folder that cannot be read.
+        A file or folder that cannot be read, or a plan that is not a
+        list of episode keys or a trajectory file.
     knoblab.MetricsError
         A run of the plan's library that cannot be scored (the message
         names the file and the episode).
@@ -67,5 +74,6 @@ def leaderboard(
             seed,
             resamples,
             [(int(a), int(b)) for a, b in compare],
+            os.fspath(plan) if plan is not None else None,
         )
     )

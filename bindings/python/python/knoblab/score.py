@@ -4,7 +4,10 @@ Each function reads the same files as the command line, runs the same
 core computation and returns its JSON document as a dict (same keys, same
 numbers). Warnings the command line prints on stderr (ground truth found
 for only some samples, a VDA hint detected) are issued as
-:class:`knoblab.KnobLabWarning`.
+:class:`knoblab.KnobLabWarning`. Every document has an ``unused`` list:
+each line or item of the inputs that the numbers do not use (skipped,
+refused, given twice, matching nothing, not scored), with its ``file``,
+``line`` (where it has one), ``item``, ``kind`` and ``reason``.
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ def epic(
     -------
     dict
         The document: ``std_response_jsonl``, ``summary`` (official), the
-        corrected summary and the per-sample details, as the CLI prints it.
+        corrected summary and the per-sample details, as the CLI prints it;
+        ``unused`` lists each line skipped and sample repeated (``file``,
+        ``line``, ``kind``, ``reason``), as every scorer's document does.
 
     Raises
     ------

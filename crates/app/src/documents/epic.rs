@@ -1,41 +1,39 @@
 //! `knoblab score epic`'s document: EPIC-Bench predictions against the
-//! RLE ground truth under a folder.
+//! RLE ground truth under a folder, scored by [`crate::scoring::epic`].
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use knoblab_score::epic::coords::ModeRequest;
-use knoblab_score::epic::render::{to_json, to_text, write_json_with_input};
-use knoblab_score::epic::report::score_text_with;
-use knoblab_score::epic::{DirSource, Report, RunOptions};
+use knoblab_score::epic::render::{to_json, to_text, write_json_with};
+use knoblab_score::epic::{DirSource, RunOptions};
 
-use super::{read_text_bounded, DocumentError};
-use knoblab_core::input::text::escape_controls;
+use super::read_text_bounded;
+use crate::scoring::epic::EpicScored;
+use crate::scoring::{unused_json, InputKind, ScoreError};
 
-/// A scored predictions file.
+/// A scored predictions file, with the document's `input` entry.
 #[derive(Debug, Clone)]
 pub struct EpicRun {
-    /// The official scorer's report of the file.
-    pub report: Report,
-    /// The predictions path, as the document names it.
-    pub pred: String,
-    /// What a person should know but which does not stop scoring (ground
-    /// truth found for only some samples; lines skipped, samples repeated
-    /// and ground-truth paths refused, issue #23).
-    pub warnings: Vec<String>,
+    /// The scored file: the report, its warnings and what was not used.
+    pub scored: EpicScored,
     /// The document's `input` entry: the skipped lines, the repeated
     /// samples, the refused ground-truth paths and how many GT files were
     /// read (nothing dropped silently).
     pub input: Value,
+    /// The document's `unused` entry: the same, item by item, as every
+    /// scorer's document lists them.
+    pub unused: Value,
 }
 
 impl EpicRun {
     /// The `--json` document.
     pub fn to_json(&self) -> Value {
-        let mut doc = to_json(&self.report, &self.pred);
+        let mut doc = to_json(&self.scored.report, &self.scored.pred);
         if let Value::Object(m) = &mut doc {
             m.insert("input".into(), self.input.clone());
+            m.insert("unused".into(), self.unused.clone());
         }
         doc
     }
@@ -43,12 +41,17 @@ impl EpicRun {
     /// The `--json` document, streamed sample by sample into `out`: it is
     /// never built in memory.
     pub fn write_json<W: std::io::Write>(&self, out: W) -> serde_json::Result<()> {
-        write_json_with_input(&self.report, &self.pred, Some(&self.input), out)
+        write_json_with(
+            &self.scored.report,
+            &self.scored.pred,
+            &[("input", &self.input), ("unused", &self.unused)],
+            out,
+        )
     }
 
     /// The tables for people.
     pub fn to_text(&self) -> String {
-        to_text(&self.report)
+        to_text(&self.scored.report)
     }
 }
 
@@ -64,13 +67,13 @@ pub fn score(
     coord_mode: Option<&str>,
     family: Option<&str>,
     details: bool,
-) -> Result<EpicRun, DocumentError> {
+) -> Result<EpicRun, ScoreError> {
     // Parsed once, by the core, which names the valid modes.
     let coord_mode = coord_mode
         .map(str::parse::<ModeRequest>)
         .transpose()
-        .map_err(|e| DocumentError::Options(format!("--coord-mode {e}")))?;
-    let text = read_text_bounded(pred).map_err(|e| DocumentError::Results(e.to_string()))?;
+        .map_err(ScoreError::CoordMode)?;
+    let text = read_text_bounded(pred, InputKind::Results)?;
     let folder = pred
         .parent()
         .and_then(|p| p.file_name())
@@ -78,54 +81,31 @@ pub fn score(
     let family = RunOptions::family_of(family, folder.as_deref());
     let opts = RunOptions { coord_mode, family };
     if !gt.is_dir() {
-        return Err(DocumentError::GroundTruth(format!(
-            "--gt {}: not a folder; give the folder that holds EPIC_Bench/ (or the dataset folder above it)",
-            gt.display()
-        )));
+        return Err(ScoreError::EpicRoot(gt.display().to_string()));
     }
     let source = DirSource::locate(gt);
-    let report = score_text_with(&text, &source, &opts, details)
-        .map_err(|e| DocumentError::Results(format!("{}: {e}", pred.display())))?;
-    if report.gt_expected > 0 && report.gt_found == 0 {
-        return Err(DocumentError::GroundTruth(format!(
-            "no ground truth found under {}: {}. Give the folder that holds EPIC_Bench/",
-            gt.display(),
-            report.gt_coverage_message()
-        )));
-    }
-    let mut warnings = Vec::new();
-    if report.gt_found < report.gt_expected {
-        warnings.push(report.gt_coverage_message());
-    }
-    // Nothing dropped silently (issue #23): skipped lines, repeated samples
-    // and refused GT paths, in the warnings and the document.
-    let shown = escape_controls(&pred.display().to_string()).into_owned();
-    let intake = knoblab_score::epic::intake::intake(&text);
-    warnings.extend(
-        intake
-            .warnings()
-            .into_iter()
-            .map(|w| format!("{shown}: {w}")),
-    );
-    let refused = source.refused();
-    if !refused.is_empty() {
-        warnings.push(format!(
-            "{} ground-truth path(s) refused and read as missing: {}",
-            refused.len(),
-            refused.join("; ")
-        ));
-    }
+    let name = pred.display().to_string();
+    let scored = crate::scoring::epic::score(&name, &text, &source, &opts, details).map_err(
+        |e| match e {
+            ScoreError::NoEpicGroundTruth { path, coverage, .. } => ScoreError::NoEpicGroundTruth {
+                path,
+                coverage,
+                root: Some(super::shown(gt)),
+            },
+            other => other,
+        },
+    )?;
     let input = serde_json::json!({
-        "skipped_lines": intake.skipped,
-        "duplicates": intake.duplicates,
-        "lines_are_array_items": intake.array,
-        "gt_refused": refused,
-        "gt_files_read": source.files_read(),
+        "skipped_lines": scored.intake.as_ref().map(|i| &i.skipped),
+        "duplicates": scored.intake.as_ref().map(|i| &i.duplicates),
+        "lines_are_array_items": scored.intake.as_ref().map(|i| i.array),
+        "gt_refused": scored.gt_refused,
+        "gt_files_read": scored.gt_files_read,
     });
+    let unused = unused_json(&scored.unused);
     Ok(EpicRun {
-        report,
-        pred: pred.display().to_string(),
-        warnings,
+        scored,
         input,
+        unused,
     })
 }

@@ -1,137 +1,43 @@
 //! `knoblab score finestate`'s document: FineState-Bench results, official
 //! and corrected side by side, from an annotation root (a folder, a zip or
-//! one annotation JSONL) and a results file or folder.
+//! one annotation JSONL) and a results file or folder, scored by
+//! [`crate::scoring::finestate`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::Value;
-
-use knoblab_score::finestate::corrected::Convention;
-use knoblab_score::finestate::evaluate::OfficialOptions;
 use knoblab_score::finestate::files::{DiskFiles, MemFiles};
 use knoblab_score::finestate::loader::{
     load_annotation_jsonl, load_dataset, load_platform, Dataset, ImagePolicy, Platform,
 };
-use knoblab_score::finestate::parser::ParserBuild;
 use knoblab_score::finestate::predictions::{read_predictions, read_result_files, PredictionSet};
-use knoblab_score::finestate::report::{
-    score as score_report, vda_delta, Report, ScoreOptions, VdaDelta,
-};
-use knoblab_score::finestate::table;
 
-use super::{read_bounded, DocumentError};
+use super::{read_input, shown};
+pub use crate::scoring::finestate::{FinestateOptions, FinestateRun};
+use crate::scoring::{InputKind, ScoreError};
 
-/// The options of `knoblab score finestate` (its flags, with their defaults).
-#[derive(Debug, Clone)]
-pub struct FinestateOptions {
-    /// The model name (the official parser keys unit rules on it).
-    pub model: String,
-    /// `py` or `pyc`: which build of the official parser.
-    pub parser: String,
-    /// The run was made with the VDA hint.
-    pub vda: bool,
-    /// A second run of the same model made with the VDA hint.
-    pub vda_pred: Option<PathBuf>,
-    /// Corrected mode's convention: `unit`, `permille` or `pixels:WxH`.
-    pub convention: String,
-    /// The platform of a single annotation JSONL.
-    pub platform: Option<String>,
-    /// Take every image as present.
-    pub assume_images: bool,
-}
-
-impl FinestateOptions {
-    /// The defaults of the command line, for this model.
-    pub fn new(model: &str) -> FinestateOptions {
-        FinestateOptions {
-            model: model.to_string(),
-            parser: "py".to_string(),
-            vda: false,
-            vda_pred: None,
-            convention: "unit".to_string(),
-            platform: None,
-            assume_images: false,
-        }
-    }
-}
-
-/// A scored results file (and its VDA delta, with `vda_pred`).
-#[derive(Debug, Clone)]
-pub struct FinestateRun {
-    /// The benchmark's report of the file, as the official code computes it.
-    pub report: Report,
-    /// How the VDA run's numbers differ from the plain run's (with `vda_pred`).
-    pub delta: Option<VdaDelta>,
-    /// What a person should know but which does not stop scoring.
-    pub warnings: Vec<String>,
-}
-
-impl FinestateRun {
-    /// The `--json` document.
-    pub fn to_json(&self) -> Value {
-        self.report.to_json(self.delta.as_ref())
-    }
-
-    /// The tables for people.
-    pub fn to_text(&self) -> String {
-        table::render(&self.report, self.delta.as_ref())
-    }
-}
-
-/// Scores `pred` against the annotations at `gt`.
+/// Scores `pred` against the annotations at `gt`, and a run made with the
+/// VDA hint (`vda_pred`) beside it when given.
 pub fn score(
     gt: &Path,
     pred: &Path,
+    vda_pred: Option<&Path>,
     options: &FinestateOptions,
-) -> Result<FinestateRun, DocumentError> {
-    let parser: ParserBuild = options.parser.parse().map_err(DocumentError::Options)?;
-    let convention: Convention = options.convention.parse().map_err(DocumentError::Options)?;
+) -> Result<FinestateRun, ScoreError> {
+    // The options are read before any file is.
+    crate::scoring::finestate::check_options(options)?;
     let data = load_gt(gt, options)?;
-    if data.instances.is_empty() {
-        return Err(DocumentError::GroundTruth(format!(
-            "no instance loaded from {} ({} records left out; try --assume-images if the images are absent)",
-            gt.display(),
-            data.skipped.len()
-        )));
-    }
-    let mut warnings = Vec::new();
     let preds = load_predictions(pred)?;
-    let report = run_one(
+    let hinted = vda_pred.map(load_predictions).transpose()?;
+    crate::scoring::finestate::score(
+        &gt.display().to_string(),
         &data,
         &preds,
+        hinted.as_ref(),
         options,
-        parser,
-        convention,
-        options.vda,
-        &mut warnings,
-    );
-    let delta = match &options.vda_pred {
-        Some(path) => {
-            let hinted_preds = load_predictions(path)?;
-            let hinted = run_one(
-                &data,
-                &hinted_preds,
-                options,
-                parser,
-                convention,
-                true,
-                &mut warnings,
-            );
-            Some(vda_delta(&report, &hinted))
-        }
-        None => None,
-    };
-    // What the scores leave out (instances without a prediction, second
-    // predictions, unscored ones: issue #23), as the page shows them.
-    warnings.extend(report.gap_notes());
-    Ok(FinestateRun {
-        report,
-        delta,
-        warnings,
-    })
+    )
 }
 
-fn load_gt(gt: &Path, options: &FinestateOptions) -> Result<Dataset, DocumentError> {
+fn load_gt(gt: &Path, options: &FinestateOptions) -> Result<Dataset, ScoreError> {
     let policy = if options.assume_images {
         ImagePolicy::AssumePresent
     } else {
@@ -146,29 +52,25 @@ fn load_gt(gt: &Path, options: &FinestateOptions) -> Result<Dataset, DocumentErr
         }
         return Ok(load_dataset(&DiskFiles::new(gt), policy));
     }
-    let bytes = read_bounded(gt).map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
+    let bytes = read_input(gt, InputKind::GroundTruth)?;
     if gt
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
     {
-        let files = MemFiles::from_zip(&bytes)
-            .map_err(|e| DocumentError::GroundTruth(format!("{}: {e}", gt.display())))?;
+        let files = MemFiles::from_zip(&bytes).map_err(|error| ScoreError::FineStateZip {
+            path: shown(gt),
+            error,
+        })?;
         return Ok(load_dataset(&files, policy));
     }
     let platform = match &options.platform {
-        Some(p) => Platform::parse(p)
-            .ok_or_else(|| DocumentError::Options(format!("unknown platform `{p}`")))?,
+        Some(p) => Platform::parse(p).ok_or_else(|| ScoreError::Platform(p.clone()))?,
         None => {
             let name = gt.to_string_lossy().to_lowercase();
             Platform::ALL
                 .into_iter()
                 .find(|p| name.contains(p.name()))
-                .ok_or_else(|| {
-                    DocumentError::Options(format!(
-                        "cannot tell the platform of {}; pass --platform",
-                        gt.display()
-                    ))
-                })?
+                .ok_or_else(|| ScoreError::PlatformUnknown(shown(gt)))?
         }
     };
     // Image paths in the file are relative to the dataset root: the file's
@@ -189,21 +91,20 @@ fn load_gt(gt: &Path, options: &FinestateOptions) -> Result<Dataset, DocumentErr
     ))
 }
 
-fn load_predictions(path: &Path) -> Result<PredictionSet, DocumentError> {
-    let results_error = DocumentError::Results;
+fn load_predictions(path: &Path) -> Result<PredictionSet, ScoreError> {
+    let folder_error = |e: std::io::Error| ScoreError::Folder {
+        kind: InputKind::Results,
+        path: shown(path),
+        message: e.to_string(),
+    };
     if path.is_dir() {
         let mut results = Vec::new();
         let mut lists = Vec::new();
-        let entries = std::fs::read_dir(path)
-            .map_err(|e| results_error(format!("reading {}: {e}", path.display())))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|e| results_error(format!("reading {}: {e}", path.display())))?;
+        for entry in std::fs::read_dir(path).map_err(folder_error)? {
+            let entry = entry.map_err(folder_error)?;
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with("result_") && name.ends_with(".json") {
-                let bytes =
-                    read_bounded(&entry.path()).map_err(|e| results_error(e.to_string()))?;
-                results.push((name, bytes));
+                results.push((name, read_input(&entry.path(), InputKind::Results)?));
             } else if name.ends_with("_results.json") {
                 lists.push(entry.path());
             }
@@ -214,33 +115,9 @@ fn load_predictions(path: &Path) -> Result<PredictionSet, DocumentError> {
         if let [list] = lists.as_slice() {
             return load_predictions(list);
         }
-        return Err(results_error(format!(
-            "{} holds no result_<i>.json files",
-            path.display()
-        )));
+        return Err(ScoreError::NoResultFiles(shown(path)));
     }
-    let bytes = read_bounded(path).map_err(|e| results_error(e.to_string()))?;
-    read_predictions(&path.to_string_lossy(), &bytes).map_err(|e| results_error(e.to_string()))
-}
-
-fn run_one(
-    data: &Dataset,
-    preds: &PredictionSet,
-    options: &FinestateOptions,
-    parser: ParserBuild,
-    convention: Convention,
-    vda_flag: bool,
-    warnings: &mut Vec<String>,
-) -> Report {
-    let (vda, warning) = preds.vda(vda_flag);
-    warnings.extend(warning);
-    let options = ScoreOptions {
-        official: OfficialOptions {
-            model: Some(options.model.clone()),
-            parser,
-            vda,
-        },
-        convention,
-    };
-    score_report(data, preds, &options)
+    let bytes = read_input(path, InputKind::Results)?;
+    read_predictions(&path.to_string_lossy(), &bytes)
+        .map_err(|e| ScoreError::FineStatePredictions(Box::new(e)))
 }

@@ -11,7 +11,73 @@ use crate::devices::open_entry;
 use knoblab_core::bundle::generated::is_generated;
 use knoblab_core::bundle::{Bundle, LibraryEntry, LibraryIndex, Manifest, TaskFile};
 
-use super::{read_bounded, DocumentError};
+use knoblab_core::bundle::generated::{ManifestError, TasksError};
+use knoblab_core::input::json::JsonError;
+use knoblab_core::input::InputError;
+use knoblab_devicegen::generated::GeneratedError;
+
+use super::read_bounded;
+
+/// Why a library's devices could not be listed or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    /// A file the index lists could not be read (the reader's error names it).
+    #[error(transparent)]
+    Read(#[from] InputError),
+    /// The index file could not be read or is not an index.
+    #[error("{path}: {problem}")]
+    Index {
+        /// The index file.
+        path: String,
+        /// The library's error.
+        problem: Box<crate::devices::OpenError>,
+    },
+    /// A generated device's files could not be made.
+    #[error("{id}: {problem}")]
+    Generated {
+        /// The device.
+        id: String,
+        /// The generator's error.
+        problem: Box<GeneratedError>,
+    },
+    /// The generator made no such file (never, for the files every device has).
+    #[error("{id}: no {file} was made")]
+    NotMade {
+        /// The device.
+        id: String,
+        /// The file.
+        file: &'static str,
+    },
+    /// A generated device's JSON file is not of its format.
+    #[error("{id}: {file}: {problem}")]
+    Json {
+        /// The device.
+        id: String,
+        /// The file.
+        file: &'static str,
+        /// The input layer's error.
+        problem: JsonError,
+    },
+    /// The generated devices' index beside the library index is refused.
+    #[error(transparent)]
+    GeneratedIndex(Box<ManifestError>),
+    /// The generated devices' task list beside the library index is refused.
+    #[error(transparent)]
+    GeneratedTasks(Box<TasksError>),
+    /// A device's bundle was refused by the loader.
+    #[error(transparent)]
+    Bundle(Box<knoblab_core::bundle::LoadError>),
+}
+
+impl From<knoblab_core::bundle::LoadError> for LibraryError {
+    fn from(e: knoblab_core::bundle::LoadError) -> Self {
+        LibraryError::Bundle(Box::new(e))
+    }
+}
+
+/// How a face gives a library's files: a file's bytes by its path
+/// relative to the index, or the input layer's error naming it.
+pub type ReadFile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, InputError>;
 
 /// One device of a library.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,21 +133,34 @@ fn task(t: &knoblab_core::bundle::Task) -> LibraryTask {
 /// has, in a fraction of the time).
 pub fn describe_entry(
     entry: &LibraryEntry,
-    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
-) -> Result<LibraryDevice, DocumentError> {
+    read: ReadFile<'_>,
+) -> Result<LibraryDevice, LibraryError> {
     if !is_generated(entry) {
         return Ok(describe(entry, &load_entry(entry, read)?));
     }
-    let files = generated_json(&entry.id).map_err(DocumentError::Bundles)?;
-    let parse = |name: &str| {
+    let id = || entry.id.clone();
+    let files = knoblab_devicegen::generated::Inputs::embedded()
+        .and_then(|inputs| inputs.json_files(&entry.id))
+        .map_err(|problem| LibraryError::Generated {
+            id: id(),
+            problem: Box::new(problem),
+        })?;
+    let parse = |file: &'static str| {
         files
-            .get(name)
-            .ok_or_else(|| DocumentError::Bundles(format!("{}: no {name} was made", entry.id)))
+            .get(file)
+            .ok_or_else(|| LibraryError::NotMade { id: id(), file })
+    };
+    let json = |file: &'static str| {
+        move |problem| LibraryError::Json {
+            id: id(),
+            file,
+            problem,
+        }
     };
     let manifest: Manifest = knoblab_core::input::json::from_bytes(parse("manifest.json")?)
-        .map_err(|e| DocumentError::Bundles(format!("{}: manifest.json: {e}", entry.id)))?;
-    let tasks: TaskFile = knoblab_core::input::json::from_bytes(parse("tasks.json")?)
-        .map_err(|e| DocumentError::Bundles(format!("{}: tasks.json: {e}", entry.id)))?;
+        .map_err(json("manifest.json"))?;
+    let tasks: TaskFile =
+        knoblab_core::input::json::from_bytes(parse("tasks.json")?).map_err(json("tasks.json"))?;
     Ok(LibraryDevice {
         id: manifest.id,
         name: manifest.name,
@@ -92,12 +171,6 @@ pub fn describe_entry(
     })
 }
 
-fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
-    knoblab_devicegen::generated::Inputs::embedded()
-        .and_then(|inputs| inputs.json_files(id))
-        .map_err(|e| e.to_string())
-}
-
 /// Every device of `index`, described: a hand-described one from its
 /// files ([`load_entry`]); a generated one from the task list beside the
 /// index (`generated-tasks.json`, read once through `read`, and checked
@@ -106,20 +179,19 @@ fn generated_json(id: &str) -> Result<std::collections::BTreeMap<String, Vec<u8>
 /// ([`describe_entry`]: seconds for all 916).
 pub fn describe_all(
     index: &LibraryIndex,
-    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
-) -> Result<Vec<LibraryDevice>, DocumentError> {
+    read: ReadFile<'_>,
+) -> Result<Vec<LibraryDevice>, LibraryError> {
     use knoblab_core::bundle::generated::{
         GeneratedIndex, GeneratedTasks, GENERATED_FILE, GENERATED_TASKS_FILE,
     };
     let tasks = if index.devices.iter().any(is_generated) {
         match read(GENERATED_TASKS_FILE) {
             Ok(bytes) => {
-                let manifest =
-                    GeneratedIndex::parse(&read(GENERATED_FILE).map_err(DocumentError::Bundles)?)
-                        .map_err(|e| DocumentError::Bundles(e.to_string()))?;
+                let manifest = GeneratedIndex::parse(&read(GENERATED_FILE)?)
+                    .map_err(|e| LibraryError::GeneratedIndex(Box::new(e)))?;
                 Some(
                     GeneratedTasks::parse(&bytes, &manifest)
-                        .map_err(|e| DocumentError::Bundles(e.to_string()))?,
+                        .map_err(|e| LibraryError::GeneratedTasks(Box::new(e)))?,
                 )
             }
             Err(_) => None,
@@ -159,9 +231,11 @@ pub fn describe_all(
 
 /// Reads a library index file, with the generated devices of
 /// `generated.json` when it lies beside it ([`crate::devices::read_library`]).
-pub fn read_index(path: &Path) -> Result<LibraryIndex, DocumentError> {
-    crate::devices::read_library(path)
-        .map_err(|e| DocumentError::Bundles(format!("{}: {e}", path.display())))
+pub fn read_index(path: &Path) -> Result<LibraryIndex, LibraryError> {
+    crate::devices::read_library(path).map_err(|e| LibraryError::Index {
+        path: super::shown(path),
+        problem: Box::new(e),
+    })
 }
 
 /// Loads a device of an index from the files it lists, with `read` giving
@@ -169,13 +243,10 @@ pub fn read_index(path: &Path) -> Result<LibraryIndex, DocumentError> {
 /// them; a folder or an embedded copy reads them), through the library's
 /// one rule ([`open_entry`]: a generated device lists no files and is made
 /// now).
-pub fn load_entry(
-    entry: &LibraryEntry,
-    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
-) -> Result<Bundle, DocumentError> {
+pub fn load_entry(entry: &LibraryEntry, read: ReadFile<'_>) -> Result<Bundle, LibraryError> {
     let mut files = Vec::with_capacity(entry.files.len());
     for file in &entry.files {
-        let bytes = read(&entry.file_url(file)).map_err(DocumentError::Bundles)?;
+        let bytes = read(&entry.file_url(file))?;
         files.push((file.clone(), bytes));
     }
     Ok(open_entry(entry, files).into_result()?)
@@ -183,15 +254,11 @@ pub fn load_entry(
 
 /// Every device of the library whose index is `index_path`, loaded from
 /// the folder around it.
-pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, DocumentError> {
+pub fn list(index_path: &Path) -> Result<Vec<LibraryDevice>, LibraryError> {
     let index = read_index(index_path)?;
     let root: PathBuf = index_path.parent().unwrap_or(Path::new(".")).to_path_buf();
     // A path from inside the index stays under its folder (no absolute
     // path, no `..`), and is read as a regular file within the bound.
-    let read = |rel: &str| {
-        let full = knoblab_core::input::path::resolve_under(&root, rel)
-            .map_err(|e| format!("{}: {e}", index_path.display()))?;
-        read_bounded(&full).map_err(|e| e.to_string())
-    };
+    let read = |rel: &str| read_bounded(&knoblab_core::input::path::resolve_under(&root, rel)?);
     describe_all(&index, &read)
 }

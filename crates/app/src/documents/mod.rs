@@ -3,9 +3,11 @@
 //! as dicts, so both give one computation's numbers (issue #18).
 //!
 //! Each entry function reads its files within the core's bounds, calls
-//! the scorer or the metrics, and returns a value whose `to_json` is the
-//! document. Its errors say which input was at fault ([`DocumentError`]),
-//! so an edge can tell the kinds apart by type, never by message text.
+//! the one scoring entry point ([`crate::scoring`], which the page's
+//! worker calls too) and returns a value whose `to_json` is the document.
+//! Its errors are [`ScoreError`]s, which say which input was at fault
+//! ([`ScoreError::kind`]), so an edge can tell the kinds apart by type,
+//! never by message text.
 //!
 //! - [`epic`]: `knoblab score epic`.
 //! - [`finestate`]: `knoblab score finestate`.
@@ -19,69 +21,9 @@ pub mod library;
 pub mod metrics;
 pub mod switch;
 
-use thiserror::Error;
-
-use knoblab_core::bundle::LoadError;
 use knoblab_core::input::InputError;
 
-/// Which input made a document impossible, with the core's message (which
-/// names the file and, where it can, the line, record or field).
-#[derive(Debug, Error)]
-pub enum DocumentError {
-    /// A bundle could not be loaded; every problem found, with where.
-    #[error("{0}")]
-    Bundle(Box<LoadError>),
-    /// A folder of bundles that is missing, unreadable or holds none.
-    #[error("{0}")]
-    Bundles(String),
-    /// A results file (predictions, judge outputs, trajectories) that
-    /// cannot be read or is not of the benchmark's format.
-    #[error("{0}")]
-    Results(String),
-    /// A line of a results file that is not of its format, or repeats
-    /// another: the core's message, and the file and line it names.
-    #[error("{message}")]
-    ResultsLine {
-        /// The core's message (naming the file and line).
-        message: String,
-        /// The file, as given.
-        path: String,
-        /// The line, from 1.
-        line: usize,
-    },
-    /// Ground truth that is missing, unreadable or malformed.
-    #[error("{0}")]
-    GroundTruth(String),
-    /// An option outside its values.
-    #[error("{0}")]
-    Options(String),
-    /// Trajectories that cannot be scored against the bundles given
-    /// (another device, another version of it, an unknown task).
-    #[error("{0}")]
-    Metrics(String),
-}
-
-impl From<LoadError> for DocumentError {
-    fn from(e: LoadError) -> Self {
-        DocumentError::Bundle(Box::new(e))
-    }
-}
-
-/// A file that could not be read as text.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub(crate) enum TextFileError {
-    /// The input layer refused the file (its message names the file).
-    #[error(transparent)]
-    Read(#[from] InputError),
-    /// The file's bytes are not UTF-8 text.
-    #[error("{file}: {error}")]
-    NotText {
-        /// The file, control characters escaped.
-        file: String,
-        /// The input layer's decoding error.
-        error: InputError,
-    },
-}
+use crate::scoring::{InputKind, ScoreError};
 
 /// A file's bytes through the input layer ([`knoblab_core::input::fs`]): a
 /// regular file only (a FIFO or a device is named and refused, never
@@ -106,22 +48,42 @@ pub(crate) fn read_nonempty_bounded(
 
 /// A file's text within the bound, decoded by the input layer's one rule
 /// (BOM stripped, UTF-16 named, invalid UTF-8 located); an empty file (or
-/// only whitespace) is an error saying what it should have held.
-pub(crate) fn read_text_bounded(path: &std::path::Path) -> Result<String, TextFileError> {
-    let bytes = read_bounded(path)?;
+/// only whitespace) is an error saying what it should have held. `kind`
+/// is which input the file is, for the error.
+pub(crate) fn read_text_bounded(
+    path: &std::path::Path,
+    kind: InputKind,
+) -> Result<String, ScoreError> {
+    let bytes = read_bounded(path).map_err(|error| ScoreError::Read { kind, error })?;
     let text =
-        knoblab_core::input::text::decode_owned(bytes).map_err(|error| TextFileError::NotText {
-            file: shown(path),
+        knoblab_core::input::text::decode_owned(bytes).map_err(|error| ScoreError::NotText {
+            path: shown(path),
             error,
         })?;
     if text.trim().is_empty() {
-        return Err(InputError::Empty {
-            what: shown(path),
-            expected: "a results file (JSON or JSON Lines)".into(),
-        }
-        .into());
+        return Err(ScoreError::Read {
+            kind,
+            error: InputError::Empty {
+                what: shown(path),
+                expected: "a results file (JSON or JSON Lines)".into(),
+            },
+        });
     }
     Ok(text)
+}
+
+/// [`read_bounded`], its error as [`ScoreError`] for the input `kind`.
+pub(crate) fn read_input(path: &std::path::Path, kind: InputKind) -> Result<Vec<u8>, ScoreError> {
+    read_bounded(path).map_err(|error| ScoreError::Read { kind, error })
+}
+
+/// [`read_nonempty_bounded`], its error as [`ScoreError`] for the input `kind`.
+pub(crate) fn read_nonempty_input(
+    path: &std::path::Path,
+    kind: InputKind,
+    expected: &str,
+) -> Result<Vec<u8>, ScoreError> {
+    read_nonempty_bounded(path, expected).map_err(|error| ScoreError::Read { kind, error })
 }
 
 /// A file's name for messages, control characters escaped.

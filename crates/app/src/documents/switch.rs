@@ -1,17 +1,15 @@
 //! `knoblab score switch`'s document: SWITCH predictions against the
 //! dataset (or the public release's tree), and, with `video`,
-//! generated-video judge outputs.
+//! generated-video judge outputs, scored by [`crate::scoring::switch`].
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use knoblab_score::switch::report::ModelAccess;
-use knoblab_score::switch::{
-    self, predictions, GroundTruth, LoadOptions, ReportOptions, SwitchReport,
-};
+use knoblab_score::switch::{self, GroundTruth, LoadOptions, ReportOptions};
 
-use super::{read_nonempty_bounded, DocumentError};
+use super::read_nonempty_input;
+use crate::scoring::switch::{Named, SwitchInputs, SwitchScored};
+use crate::scoring::{InputKind, ScoreError};
 
 /// What `knoblab score switch` takes besides the three files, as text the
 /// way a command line or a keyword argument gives it. Every field may be
@@ -44,17 +42,19 @@ pub fn score(
     pred: Option<&Path>,
     video: Option<&Path>,
     options: &SwitchOptions,
-) -> Result<SwitchReport, DocumentError> {
+) -> Result<SwitchScored, ScoreError> {
     let mut load = LoadOptions::default();
     for s in &options.splits {
-        load.splits
-            .push(LoadOptions::parse_split(s).map_err(|e| DocumentError::Options(e.to_string()))?);
+        load.splits.push(LoadOptions::parse_split(s)?);
     }
     for a in &options.answers {
         load.answers.push((
             a.display().to_string(),
-            read_nonempty_bounded(a, "SWITCH answers (JSON or JSON Lines)")
-                .map_err(|e| DocumentError::GroundTruth(e.to_string()))?,
+            read_nonempty_input(
+                a,
+                InputKind::GroundTruth,
+                "SWITCH answers (JSON or JSON Lines)",
+            )?,
         ));
     }
     let report_options = ReportOptions {
@@ -64,53 +64,45 @@ pub fn score(
             .model_access
             .as_deref()
             .map(ModelAccess::parse)
-            .transpose()
-            .map_err(|e| DocumentError::Options(e.to_string()))?,
+            .transpose()?,
         submitted_by: options.submitted_by.clone(),
         submission_time: options.submission_time.clone(),
     };
-    let mut report = match (gt, pred) {
-        (Some(gt), Some(pred)) => {
-            let gt = GroundTruth::load_path_with(gt, &load)
-                .map_err(|e| DocumentError::GroundTruth(e.to_string()))?;
-            let bytes = read_nonempty_bounded(pred, "SWITCH predictions (JSON Lines)")
-                .map_err(|e| DocumentError::Results(e.to_string()))?;
-            let name = pred.display().to_string();
-            let preds = predictions::read_predictions(&name, &bytes)
-                .map_err(|e| DocumentError::Results(e.to_string()))?;
-            switch::build_report_with(&gt, &name, &preds, &report_options)
-                .map_err(|e| DocumentError::Results(e.to_string()))?
-        }
-        (None, None) if video.is_some() => SwitchReport::default(),
-        _ => {
-            return Err(DocumentError::Options(
-                "SWITCH needs the ground truth and the predictions together (gt and pred), \
-                 or the video judge outputs (video), or all three"
-                    .to_string(),
-            ))
-        }
-    };
-    if let Some(video) = video {
-        let bytes = read_nonempty_bounded(video, "video judge outputs (JSON Lines)")
-            .map_err(|e| DocumentError::Results(e.to_string()))?;
-        let human = match &options.video_human {
-            Some(h) => Some((
-                h.display().to_string(),
-                read_nonempty_bounded(h, "human video ratings")
-                    .map_err(|e| DocumentError::Results(e.to_string()))?,
-            )),
-            None => None,
-        };
-        report.video = Some(
-            switch::score_videos_with(
-                &video.display().to_string(),
-                &bytes,
-                human.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
-            )
-            .map_err(|e| DocumentError::Results(e.to_string()))?,
-        );
+    if gt.is_some() != pred.is_some() || (gt.is_none() && video.is_none()) {
+        return Err(ScoreError::SwitchInputs);
     }
-    Ok(report)
+    let gt = gt
+        .map(|gt| GroundTruth::load_path_with(gt, &load))
+        .transpose()
+        .map_err(ScoreError::SwitchGroundTruthFiles)?;
+    let read = |path: &Path, expected: &str| {
+        read_nonempty_input(path, InputKind::Results, expected)
+            .map(|bytes| (path.display().to_string(), bytes))
+    };
+    let pred = pred
+        .map(|p| read(p, "SWITCH predictions (JSON Lines)"))
+        .transpose()?;
+    let video = video
+        .map(|v| read(v, "video judge outputs (JSON Lines)"))
+        .transpose()?;
+    let human = options
+        .video_human
+        .as_deref()
+        .map(|h| read(h, "human video ratings"))
+        .transpose()?;
+    fn named(f: &(String, Vec<u8>)) -> Named<'_> {
+        Named {
+            name: f.0.as_str(),
+            bytes: f.1.as_slice(),
+        }
+    }
+    let inputs = SwitchInputs {
+        gt: gt.as_ref(),
+        pred: pred.as_ref().map(named),
+        video: video.as_ref().map(named),
+        video_human: human.as_ref().map(named),
+    };
+    crate::scoring::switch::score(inputs, &report_options)
 }
 
 /// Several runs scored against one ground truth, each as [`score`] scores
@@ -122,19 +114,12 @@ pub fn score_runs(
     preds: &[std::path::PathBuf],
     video: Option<&Path>,
     options: &SwitchOptions,
-) -> Result<Vec<(String, SwitchReport)>, DocumentError> {
+) -> Result<Vec<(String, SwitchScored)>, ScoreError> {
     if options.model_name.is_some() || options.model_access.is_some() {
-        return Err(DocumentError::Options(format!(
-            "--model-name and --model-access name one model, but {} --pred files were given; \
-             give each run's model_name and model_access in its predictions",
-            preds.len()
-        )));
+        return Err(ScoreError::OneModelForRuns(preds.len()));
     }
     if video.is_some() {
-        return Err(DocumentError::Options(format!(
-            "--video goes with one --pred, but {} were given",
-            preds.len()
-        )));
+        return Err(ScoreError::VideoForRuns(preds.len()));
     }
     preds
         .iter()
@@ -147,23 +132,19 @@ pub fn score_runs(
         .collect()
 }
 
-/// The `--json` document of a report.
-pub fn to_json(report: &SwitchReport) -> Result<Value, serde_json::Error> {
-    serde_json::to_value(report)
-}
-
 /// The rows of several scored runs in a layout, for a leaderboard of them
 /// (each run's [`layout_rows`](knoblab_score::view::switch::layout_rows),
 /// named by the predictions file); list them with
 /// [`grouped`](knoblab_score::view::grouped) or
 /// [`runs_table`](knoblab_score::view::switch::runs_table).
-pub fn runs_rows(
-    runs: &[(String, SwitchReport)],
+pub fn runs_rows<R: AsRef<switch::SwitchReport>>(
+    runs: &[(String, R)],
     layout: switch::Layout,
 ) -> Result<Vec<knoblab_score::view::LeaderRow>, serde_json::Error> {
     let mut rows = Vec::new();
     for (file, report) in runs {
-        let doc = to_json(report)?;
+        let report = report.as_ref();
+        let doc = serde_json::to_value(report)?;
         rows.extend(knoblab_score::view::switch::layout_rows(
             file, report, &doc, layout,
         ));

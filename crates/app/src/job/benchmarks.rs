@@ -1,33 +1,33 @@
-//! Scoring one unit of a job with its benchmark's core entry, as the CLI
-//! does on the same bytes: EPIC-Bench (or merging its shards),
-//! FineState-Bench, SWITCH and KnobLab trajectories.
+//! Scoring one unit of a job through the one scoring entry point
+//! ([`crate::scoring`]), as the CLI does on the same bytes: EPIC-Bench (or
+//! merging its shards), FineState-Bench, SWITCH and KnobLab trajectories.
+//! What is here is the page's: which dropped files go together, and the
+//! views and downloads it draws.
 
 use serde_json::Value;
 
-use super::error::UnitError;
 use super::files::{file_name, folder_of, Unit};
 use super::ground::Ground;
 use super::{BundleFiles, Download, InputFile, JobOptions, SwitchOptions};
+use crate::scoring::finestate::FinestateOptions;
+use crate::scoring::switch::{Named, SwitchInputs};
+use crate::scoring::ScoreError;
 use knoblab_core::bundle::Bundle;
-use knoblab_core::sim::Trajectory;
+use knoblab_core::metrics::file::TrajectoryFile;
 use knoblab_score::detect::{Benchmark, Format};
-use knoblab_score::epic::report::Shard;
 use knoblab_score::epic::{self, GroundTruthSource, RunOptions};
 use knoblab_score::finestate::{
-    evaluate::OfficialOptions,
     files::MemFiles,
     loader::{load_dataset, ImagePolicy},
-    parser::ParserBuild,
     predictions::{read_predictions, read_result_files, PredictionSet},
-    report::{score, ScoreOptions},
 };
-use knoblab_score::switch::{self, predictions as switch_predictions};
+use knoblab_score::switch;
 use knoblab_score::view::{self, ReportView};
 
-pub(super) fn text_of(file: &InputFile) -> Result<&str, UnitError> {
-    knoblab_core::input::text::decode(&file.bytes).map_err(|problem| UnitError::Text {
+pub(super) fn text_of(file: &InputFile) -> Result<&str, ScoreError> {
+    knoblab_core::input::text::decode(&file.bytes).map_err(|error| ScoreError::NotText {
         path: file.path.clone(),
-        problem,
+        error,
     })
 }
 
@@ -37,11 +37,31 @@ pub(super) fn score_unit(
     bundles: &[BundleFiles],
     ground: &mut Ground,
     epic_merged: Option<super::EpicMerged>,
-) -> Result<ReportView, UnitError> {
-    let first = unit.files.first().ok_or(UnitError::Nothing)?;
+) -> Result<ReportView, ScoreError> {
+    let first = unit.files.first().ok_or(ScoreError::Nothing)?;
     match unit.format.scores() {
         Some(Benchmark::Epic) => match epic_merged {
-            Some(m) => epic_view(first, &unit.label, m.merge.finish(), m.warnings),
+            Some(m) => {
+                // The intake comes with the first shard; else it is read here.
+                let (unused, warnings) = match m.intake {
+                    Some(i) => (i.unused, i.warnings),
+                    None => {
+                        let read = epic::intake::intake(text_of(first)?);
+                        (
+                            crate::scoring::epic::intake_unused(&first.path, &read),
+                            read.warnings(),
+                        )
+                    }
+                };
+                let scored = crate::scoring::epic::checked(
+                    &first.path,
+                    m.merge.finish(),
+                    unused,
+                    warnings,
+                    Vec::new(),
+                )?;
+                Ok(epic_view(first, &unit.label, scored))
+            }
             None => score_epic(first, &unit.label, options, ground.epic()),
         },
         Some(Benchmark::FineState) => {
@@ -54,7 +74,7 @@ pub(super) fn score_unit(
                 read_result_files(&files)
             } else {
                 read_predictions(&first.path, &first.bytes)
-                    .map_err(|e| UnitError::FineStatePredictions(Box::new(e)))?
+                    .map_err(|e| ScoreError::FineStatePredictions(Box::new(e)))?
             };
             score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
         }
@@ -63,15 +83,9 @@ pub(super) fn score_unit(
         }
         Some(Benchmark::Trajectories) => {
             let given = ground.bundles(bundles)?;
-            let made = generated_bundles(first, given)?;
-            if made.is_empty() {
-                score_trajectories(first, &unit.label, given)
-            } else {
-                let all: Vec<Bundle> = given.iter().cloned().chain(made).collect();
-                score_trajectories(first, &unit.label, &all)
-            }
+            score_trajectories(first, &unit.label, given.to_vec())
         }
-        None => Err(UnitError::NotResults {
+        None => Err(ScoreError::NotResults {
             name: unit.name.clone(),
         }),
     }
@@ -88,98 +102,63 @@ pub(super) fn epic_options(file: &InputFile, options: &JobOptions) -> RunOptions
     }
 }
 
-/// Scores EPIC-Bench predictions as `knoblab score epic` does, through a
-/// shard digest of the whole run ([`epic::shard`]), as the page's workers
-/// score theirs: the view carries each item's row, and its details are
-/// scored again when opened ([`super::epic_item`]).
+/// Scores EPIC-Bench predictions as `knoblab score epic` does
+/// ([`crate::scoring::epic::score`], without each sample's details: the
+/// view carries each item's row, and its details are scored again when
+/// opened, [`super::epic_item`]).
 pub fn score_epic(
     file: &InputFile,
     label: &str,
     options: &JobOptions,
     gt: &dyn GroundTruthSource,
-) -> Result<ReportView, UnitError> {
+) -> Result<ReportView, ScoreError> {
     let text = text_of(file)?;
     let opts = epic_options(file, options);
-    let report = epic::shard::digest_shard(text, gt, &opts, Shard::ALL).and_then(|d| {
-        let mut m = epic::shard::Merge::new();
-        m.add(d)?;
-        m.finish()
-    });
-    epic_view(file, label, report, None)
+    let scored = crate::scoring::epic::score(&file.path, text, gt, &opts, false)?;
+    Ok(epic_view(file, label, scored))
 }
 
-/// The view of an EPIC-Bench report, scored whole or merged from shards;
-/// `warnings` are the intake's when a shard brought them (else the file is
-/// read for them here).
+/// The view of an EPIC-Bench report, scored whole or merged from shards.
 fn epic_view(
     file: &InputFile,
     label: &str,
-    report: Result<epic::Report, epic::report::EpicError>,
-    warnings: Option<Vec<String>>,
-) -> Result<ReportView, UnitError> {
-    let report = report.map_err(|problem| UnitError::Epic {
-        path: file.path.clone(),
-        problem,
-    })?;
-    if report.gt_expected > 0 && report.gt_found == 0 {
-        return Err(UnitError::NoEpicGroundTruth {
-            path: file.path.clone(),
-            coverage: report.gt_coverage_message(),
-        });
-    }
+    scored: crate::scoring::epic::EpicScored,
+) -> ReportView {
     // The view's tables read only the summaries of the CLI's document.
-    let doc = epic::render::summaries_json(&report);
-    let mut shown = view::epic::view(&file.path, label, &report, &doc);
-    // Nothing dropped silently (issue #23): the lines skipped and the
-    // samples given twice, as `knoblab score epic` reports them.
-    let warnings = match warnings {
-        Some(w) => w,
-        None => epic::intake::intake(text_of(file)?).warnings(),
-    };
-    shown.notes.extend(warnings);
-    Ok(shown)
+    let doc = epic::render::summaries_json(&scored.report);
+    let mut shown = view::epic::view(&file.path, label, &scored.report, &doc);
+    // Nothing dropped silently (issues #23, #47): the warnings and the
+    // unused lines, as `knoblab score epic` reports them. The coverage
+    // note is the view's own first line.
+    let coverage = scored.report.gt_coverage_message();
+    shown
+        .notes
+        .extend(scored.warnings.into_iter().filter(|w| *w != coverage));
+    shown.unused = scored.unused;
+    shown
 }
 
-/// Scores FineState-Bench predictions as `knoblab score finestate` does.
+/// Scores FineState-Bench predictions as `knoblab score finestate` does
+/// ([`crate::scoring::finestate::score`]), with the page's options.
 pub fn score_finestate(
     name: &str,
     label: &str,
     options: &JobOptions,
     preds: &PredictionSet,
     files: &MemFiles,
-) -> Result<ReportView, UnitError> {
-    let model = options
-        .finestate_model
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| UnitError::FineStateModel {
-            name: name.to_string(),
-        })?;
-    let parser: ParserBuild = options
-        .finestate_parser
-        .as_deref()
-        .unwrap_or("py")
-        .parse()
-        .map_err(UnitError::FineStateParser)?;
-    let data = load_dataset(files, ImagePolicy::Check);
-    if data.instances.is_empty() {
-        return Err(UnitError::FineStateDataset {
-            name: name.to_string(),
-            skipped: data.skipped.len(),
-        });
+) -> Result<ReportView, ScoreError> {
+    let mut opts = FinestateOptions::new(options.finestate_model.as_deref().unwrap_or_default());
+    if let Some(parser) = &options.finestate_parser {
+        opts.parser = parser.clone();
     }
-    let options = ScoreOptions {
-        official: OfficialOptions {
-            model: Some(model),
-            parser,
-            vda: preds.vda(false).0,
-        },
-        convention: Default::default(),
-    };
-    let report = score(&data, preds, &options);
-    let doc = report.to_json(None);
-    let mut shown = view::finestate::view(name, label, &report, &doc);
-    shown.notes.extend(report.gap_notes());
+    // Options before files, as the CLI reads them.
+    crate::scoring::finestate::check_options(&opts)?;
+    let data = load_dataset(files, ImagePolicy::Check);
+    let run = crate::scoring::finestate::score(name, &data, preds, None, &opts)?;
+    let doc = run.report.to_json(None);
+    let mut shown = view::finestate::view(name, label, &run.report, &doc);
+    shown.notes.extend(run.warnings);
+    shown.unused = run.unused;
     Ok(shown)
 }
 
@@ -190,37 +169,41 @@ fn score_switch(
     format: Format,
     options: &SwitchOptions,
     ground: &mut Ground,
-) -> Result<ReportView, UnitError> {
-    let report = if format == Format::SwitchVideoJudge {
-        switch::SwitchReport {
-            video: Some(switch::score_videos(&file.path, &file.bytes).map_err(UnitError::Switch)?),
-            ..Default::default()
-        }
+) -> Result<ReportView, ScoreError> {
+    let named = Named {
+        name: &file.path,
+        bytes: &file.bytes,
+    };
+    let scored = if format == Format::SwitchVideoJudge {
+        let inputs = SwitchInputs {
+            video: Some(named),
+            ..SwitchInputs::default()
+        };
+        crate::scoring::switch::score(inputs, &options.report)?
     } else {
         let gt = ground
             .switch(options)
-            .map_err(|problem| UnitError::SwitchGroundTruth {
+            .map_err(|problem| ScoreError::SwitchGroundTruth {
                 path: file.path.clone(),
                 problem,
             })?;
-        let preds = switch_predictions::read_predictions(&file.path, &file.bytes)
-            .map_err(UnitError::Switch)?;
-        switch::build_report_with(gt, &file.path, &preds, &options.report)
-            .map_err(UnitError::Switch)?
+        let inputs = SwitchInputs {
+            gt: Some(gt),
+            pred: Some(named),
+            ..SwitchInputs::default()
+        };
+        crate::scoring::switch::score(inputs, &options.report)?
     };
-    let doc = serde_json::to_value(&report)?;
+    let report = &scored.report;
+    let doc = serde_json::to_value(report)?;
     if !report.per_item.is_empty() {
         ground
             .downloads
-            .extend(switch_downloads(&file.path, &report, &doc, options.layout));
+            .extend(switch_downloads(&file.path, report, &doc, options.layout));
     }
-    Ok(view::switch::view_in(
-        &file.path,
-        label,
-        &report,
-        &doc,
-        options.layout,
-    ))
+    let mut shown = view::switch::view_in(&file.path, label, report, &doc, options.layout);
+    shown.unused = scored.unused;
+    Ok(shown)
 }
 
 /// The downloads of a SWITCH report: the submission row (JSON), and the
@@ -275,32 +258,12 @@ pub fn switch_downloads(
     out
 }
 
-/// The generated devices the trajectories of `file` were played on that
-/// are not among `given` ([`crate::devices::open_missing_generated`]): a
-/// generated device has no files to ship, so the page sends none and the
-/// scorer makes the ones it needs.
-fn generated_bundles(file: &InputFile, given: &[Bundle]) -> Result<Vec<Bundle>, UnitError> {
-    let Ok(read) = knoblab_core::metrics::file::read_trajectory_file(&file.path, &file.bytes)
-    else {
-        // Scoring reads the file again and reports what is wrong with it.
-        return Ok(Vec::new());
-    };
-    crate::devices::open_missing_generated(
-        read.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
-        given,
-    )
-    .map_err(|problem| UnitError::Devices {
-        path: file.path.clone(),
-        problem: Box::new(problem),
-    })
-}
-
 /// The trajectory files of a job that are not scored beside its first
 /// one, each with why: their episodes are of another library version (the
-/// core's rule, [`knoblab_core::metrics::one_library`], as `knoblab metrics`
-/// applies it to the files it is given).
+/// core's rule, [`crate::scoring::metrics::one_library`], as `knoblab
+/// metrics` applies it to the files it is given).
 pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<String, String> {
-    let read: Vec<(String, knoblab_core::metrics::file::TrajectoryFile)> = units
+    let read: Vec<(String, TrajectoryFile)> = units
         .iter()
         .filter(|u| u.format.scores() == Some(Benchmark::Trajectories))
         .filter_map(|u| {
@@ -311,23 +274,11 @@ pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<Str
             Some((u.name.clone(), read))
         })
         .collect();
-    let numbered: Vec<(&str, Vec<(usize, &Trajectory)>)> = read
-        .iter()
-        .map(|(name, f)| {
-            (
-                name.as_str(),
-                f.episodes.iter().map(|(l, t)| (*l, t)).collect(),
-            )
-        })
-        .collect();
     let mut out = std::collections::BTreeMap::new();
-    if let Some(((first, first_episodes), rest)) = numbered.split_first() {
-        for (name, episodes) in rest {
-            let pair = [
-                (Some(*first), first_episodes.as_slice()),
-                (Some(*name), episodes.as_slice()),
-            ];
-            if let Err(e) = knoblab_core::metrics::one_library(&pair) {
+    if let Some(((first, first_file), rest)) = read.split_first() {
+        for (name, file) in rest {
+            let pair = [(first.as_str(), first_file), (name.as_str(), file)];
+            if let Err(e) = crate::scoring::metrics::one_library(&pair) {
                 out.insert(name.to_string(), e.to_string());
             }
         }
@@ -335,27 +286,20 @@ pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<Str
     out
 }
 
-/// Scores trajectories as `knoblab metrics` does for one file.
+/// Scores trajectories as `knoblab metrics` does for one file
+/// ([`crate::scoring::metrics::score_file`]: the generated devices it was
+/// played on that are not among `bundles` are made).
 pub fn score_trajectories(
     file: &InputFile,
     label: &str,
-    bundles: &[Bundle],
-) -> Result<ReportView, UnitError> {
+    mut bundles: Vec<Bundle>,
+) -> Result<ReportView, ScoreError> {
     let read = knoblab_core::metrics::file::read_trajectory_file(&file.path, &file.bytes)
-        .map_err(|e| UnitError::Trajectories(Box::new(e)))?;
-    let trajectories = &read.episodes;
-    let numbered: Vec<(usize, &Trajectory)> = trajectories.iter().map(|(l, t)| (*l, t)).collect();
-    let run = knoblab_core::metrics::run_numbered(bundles, &numbered).map_err(|problem| {
-        UnitError::Metrics {
-            path: file.path.clone(),
-            problem: Box::new(problem),
-        }
-    })?;
-    let mut doc = serde_json::to_value(&run)?;
-    if let Value::Object(m) = &mut doc {
-        m.insert("file".into(), Value::String(file.path.clone()));
-    }
-    let agent = trajectories
+        .map_err(|e| ScoreError::Trajectories(Box::new(e)))?;
+    let scored = crate::scoring::metrics::score_file(&file.path, &read, &mut bundles)?;
+    let doc = scored.to_json()?;
+    let agent = read
+        .episodes
         .first()
         .map(|(_, t)| {
             t.settings
@@ -364,12 +308,13 @@ pub fn score_trajectories(
                 .unwrap_or_else(|| t.settings.agent.clone())
         })
         .unwrap_or_default();
-    let mut shown = view::trajectories::view(&file.path, label, &run, &doc, &agent);
-    if read.api_errors > 0 {
+    let mut shown = view::trajectories::view(&file.path, label, &scored.run, &doc, &agent);
+    if scored.api_errors > 0 {
         shown.notes.push(format!(
             "{}: {} episodes ended as api_error and are not scored",
-            file.path, read.api_errors
+            file.path, scored.api_errors
         ));
     }
+    shown.unused = scored.unused;
     Ok(shown)
 }

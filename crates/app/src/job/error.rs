@@ -1,114 +1,12 @@
-//! What can go wrong scoring one unit of a job, typed: each message
-//! names the file and says what would do, word for word as the page and
-//! the CLI show it (they flatten these to text at their edge).
+//! What can go wrong reading a job's dropped ground truth and opening an
+//! item, typed (a unit's scoring fails with [`crate::scoring::ScoreError`],
+//! as the CLI's does): each message names the file and says what would do.
 
 use thiserror::Error;
 
 use knoblab_core::input::InputError;
 use knoblab_score::epic::report::EpicError;
 use knoblab_score::switch::InputErrors;
-
-/// Why a unit of a job (a results file with what it needs) was not scored.
-#[derive(Debug, Error)]
-pub enum UnitError {
-    /// The unit holds no file.
-    #[error("nothing to score")]
-    Nothing,
-    /// The unit's files are not results of a benchmark this job scores.
-    #[error("{name}: not a results file")]
-    NotResults {
-        /// The unit's name.
-        name: String,
-    },
-    /// A results file is not text.
-    #[error("{path}: {problem}")]
-    Text {
-        /// The file.
-        path: String,
-        /// The input layer's error.
-        problem: InputError,
-    },
-    /// EPIC-Bench refused the run.
-    #[error("{path}: {problem}")]
-    Epic {
-        /// The results file.
-        path: String,
-        /// The scorer's error.
-        problem: EpicError,
-    },
-    /// EPIC-Bench found none of the ground truth the run names.
-    #[error(
-        "{path}: no ground truth found ({coverage}). Drop the EPIC_Bench folder (or its zip) beside the results, or use the shipped sample"
-    )]
-    NoEpicGroundTruth {
-        /// The results file.
-        path: String,
-        /// What was looked for and found.
-        coverage: String,
-    },
-    /// FineState-Bench's predictions could not be read.
-    #[error(transparent)]
-    FineStatePredictions(Box<knoblab_score::finestate::predictions::PredictionError>),
-    /// FineState-Bench was given no model name.
-    #[error(
-        "{name}: FineState-Bench needs the model name (the official parser's unit rules depend on it); enter it under Options"
-    )]
-    FineStateModel {
-        /// The unit's name.
-        name: String,
-    },
-    /// The FineState-Bench parser build named is not one.
-    #[error("{0}")]
-    FineStateParser(String),
-    /// No FineState-Bench annotation was among the dropped files.
-    #[error(
-        "{name}: no FineState-Bench annotation found among the dropped files ({skipped} records left out); drop the dataset folder (desktop_en/, web_en/, mobile_en/ with their images) or its zip"
-    )]
-    FineStateDataset {
-        /// The unit's name.
-        name: String,
-        /// How many annotation records were left out.
-        skipped: usize,
-    },
-    /// A SWITCH file (predictions, video judgements) was refused.
-    #[error("{0}")]
-    Switch(InputErrors),
-    /// SWITCH predictions were given without their ground truth.
-    #[error(
-        "{path}: the SWITCH ground truth is needed: {problem}. Drop the dataset root or the public release's folder (or its zip, or its vqa.json/openqa.json/data.jsonl files)"
-    )]
-    SwitchGroundTruth {
-        /// The predictions file.
-        path: String,
-        /// Why the ground truth is not there.
-        problem: GroundError,
-    },
-    /// A trajectory file could not be read.
-    #[error(transparent)]
-    Trajectories(Box<knoblab_core::metrics::file::TrajectoryFileError>),
-    /// A trajectory file's episodes could not be scored.
-    #[error("{path}: {problem}")]
-    Metrics {
-        /// The trajectory file.
-        path: String,
-        /// The metrics' error.
-        problem: Box<knoblab_core::metrics::MetricsError>,
-    },
-    /// A generated device the trajectories were played on could not be made.
-    #[error("{path}: {problem}")]
-    Devices {
-        /// The trajectory file.
-        path: String,
-        /// The library's error.
-        problem: Box<crate::devices::OpenError>,
-    },
-    /// The dropped bundles could not be loaded.
-    #[error(transparent)]
-    Ground(#[from] GroundError),
-    /// A report could not be written as JSON (never, for the types there are).
-    #[error("{0}")]
-    Json(#[from] serde_json::Error),
-}
 
 /// Why a part of a job's ground truth could not be read; kept with the
 /// job, so every unit that needs it is told the same.
@@ -165,7 +63,7 @@ pub enum ItemError {
     },
     /// The unit could not be read.
     #[error(transparent)]
-    Unit(#[from] UnitError),
+    Unit(#[from] crate::scoring::ScoreError),
     /// The scorer refused the run.
     #[error("{file}: {problem}")]
     Epic {

@@ -120,6 +120,20 @@ impl GroundTruthSource for DroppedGt<'_> {
             }
         }
     }
+
+    /// A file [`Self::read`] handed out that the input layer's text rules
+    /// refused (issue #47): named with why, as a refused zip entry is.
+    fn refuse(&self, path: &str, why: String) {
+        let path = knoblab_core::input::text::escape_controls(path).into_owned();
+        let refused = Failure {
+            message: format!("{path}: {why}"),
+            file: path,
+        };
+        let mut all = self.refused.borrow_mut();
+        if !all.contains(&refused) {
+            all.push(refused);
+        }
+    }
 }
 
 /// The ground-truth pool, read once per benchmark when first needed.

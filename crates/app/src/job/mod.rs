@@ -30,7 +30,7 @@ mod workers;
 
 use benchmarks::{epic_options, library_refusals, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
-pub use error::{GroundError, ItemError, UnitError, ZipError};
+pub use error::{GroundError, ItemError, ZipError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
 use files::{pool, units, Pool, Unit};
 use ground::Ground;
@@ -208,15 +208,30 @@ pub struct EpicShardText {
     /// the worker of the first shard (the merging worker, which holds it
     /// as [`EpicShard`]); `None` from a helper.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warnings: Option<Vec<String>>,
+    pub intake: Option<ShardIntake>,
+    /// The ground-truth files this worker's shard refused (their text, a
+    /// zip entry), on the first file of its list: every worker reads only
+    /// its shard's, so each names its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gt_refused: Vec<Failure>,
+}
+
+/// What the intake of an EPIC-Bench file found, as the first shard's
+/// worker reads it with its shard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardIntake {
+    /// The warnings for people, one per kind.
+    pub warnings: Vec<String>,
+    /// Each line skipped and sample repeated, at its line.
+    pub unused: Vec<knoblab_core::input::unused::Unused>,
 }
 
 /// An EPIC-Bench file merged from every worker's shard, with its intake
-/// warnings when a shard brought them.
+/// when a shard brought it.
 #[derive(Debug, Default)]
 struct EpicMerged {
     merge: epic::shard::Merge,
-    warnings: Option<Vec<String>>,
+    intake: Option<ShardIntake>,
 }
 
 /// The EPIC-Bench units of a job.
@@ -235,8 +250,10 @@ pub struct EpicShard {
     pub file: String,
     /// The file's shard.
     pub digest: epic::shard::ShardDigest,
-    /// The intake's warnings, from the worker of the first shard.
-    pub warnings: Option<Vec<String>>,
+    /// The intake, from the worker of the first shard.
+    pub intake: Option<ShardIntake>,
+    /// The ground-truth files the shard refused (on the list's first file).
+    pub gt_refused: Vec<Failure>,
 }
 
 impl From<EpicShard> for EpicShardText {
@@ -244,7 +261,8 @@ impl From<EpicShard> for EpicShardText {
         EpicShardText {
             file: s.file,
             shard: epic::wire::digest_to_json(&s.digest),
-            warnings: s.warnings,
+            intake: s.intake,
+            gt_refused: s.gt_refused,
         }
     }
 }
@@ -293,18 +311,29 @@ fn shard_digests(job: &Job, shard: Shard) -> (Vec<EpicShard>, Option<Vec<Failure
         // read with its shard: it finishes its shard before a helper does,
         // as it is not writing its digest as text.
         let digest = if shard.index == 0 {
-            epic::shard::digest_shard_with_intake(text, ground.epic(), &opts, shard)
-                .map(|(d, intake)| (d, Some(intake.warnings())))
+            epic::shard::digest_shard_with_intake(text, ground.epic(), &opts, shard).map(
+                |(d, intake)| {
+                    let read = ShardIntake {
+                        warnings: intake.warnings(),
+                        unused: crate::scoring::epic::intake_unused(&file.path, &intake),
+                    };
+                    (d, Some(read))
+                },
+            )
         } else {
             epic::shard::digest_shard(text, ground.epic(), &opts, shard).map(|d| (d, None))
         };
-        if let Ok((digest, warnings)) = digest {
+        if let Ok((digest, intake)) = digest {
             out.push(EpicShard {
                 file: file.path.clone(),
                 digest,
-                warnings,
+                intake,
+                gt_refused: Vec::new(),
             });
         }
+    }
+    if let Some(first) = out.first_mut() {
+        first.gt_refused = ground.epic().refused();
     }
     (out, Some(failures))
 }
@@ -322,6 +351,8 @@ pub struct Merging {
     /// The failures of opening the job's zips, from the merging worker's
     /// own shard ([`Merging::score_own`]), which opened them.
     own_zip_failures: Option<Vec<Failure>>,
+    /// The ground-truth files every worker's shard refused.
+    gt_refused: Vec<Failure>,
 }
 
 impl Merging {
@@ -333,6 +364,10 @@ impl Merging {
     /// Adds one worker's [`epic_shard`] list (its JSON text). A list that
     /// cannot be read still counts as the worker's: its files then lack a
     /// shard and are scored whole.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a shard list the page's own workers wrote, not a user's file"
+    )]
     pub fn add(&mut self, text: &str) {
         self.lists += 1;
         let Ok(list) = serde_json::from_str::<Vec<EpicShardText>>(text) else {
@@ -340,7 +375,8 @@ impl Merging {
         };
         for s in list {
             let digest = epic::wire::digest_from_json(&s.shard).ok();
-            self.add_file(s.file, digest, s.warnings);
+            self.gt_refused.extend(s.gt_refused);
+            self.add_file(s.file, digest, s.intake);
         }
     }
 
@@ -354,7 +390,8 @@ impl Merging {
         self.own_zip_failures = zip_failures;
         self.lists += 1;
         for s in list {
-            self.add_file(s.file, Some(s.digest), s.warnings);
+            self.gt_refused.extend(s.gt_refused);
+            self.add_file(s.file, Some(s.digest), s.intake);
         }
     }
 
@@ -364,15 +401,15 @@ impl Merging {
         &mut self,
         file: String,
         digest: Option<epic::shard::ShardDigest>,
-        warnings: Option<Vec<String>>,
+        intake: Option<ShardIntake>,
     ) {
         let merged = self
             .files
             .entry(file)
             .or_insert_with(|| Some(EpicMerged::default()));
         let added = digest.zip(merged.as_mut()).is_some_and(|(d, m)| {
-            if warnings.is_some() {
-                m.warnings = warnings;
+            if intake.is_some() {
+                m.intake = intake;
             }
             m.merge.add(d).is_ok()
         });
@@ -468,7 +505,16 @@ impl Merging {
             }
         }
         outcome.downloads = std::mem::take(&mut ground.downloads);
-        outcome.failures.extend(ground.take_failures());
+        // Each refusal once, whichever worker's shard met it.
+        for f in ground
+            .take_failures()
+            .into_iter()
+            .chain(std::mem::take(&mut self.gt_refused))
+        {
+            if !outcome.failures.contains(&f) {
+                outcome.failures.push(f);
+            }
+        }
         outcome.leaderboards = leaderboards(&outcome.reports);
         progress(&Progress {
             done: total,
@@ -501,7 +547,10 @@ pub fn epic_item(job: &Job, file: &str, index: usize) -> Result<ItemView, ItemEr
         .ok_or_else(|| ItemError::NotEpic {
             file: file.to_string(),
         })?;
-    let first = unit.files.first().ok_or(UnitError::Nothing)?;
+    let first = unit
+        .files
+        .first()
+        .ok_or(crate::scoring::ScoreError::Nothing)?;
     let text = text_of(first)?;
     let opts = epic_options(first, &job.options);
     let mut failures = Vec::new();

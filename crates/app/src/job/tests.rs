@@ -9,6 +9,7 @@ fn report(benchmark: &str, file: &str, columns: usize) -> ReportView {
         file: file.into(),
         detected: String::new(),
         notes: Vec::new(),
+        unused: Vec::new(),
         tables: Vec::new(),
         charts: Vec::new(),
         items: ItemsView::default(),

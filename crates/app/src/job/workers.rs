@@ -41,6 +41,10 @@ pub enum WorkerError {
 
 impl JobOptions {
     /// Reads the options as the page sends them to a worker (JSON).
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the job options the page itself sends its workers, not a user's file"
+    )]
     pub fn from_json(text: &str) -> Result<JobOptions, WorkerError> {
         serde_json::from_str(text).map_err(|e| WorkerError::Options {
             message: e.to_string(),

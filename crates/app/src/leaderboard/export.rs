@@ -8,8 +8,9 @@ use knoblab_score::export::{csv_field, latex_escape, md_cell};
 
 use super::{Estimate, Leaderboard, Row, RunStatus};
 
-/// The cell for people: `61.5 [55.0, 68.0]`, `–` when undefined.
-fn shown(c: &Column, e: Option<&Estimate>) -> String {
+/// The cell for people: `61.5 [55.0, 68.0]`, `–` when undefined (the
+/// page's cells too).
+pub fn shown(c: &Column, e: Option<&Estimate>) -> String {
     let Some(e) = e else {
         return "–".to_string();
     };
@@ -26,7 +27,8 @@ fn shown(c: &Column, e: Option<&Estimate>) -> String {
     }
 }
 
-fn status(r: &Row) -> &'static str {
+/// A row's status as shown: `complete`, `partial`, `other library`.
+pub fn status(r: &Row) -> &'static str {
     match r.status {
         RunStatus::Complete => "complete",
         RunStatus::Partial => "partial",

@@ -15,14 +15,24 @@
 //!   the percentile interval.
 //! - [`compare`]: the paired comparison of two rows.
 //! - [`export`]: Markdown, CSV and LaTeX.
+//! - [`publish`]: the board with its runs' traces, as one file the page
+//!   reopens.
+//! - [`plan`]: a plan given (`--plan`): the episodes the runs were meant
+//!   to cover.
+//! - `keys` and `rows`: each record's key and place in the plan; the rows.
 //! - [`build`] (here): the rows, from read trajectory files and bundles;
 //!   [`from_paths`] reads them natively.
 
 pub mod bootstrap;
 pub mod compare;
 pub mod export;
+mod keys;
+pub mod plan;
+pub mod publish;
 mod rows;
 
+pub use keys::keys_of;
+pub use plan::{given_plan, split_key, Given};
 pub use rows::{prepare, Prepared};
 
 use std::collections::BTreeMap;
@@ -52,6 +62,11 @@ pub struct Options {
     pub resamples: usize,
     /// Pairs of rows (0-based) to compare.
     pub compare: Vec<(usize, usize)>,
+    /// The episodes the runs were meant to cover (keys
+    /// `bundle/task#repeat`, [`plan::read_plan`]); none: the union of the
+    /// runs' episodes.
+    #[serde(default)]
+    pub plan: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -60,6 +75,7 @@ impl Default for Options {
             seed: 0,
             resamples: DEFAULT_RESAMPLES,
             compare: Vec::new(),
+            plan: None,
         }
     }
 }
@@ -266,6 +282,13 @@ pub struct Plan {
     /// The library (the one most runs were recorded on; the first run's
     /// on a tie).
     pub library: Option<LibraryStamp>,
+    /// The episodes of the plan given (`--plan`), none when the plan is
+    /// the runs' union.
+    #[serde(default)]
+    pub given: Option<usize>,
+    /// Episodes played outside the given plan, added to it.
+    #[serde(default)]
+    pub outside_given: usize,
 }
 
 /// The leaderboard document (`knoblab leaderboard --json`).
@@ -298,7 +321,11 @@ pub fn build(
 ) -> Result<Leaderboard, LeaderboardError> {
     check(options)?;
     let prepared = runs.iter().map(|r| rows::prepare(r, bundles)).collect();
-    finish(prepared, options)
+    let given = match &options.plan {
+        Some(keys) => given_plan(keys, bundles)?,
+        None => Vec::new(),
+    };
+    finish(prepared, &given, options)
 }
 
 fn check(options: &Options) -> Result<(), LeaderboardError> {
@@ -312,11 +339,15 @@ fn check(options: &Options) -> Result<(), LeaderboardError> {
 }
 
 /// The board of prepared runs, with the comparisons asked for.
-fn finish(prepared: Vec<Prepared>, options: &Options) -> Result<Leaderboard, LeaderboardError> {
+fn finish(
+    prepared: Vec<Prepared>,
+    given: &[Given],
+    options: &Options,
+) -> Result<Leaderboard, LeaderboardError> {
     if prepared.is_empty() {
         return Err(LeaderboardError::NoRuns);
     }
-    let mut board = rows::assemble(prepared, options)?;
+    let mut board = rows::assemble(prepared, given, options)?;
     for &(a, b) in &options.compare {
         board.comparisons.push(compare(&board, a, b, options)?);
     }
@@ -327,7 +358,7 @@ fn finish(prepared: Vec<Prepared>, options: &Options) -> Result<Leaderboard, Lea
 /// lacks, made now (what scoring reads of them).
 pub fn with_generated(
     runs: &[RunInput],
-    mut bundles: Vec<Bundle>,
+    bundles: Vec<Bundle>,
 ) -> Result<Vec<Bundle>, LeaderboardError> {
     let ids = runs.iter().flat_map(|r| {
         r.file
@@ -341,10 +372,31 @@ pub fn with_generated(
                     .map(|a| a.bundle_id.as_str()),
             )
     });
+    with_generated_ids(ids, bundles)
+}
+
+/// `bundles` with the generated devices among `ids` that it lacks.
+fn with_generated_ids<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    mut bundles: Vec<Bundle>,
+) -> Result<Vec<Bundle>, LeaderboardError> {
     let made = crate::devices::open_missing_generated(ids, &bundles)
         .map_err(|e| LeaderboardError::Read(e.to_string()))?;
     bundles.extend(made);
     Ok(bundles)
+}
+
+/// `bundles` with the generated devices of the plan's episodes.
+fn with_plan_devices(
+    options: &Options,
+    bundles: Vec<Bundle>,
+) -> Result<Vec<Bundle>, LeaderboardError> {
+    let ids = options
+        .plan
+        .iter()
+        .flatten()
+        .filter_map(|k| split_key(k).map(|(b, _)| b));
+    with_generated_ids(ids, bundles)
 }
 
 /// The leaderboard of trajectory files on disk, against the bundles of
@@ -358,6 +410,46 @@ pub fn from_paths(
     library: Option<&std::path::Path>,
     options: &Options,
 ) -> Result<Leaderboard, LeaderboardError> {
+    from_paths_with(paths, bundles, library, options, false).map(|p| p.leaderboard)
+}
+
+/// [`from_paths`] with every run's traces kept: the file `knoblab
+/// leaderboard --publish` writes.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn published_from_paths(
+    paths: &[std::path::PathBuf],
+    bundles: Option<&std::path::Path>,
+    library: Option<&std::path::Path>,
+    options: &Options,
+) -> Result<publish::Published, LeaderboardError> {
+    from_paths_with(paths, bundles, library, options, true)
+}
+
+/// The leaderboard of runs prepared one at a time ([`prepare`]: each
+/// file read, scored and dropped before the next, as the page does):
+/// `bundles` are the devices they played and those of a given plan
+/// ([`Options::plan`]); the plan's generated devices are made now.
+pub fn from_prepared(
+    prepared: Vec<Prepared>,
+    bundles: Vec<Bundle>,
+    options: &Options,
+) -> Result<Leaderboard, LeaderboardError> {
+    check(options)?;
+    let given = match &options.plan {
+        Some(keys) => given_plan(keys, &with_plan_devices(options, bundles)?)?,
+        None => Vec::new(),
+    };
+    finish(prepared, &given, options)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn from_paths_with(
+    paths: &[std::path::PathBuf],
+    bundles: Option<&std::path::Path>,
+    library: Option<&std::path::Path>,
+    options: &Options,
+    keep_traces: bool,
+) -> Result<publish::Published, LeaderboardError> {
     check(options)?;
     let mut bundles = match bundles {
         Some(dir) => crate::documents::metrics::load_bundles(dir)
@@ -366,6 +458,7 @@ pub fn from_paths(
     };
     // One file at a time: read, add the devices it needs, score, drop.
     let mut prepared = Vec::with_capacity(paths.len());
+    let mut traces = Vec::new();
     for p in paths {
         let run = RunInput {
             name: p.display().to_string(),
@@ -374,26 +467,39 @@ pub fn from_paths(
         };
         let one = std::slice::from_ref(&run);
         if let Some(index) = library {
-            let more = library_devices(one, &bundles, index)?;
+            let ids = one[0]
+                .file
+                .episodes
+                .iter()
+                .map(|(_, t)| t.bundle_id.as_str());
+            let more = library_devices(ids, &bundles, index)?;
             bundles.extend(more);
         }
         bundles = with_generated(one, bundles)?;
         prepared.push(prepare(&run, &bundles));
+        if keep_traces {
+            traces.push(publish::traces_of(&run));
+        }
     }
-    finish(prepared, options)
+    // The devices of a given plan that no run played, to place its episodes.
+    if let (Some(keys), Some(index)) = (&options.plan, library) {
+        let ids = keys.iter().filter_map(|k| split_key(k).map(|(b, _)| b));
+        let more = library_devices(ids, &bundles, index)?;
+        bundles.extend(more);
+    }
+    from_prepared(prepared, bundles, options).map(|board| publish::Published::new(board, traces))
 }
 
-/// The hand-described devices of the library at `index` that the runs
-/// played and `given` lacks.
+/// The hand-described devices of the library at `index` among `ids`
+/// that `given` lacks.
 #[cfg(not(target_arch = "wasm32"))]
-fn library_devices(
-    runs: &[RunInput],
+fn library_devices<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
     given: &[Bundle],
     index: &std::path::Path,
 ) -> Result<Vec<Bundle>, LeaderboardError> {
-    let mut wanted: Vec<&str> = runs
-        .iter()
-        .flat_map(|r| r.file.episodes.iter().map(|(_, t)| t.bundle_id.as_str()))
+    let mut wanted: Vec<&str> = ids
+        .into_iter()
         .filter(|id| !given.iter().any(|b| b.manifest.id == *id))
         .filter(|id| crate::devices::generated_entry(id).is_none())
         .collect();

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use knoblab_core::bundle::model::TIMED_WAIT;
 use knoblab_core::bundle::{Bundle, LibraryStamp};
 use knoblab_core::metrics::columns::COLUMNS;
 use knoblab_core::metrics::pool::Summands;
@@ -11,30 +10,12 @@ use knoblab_core::metrics::{run_numbered, ErrorClass, RunMetrics};
 use knoblab_core::sim::Trajectory;
 
 use super::bootstrap::{interval, resample, Strata};
+use super::keys::{keyed, Keyed, Planned};
+use super::plan::Given;
 use super::{
     pooled, Coverage, EpisodeEntry, EpisodeState, Estimate, Group, Leaderboard, LeaderboardError,
     Options, Plan, Row, RunInput, RunStatus, TaskKind, FORMAT,
 };
-
-/// An episode of the plan: which, and where it belongs.
-#[derive(Debug, Clone)]
-struct Planned {
-    bundle_id: String,
-    task_id: String,
-    category: String,
-    kind: TaskKind,
-}
-
-/// A run's records, keyed: played ones with their row of summands.
-#[derive(Debug, Clone)]
-struct Keyed {
-    /// key → (line, index into the run's per-episode metrics).
-    played: HashMap<String, (usize, usize)>,
-    /// key → line.
-    api_error: HashMap<String, usize>,
-    /// Every key in file order, with what the plan needs of it.
-    order: Vec<(String, Planned)>,
-}
 
 /// A run scored and keyed, its trajectories no longer needed: what a
 /// row is made of. A file is read, prepared and dropped before the next
@@ -66,7 +47,11 @@ pub fn prepare(run: &RunInput, bundles: &[Bundle]) -> Prepared {
 }
 
 /// The leaderboard of prepared runs: the plan, then each row.
-pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, LeaderboardError> {
+pub fn assemble(
+    runs: Vec<Prepared>,
+    given: &[Given],
+    options: &Options,
+) -> Result<Leaderboard, LeaderboardError> {
     let libraries: Vec<Option<LibraryStamp>> = runs.iter().map(|r| r.library.clone()).collect();
     let reference = most_common(&libraries);
     // A run of the plan's library that cannot be scored stops the board.
@@ -78,17 +63,35 @@ pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, L
             });
         }
     }
-    // The plan: every key of the runs of the plan's library, once.
+    // The plan: the episodes given, then every key of the runs of the
+    // plan's library, once.
     let mut plan: Vec<(String, Planned)> = Vec::new();
     let mut in_plan: HashMap<String, usize> = HashMap::new();
+    for Given(key, p) in given {
+        if !in_plan.contains_key(key) {
+            in_plan.insert(key.clone(), plan.len());
+            plan.push((key.clone(), p.clone()));
+        }
+    }
+    let given_count = plan.len();
+    let mut placed = vec![false; given_count];
     for (r, lib) in runs.iter().zip(&libraries) {
         if *lib != reference {
             continue;
         }
         for (key, p) in &r.keyed.order {
-            if !in_plan.contains_key(key) {
-                in_plan.insert(key.clone(), plan.len());
-                plan.push((key.clone(), p.clone()));
+            match in_plan.get(key) {
+                // A given episode is placed as the first run that played
+                // it records it (its kind read from the ideal path).
+                Some(&i) if i < given_count && !placed[i] => {
+                    plan[i].1 = p.clone();
+                    placed[i] = true;
+                }
+                Some(_) => {}
+                None => {
+                    in_plan.insert(key.clone(), plan.len());
+                    plan.push((key.clone(), p.clone()));
+                }
             }
         }
     }
@@ -153,6 +156,12 @@ pub fn assemble(runs: Vec<Prepared>, options: &Options) -> Result<Leaderboard, L
             episodes: plan.len(),
             devices,
             library: reference,
+            given: (!given.is_empty()).then_some(given_count),
+            outside_given: if given.is_empty() {
+                0
+            } else {
+                plan.len() - given_count
+            },
         },
         runs: rows,
         comparisons: Vec::new(),
@@ -193,102 +202,6 @@ fn differing_keys(settings: &[serde_json::Map<String, serde_json::Value>]) -> Ve
         })
         .cloned()
         .collect()
-}
-
-/// A task's kind by its record's ideal path ([`TaskKind`]'s decision).
-fn kind_of(t: &Trajectory, bundle: Option<&Bundle>) -> TaskKind {
-    let timed = bundle.is_some_and(|b| {
-        t.ideal_states.windows(2).any(|w| {
-            b.ssm
-                .states
-                .get(&w[0])
-                .and_then(|s| s.on.get(TIMED_WAIT))
-                .is_some_and(|ts| ts.iter().any(|tr| tr.next_state == w[1]))
-        })
-    });
-    if timed {
-        TaskKind::Timed
-    } else if t.goals_total > 1 {
-        TaskKind::Multi
-    } else {
-        TaskKind::Single
-    }
-}
-
-/// A record of a run: line, bundle, task, item, and its index among the
-/// played episodes (`None`: an `api_error` record).
-type Record<'a> = (usize, &'a str, &'a str, Option<&'a str>, Option<usize>);
-
-/// The run's records keyed: the item a record carries, else
-/// `bundle/task#k`, k counting that task's records in line order.
-fn keyed(run: &RunInput, by_id: &HashMap<&str, &Bundle>) -> Keyed {
-    let mut records: Vec<Record<'_>> = run
-        .file
-        .episodes
-        .iter()
-        .enumerate()
-        .map(|(i, (line, t))| {
-            let item = run.file.items.get(i).and_then(|x| x.as_deref());
-            (
-                *line,
-                t.bundle_id.as_str(),
-                t.task_id.as_str(),
-                item,
-                Some(i),
-            )
-        })
-        .chain(run.file.api_error_episodes.iter().map(|a| {
-            (
-                a.line,
-                a.bundle_id.as_str(),
-                a.task_id.as_str(),
-                a.item.as_deref(),
-                None,
-            )
-        }))
-        .collect();
-    records.sort_by_key(|r| r.0);
-    let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
-    let mut out = Keyed {
-        played: HashMap::new(),
-        api_error: HashMap::new(),
-        order: Vec::with_capacity(records.len()),
-    };
-    for (line, bundle_id, task_id, item, played) in records {
-        let k = seen.entry((bundle_id, task_id)).or_insert(0);
-        let key = item.map_or_else(|| format!("{bundle_id}/{task_id}#{k}"), str::to_string);
-        *k += 1;
-        let bundle = by_id.get(bundle_id).copied();
-        let kind = match played {
-            Some(i) => kind_of(&run.file.episodes[i].1, bundle),
-            None => {
-                let goals = bundle
-                    .and_then(|b| b.task(task_id))
-                    .map_or(1, |t| t.goals.len());
-                if goals > 1 {
-                    TaskKind::Multi
-                } else {
-                    TaskKind::Single
-                }
-            }
-        };
-        let planned = Planned {
-            bundle_id: bundle_id.to_string(),
-            task_id: task_id.to_string(),
-            category: bundle.map_or_else(|| "?".to_string(), |b| b.manifest.category.clone()),
-            kind,
-        };
-        match played {
-            Some(i) => {
-                out.played.insert(key.clone(), (line, i));
-            }
-            None => {
-                out.api_error.insert(key.clone(), line);
-            }
-        }
-        out.order.push((key, planned));
-    }
-    out
 }
 
 /// The estimates of COLUMNS over `units` (played episodes' rows) grouped

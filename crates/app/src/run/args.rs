@@ -195,8 +195,41 @@ impl RunArgs {
         }
     }
 
+    /// Every numeric option against its domain
+    /// ([`knoblab_core::input::options`], the one check every face
+    /// calls): the first outside names the option, the value and the
+    /// domain.
+    pub fn check_domains(&self) -> Result<(), EvalError> {
+        use knoblab_core::input::options::{check, Given};
+        let whole = |n: u64| Given::Whole(n.into());
+        let given = [
+            ("lambda", whole(self.lambda.into())),
+            ("repeats", whole(self.repeats.into())),
+            ("concurrency", whole(self.concurrency as u64)),
+            ("temperature", Given::Real(self.temperature)),
+            ("max_tokens", whole(self.max_tokens.into())),
+            ("timeout", Given::Real(self.timeout)),
+            ("retries", whole(self.retries.into())),
+            ("backoff", Given::Real(self.backoff)),
+            ("seed", whole(self.seed)),
+        ];
+        let optional = [
+            ("price_in", self.price_in),
+            ("price_out", self.price_out),
+            ("max_cost", self.max_cost),
+        ];
+        let optional = optional
+            .into_iter()
+            .filter_map(|(name, v)| v.map(|v| (name, Given::Real(v))));
+        for (name, value) in given.into_iter().chain(optional) {
+            check(name, value).map_err(|e| option(e.to_string()))?;
+        }
+        Ok(())
+    }
+
     /// The agent's settings, checked.
     pub fn settings(&self, source: Source) -> Result<AgentSettings, EvalError> {
+        self.check_domains()?;
         let mut s = AgentSettings::default();
         s.endpoint.flavor = Flavor::parse(&self.api).map_err(|e| option(e.to_string()))?;
         if source == Source::Model {
@@ -214,20 +247,8 @@ impl RunArgs {
         }
         s.endpoint.temperature = self.temperature;
         s.endpoint.max_tokens = self.max_tokens;
-        if !(self.timeout.is_finite() && self.timeout > 0.0) {
-            return Err(option(format!(
-                "--timeout {} must be a positive number of seconds",
-                self.timeout
-            )));
-        }
         s.timeout_ms = (self.timeout * 1000.0).round() as u64;
         s.concurrency = u32::try_from(self.concurrency).unwrap_or(u32::MAX);
-        if !(self.backoff.is_finite() && self.backoff >= 0.0) {
-            return Err(option(format!(
-                "--backoff {} must be a number of seconds",
-                self.backoff
-            )));
-        }
         s.retry = RetryPolicy {
             retries: self.retries,
             base_ms: (self.backoff * 1000.0).round() as u64,
@@ -321,6 +342,7 @@ impl RunArgs {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests parse what they check directly (#47)
 mod tests {
     use super::*;
 
@@ -406,7 +428,7 @@ mod tests {
                     timeout: 0.0,
                     ..args.clone()
                 },
-                "--timeout 0",
+                "timeout = 0 is outside its domain: a number of seconds above 0",
             ),
             (
                 RunArgs {

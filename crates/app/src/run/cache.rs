@@ -252,6 +252,7 @@ impl Cache {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests parse what they check directly (#47)
 mod tests {
     use super::*;
 

@@ -175,7 +175,7 @@ impl EvalOutcome {
         &self,
         plan: &EvalPlan,
         file: &str,
-    ) -> Result<Option<crate::documents::metrics::MetricsRuns>, knoblab_core::metrics::MetricsError>
+    ) -> Result<Option<crate::scoring::metrics::MetricsRuns>, knoblab_core::metrics::MetricsError>
     {
         let scored: Vec<_> = self
             .records
@@ -188,14 +188,27 @@ impl EvalOutcome {
         }
         let bundles: Vec<Bundle> = plan.bundles.iter().map(|b| (**b).clone()).collect();
         let run = knoblab_core::metrics::run(&bundles, &scored)?;
-        let errors = self.records.len() - scored.len();
-        Ok(Some(crate::documents::metrics::MetricsRuns {
-            runs: vec![(file.to_string(), run)],
-            api_errors: if errors > 0 {
-                vec![(file.to_string(), errors)]
-            } else {
-                Vec::new()
-            },
+        use crate::scoring::{Unused, UnusedKind};
+        let unused: Vec<Unused> = self
+            .records
+            .iter()
+            .filter(|r| r.status == EpisodeStatus::ApiError)
+            .map(|r| {
+                Unused::new(
+                    file,
+                    UnusedKind::NotScored,
+                    "the episode ended as api_error (the model could not be reached); not scored",
+                )
+                .named(r.item.clone())
+            })
+            .collect();
+        Ok(Some(crate::scoring::metrics::MetricsRuns {
+            runs: vec![crate::scoring::metrics::RunScored {
+                file: file.to_string(),
+                run,
+                api_errors: unused.len(),
+                unused,
+            }],
         }))
     }
 }

@@ -76,7 +76,7 @@ impl GeneratedIndex {
     /// Reads a manifest, checking its format.
     pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, ManifestError> {
         let index: GeneratedIndex =
-            serde_json::from_slice(bytes).map_err(|e| ManifestError::Json {
+            crate::input::json::from_bytes(bytes).map_err(|e| ManifestError::Json {
                 message: e.to_string(),
             })?;
         if index.format != GENERATED_FORMAT {

@@ -109,28 +109,6 @@ pub const MAX_EPISODE_STEPS: usize = 100_000;
 /// millions of objects.
 pub const MAX_SAMPLES_PER_FILE: usize = 1_000_000;
 
-/// The λ given to a run, or an error naming its domain (at least 1: the
-/// budget is λ times the optimal steps, so λ = 0 would end every episode
-/// before its first step) or its cap.
-pub fn check_lambda(lambda: u32) -> Result<u32, super::InputError> {
-    if lambda == 0 {
-        return Err(super::InputError::OutOfDomain {
-            what: "λ",
-            found: lambda.to_string(),
-            expected: "a whole number of at least 1 (the budget is λ times the optimal steps)",
-        });
-    }
-    if lambda > MAX_LAMBDA {
-        return Err(super::InputError::TooMany {
-            what: format!("λ = {lambda}"),
-            found: u64::from(lambda),
-            cap: u64::from(MAX_LAMBDA),
-            why: "λ multiplies the optimal steps into the budget; every step is kept until the episode ends",
-        });
-    }
-    Ok(lambda)
-}
-
 /// Human-readable size, for messages: `32 MiB`, `512 KiB`, `100 bytes`.
 pub fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1024;

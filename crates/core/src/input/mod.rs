@@ -16,6 +16,10 @@
 //! - [`zip`]: the one bounded zip reader (entries, bytes per entry, bytes in
 //!   all).
 //! - [`limits`]: every size and count cap, each with the reason for its value.
+//! - [`unused`]: what a reader did not use (skipped, refused, given twice,
+//!   matched nothing), each with its file and line, for the faces to show.
+//! - [`options`]: the domain of every number a run is given (λ, repeats,
+//!   concurrency, timeout, …), checked by one function for every face.
 //!
 //! Errors are [`InputError`], one typed enum whose messages carry the values
 //! (what was found, what the bound is); callers add the file's name.
@@ -24,8 +28,10 @@
 pub mod fs;
 pub mod json;
 pub mod limits;
+pub mod options;
 pub mod path;
 pub mod text;
+pub mod unused;
 pub mod zip;
 
 use thiserror::Error;
@@ -85,6 +91,14 @@ pub enum InputError {
         offset: usize,
         /// The offending bytes, in hex.
         bytes: String,
+    },
+    /// The lines end in a carriage return alone (classic Mac OS), which
+    /// line readers would take as one line.
+    #[error("the lines end in a carriage return alone (CR, classic Mac OS), first after line {line}; a reader by lines would see one long line: save it with LF or CR LF line endings")]
+    CrLineEndings {
+        /// The line (from 1, counting LF line breaks) where the first
+        /// lone CR ends a line that has more text after it.
+        line: usize,
     },
     /// A JSON object has the same key twice.
     #[error("the key \"{key}\" appears twice in one object, at line {first_line}, column {first_column} and at line {line}, column {column}; a key may appear once (which one would count is not defined)")]

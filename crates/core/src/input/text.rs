@@ -11,6 +11,10 @@ use super::InputError;
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The text of `bytes`: UTF-8 with a leading byte-order mark stripped.
+/// Lines that end in a carriage return alone (CR, classic Mac OS) are
+/// named ([`InputError::CrLineEndings`]): every reader by lines would see
+/// one long line. LF and CR LF are both fine, and a lone CR with nothing
+/// but spaces after it on its line (a stray one at the end) is too.
 ///
 /// ```
 /// use knoblab_core::input::text::decode;
@@ -25,7 +29,7 @@ pub fn decode(bytes: &[u8]) -> Result<&str, InputError> {
         });
     }
     let body = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
-    std::str::from_utf8(body).map_err(|e| {
+    let text = std::str::from_utf8(body).map_err(|e| {
         let offset = e.valid_up_to();
         let (line, column) = line_column(&body[..offset]);
         let bad = &body[offset..body.len().min(offset + e.error_len().unwrap_or(1).max(1))];
@@ -39,7 +43,30 @@ pub fn decode(bytes: &[u8]) -> Result<&str, InputError> {
                 .collect::<Vec<_>>()
                 .join(" "),
         }
-    })
+    })?;
+    check_line_endings(text)?;
+    Ok(text)
+}
+
+/// Refuses a text whose lines end in a lone CR: a CR not followed by LF,
+/// with more text after it before the next LF. One pass over the bytes.
+pub fn check_line_endings(text: &str) -> Result<(), InputError> {
+    let bytes = text.as_bytes();
+    let mut line = 1;
+    let mut lone_cr = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\n' => {
+                line += 1;
+                lone_cr = false;
+            }
+            b'\r' => lone_cr = bytes.get(i + 1) != Some(&b'\n'),
+            b' ' | b'\t' => {}
+            _ if lone_cr => return Err(InputError::CrLineEndings { line }),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// [`decode`], owning the text.
@@ -158,6 +185,18 @@ mod tests {
             let err = decode(bytes).unwrap_err().to_string();
             assert!(err.contains(name), "{err} should name {name}");
         }
+    }
+
+    #[test]
+    fn lines_ending_in_a_lone_cr_are_named() {
+        let err = decode(b"{\"a\": 1}\r{\"a\": 2}\r").unwrap_err();
+        assert_eq!(err, InputError::CrLineEndings { line: 1 });
+        assert!(err.to_string().contains("carriage return alone"), "{err}");
+        let err = decode(b"x\ny\n\xEF\xBB\xBFz\rw").unwrap_err();
+        assert_eq!(err, InputError::CrLineEndings { line: 3 });
+        // LF, CR LF, and a stray CR at the end of a line are fine.
+        decode(b"a\nb\r\nc\r\n").unwrap();
+        decode(b"a\r \nb\r").unwrap();
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Bundle;
-use crate::sim::{Device, GoalDistance, Trajectory};
+use crate::sim::{Episode, GoalDistance, Trajectory};
 
 use super::step::{facts, At};
 use super::{ratio, Counts, EpisodeRef, Metrics, MetricsError, NotPooled};
@@ -47,18 +47,21 @@ pub fn episode_at(
     trajectory: &Trajectory,
     line: Option<usize>,
 ) -> Result<EpisodeMetrics, MetricsError> {
-    let device = Device::new(bundle);
-    score(&device, &bundle.logic_hash(), trajectory, line)
+    let mut episode = Episode::new(bundle);
+    score(&mut episode, trajectory, line)
 }
 
-/// Scores an episode on a compiled device whose logic hash is `hash`.
+/// Scores an episode on a bundle compiled for stepping: the record is
+/// checked ([`super::replay`]: its steps chain, its actions played again
+/// give its every counter), then the replay is scored.
 pub(crate) fn score(
-    device: &Device<'_>,
-    hash: &str,
-    t: &Trajectory,
+    episode: &mut Episode<'_>,
+    recorded: &Trajectory,
     line: Option<usize>,
 ) -> Result<EpisodeMetrics, MetricsError> {
-    let bundle = device.bundle;
+    let bundle = episode.device().bundle;
+    let hash = episode.logic_hash();
+    let t = recorded;
     let here = EpisodeRef {
         bundle_id: t.bundle_id.clone(),
         task_id: t.task_id.clone(),
@@ -80,6 +83,11 @@ pub(crate) fn score(
     let Some(task) = bundle.task(&t.task_id) else {
         return Err(MetricsError::UnknownTask { episode: here });
     };
+    recomputed_goals(t, task.goals.len(), &here)?;
+    super::replay::check_chain(episode.device().task_start_names(task), t, &here)?;
+    let replayed = super::replay::replay(episode, task, t, &here)?;
+    let t = &replayed;
+    let device = episode.device();
     let inconsistent = |step: usize, what: String| MetricsError::Inconsistent {
         episode: here.clone(),
         step,
@@ -94,7 +102,7 @@ pub(crate) fn score(
                 .ok_or_else(|| inconsistent(0, format!("the goal state {} is unknown", g.state)))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let reached = recomputed_goals(t, goals.len(), &here)?;
+    let reached = t.goals_reached;
     let mut distances: HashMap<usize, GoalDistance> = HashMap::new();
 
     let mut c = Counts {

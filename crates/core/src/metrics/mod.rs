@@ -19,9 +19,13 @@
 //! - [`file`]: reading a trajectory file through the input layer (empty
 //!   files, copies of an episode and bad lines refused, by line).
 //!
-//! Every counter a record carries (goals reached, goals in all, solved)
-//! is recomputed from its steps and the task; a record that disagrees is
-//! refused, naming the line and the field ([`MetricsError::Record`]).
+//! Every counter a record carries is recomputed: its steps must chain and
+//! its actions, played again on the bundle ([`replay`]), must give every
+//! counter it records (goals reached, goals in all, solved, the optimal
+//! lengths, the ideal path's states, the budgets); a record that disagrees
+//! is refused, naming the line and the field ([`MetricsError::Record`]), a
+//! step that does not chain naming the line and the step
+//! ([`MetricsError::NotChained`]).
 //!
 //! The metric definitions, one per field, are on [`Metrics`].
 
@@ -29,6 +33,7 @@ pub mod columns;
 pub mod episode;
 pub mod file;
 pub mod pool;
+pub mod replay;
 pub mod run;
 pub mod step;
 
@@ -368,6 +373,17 @@ pub enum MetricsError {
     /// or the record has no steps.
     #[error("{0}")]
     Record(Box<RecordMismatch>),
+    /// A step does not start where the one before it ended (or the first
+    /// where the task starts), or follows the end of the episode.
+    #[error("episode ({episode}), step {step}: {what}")]
+    NotChained {
+        /// The episode.
+        episode: EpisodeRef,
+        /// The step, from 1.
+        step: usize,
+        /// Where it starts and where it should have.
+        what: String,
+    },
     /// A step names a state, view or goal the bundle does not have.
     #[error("episode ({episode}), step {step}: {what}")]
     Inconsistent {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, LibraryStamp};
-use crate::sim::{Device, RenderMode, Trajectory};
+use crate::sim::{Episode, RenderMode, Trajectory};
 
 use super::episode::{score, EpisodeMetrics};
 use super::pool::Summands;
@@ -52,25 +52,20 @@ pub fn run_numbered(
 ) -> Result<RunMetrics, MetricsError> {
     one_render_mode(trajectories)?;
     one_library(&[(None, trajectories)])?;
-    // Each bundle compiled and hashed once for the whole run.
-    let devices: Vec<(Device<'_>, String)> = bundles
-        .iter()
-        .map(|b| (Device::new(b), b.logic_hash()))
-        .collect();
+    // Each bundle compiled and hashed once for the whole run (an episode
+    // replays each record on it).
+    let mut devices: Vec<Episode<'_>> = bundles.iter().map(Episode::new).collect();
     let mut per_episode = Vec::with_capacity(trajectories.len());
     for &(line, t) in trajectories {
         // Several bundles may share an id (two versions of a device side by
         // side): the one with the trajectory's logic is used; if none has
         // it, the first is, and `score` refuses the trajectory.
-        let same_id = || {
-            devices
-                .iter()
-                .filter(|(d, _)| d.bundle.manifest.id == t.bundle_id)
-        };
-        let found = same_id()
-            .find(|(_, hash)| *hash == t.logic_hash)
-            .or_else(|| same_id().next());
-        let Some((device, hash)) = found else {
+        let same_id = |e: &Episode<'_>| e.device().bundle.manifest.id == t.bundle_id;
+        let found = devices
+            .iter()
+            .position(|e| same_id(e) && e.logic_hash() == t.logic_hash)
+            .or_else(|| devices.iter().position(same_id));
+        let Some(found) = found else {
             let known: Vec<&str> = bundles.iter().map(|b| b.manifest.id.as_str()).collect();
             return Err(MetricsError::UnknownBundle {
                 episode: EpisodeRef {
@@ -85,7 +80,7 @@ pub fn run_numbered(
                 },
             });
         };
-        per_episode.push(score(device, hash, t, Some(line))?);
+        per_episode.push(score(&mut devices[found], t, Some(line))?);
     }
     Ok(aggregate(per_episode))
 }

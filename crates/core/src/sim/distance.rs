@@ -28,8 +28,12 @@ pub struct GoalDistance {
 }
 
 impl GoalDistance {
-    /// Computes the distances to `goal` (relaxation to a fixpoint: devices
-    /// have tens of states).
+    /// Computes the distances to `goal`: one backward breadth-first search
+    /// over the transitions (each transition's immediate chain followed
+    /// once), linear in states and transitions. A transition whose chain
+    /// passes through the goal is an edge to the goal; an unsafe one is no
+    /// edge. (A relaxation to a fixpoint did the same in as many passes as
+    /// the longest distance, quadratic on a ring of 100,000 states.)
     ///
     /// ```
     /// # fn demo(bundle: &knoblab_core::bundle::Bundle) {
@@ -41,30 +45,42 @@ impl GoalDistance {
     /// # }
     /// ```
     pub fn new(device: &Device<'_>, goal: usize) -> GoalDistance {
-        let mut by_state = vec![None; device.states.len()];
-        if let Some(d) = by_state.get_mut(goal) {
-            *d = Some(0);
+        let n = device.states.len();
+        let mut by_state = vec![None; n];
+        if goal >= n {
+            return GoalDistance { goal, by_state };
         }
-        let mut me = GoalDistance { goal, by_state };
-        loop {
-            let mut changed = false;
-            for s in 0..device.states.len() {
-                let best = transitions_of(device, s)
-                    .into_iter()
-                    .filter_map(|t| me.after(device, t))
-                    .map(|d| d + 1)
-                    .min();
-                if let Some(b) = best {
-                    if me.by_state[s].is_none_or(|d| b < d) {
-                        me.by_state[s] = Some(b);
-                        changed = true;
-                    }
+        // Reverse edges: for each state, the states with a transition that
+        // lands there (or passes the goal) in one step.
+        let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for s in 0..n {
+            for t in transitions_of(device, s) {
+                let chain = device.follow(t);
+                if !is_safe(device, &chain.entered, goal) {
+                    continue;
+                }
+                let to = if chain.entered.contains(&goal) {
+                    Some(goal)
+                } else {
+                    chain.entered.last().copied()
+                };
+                if let Some(to) = to.filter(|&to| to < n) {
+                    incoming[to].push(s);
                 }
             }
-            if !changed {
-                return me;
+        }
+        by_state[goal] = Some(0);
+        let mut queue = std::collections::VecDeque::from([goal]);
+        while let Some(at) = queue.pop_front() {
+            let d = by_state[at].unwrap_or(0);
+            for &from in &incoming[at] {
+                if by_state[from].is_none() {
+                    by_state[from] = Some(d + 1);
+                    queue.push_back(from);
+                }
             }
         }
+        GoalDistance { goal, by_state }
     }
 
     /// The distance from a state (`None`: unreachable or unknown state).

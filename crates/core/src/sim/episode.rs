@@ -222,12 +222,14 @@ impl<'b> Episode<'b> {
         let first = ideal_c_opt.first().copied().unwrap_or(0);
         let budget_local = lambda.saturating_mul(first);
 
+        // In order of first visit; a set of the indices seen keeps it
+        // linear in the path (a search of the list was quadratic).
         let mut ideal_states: Vec<String> = vec![state_name.to_string()];
+        let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::from([state]);
         for p in &plans {
             for &s in &p.entered {
-                let name = self.device.states[s].name;
-                if !ideal_states.iter().any(|n| n == name) {
-                    ideal_states.push(name.to_string());
+                if seen.insert(s) {
+                    ideal_states.push(self.device.states[s].name.to_string());
                 }
             }
         }

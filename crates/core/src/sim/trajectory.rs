@@ -171,9 +171,10 @@ impl Trajectory {
         serde_json::to_string(self)
     }
 
-    /// Reads one line of a trajectory file.
-    pub fn from_json_line(line: &str) -> Result<Trajectory, serde_json::Error> {
-        serde_json::from_str(line)
+    /// Reads one line of a trajectory file, through the input layer (a
+    /// key twice in one object is refused).
+    pub fn from_json_line(line: &str) -> Result<Trajectory, crate::input::json::JsonError> {
+        crate::input::json::from_text(line)
     }
 
     /// Episodes as a JSON Lines file: one line each, each ending in `\n`.

@@ -86,8 +86,8 @@ impl BaselineRun {
 
     /// Reads a saved run.
     pub fn from_json(text: &str) -> Result<BaselineRun, BaselineError> {
-        let run: BaselineRun =
-            serde_json::from_str(text).map_err(|e| BaselineError::Unreadable(e.to_string()))?;
+        let run: BaselineRun = knoblab_core::input::json::from_text(text)
+            .map_err(|e| BaselineError::Unreadable(e.to_string()))?;
         if run.format != BASELINE_FORMAT {
             return Err(BaselineError::Format(run.format));
         }

@@ -59,4 +59,4 @@ pub use record::{BatchReport, EpisodeRecord};
 pub use recorded::{RecordedAgent, RecordedAnswers};
 pub use reply::{Reply, ReplyError, Usage};
 pub use retry::{Failure, RetryPolicy};
-pub use settings::{AgentSettings, Prices};
+pub use settings::{AgentSettings, Prices, TypedNumbers};

@@ -321,6 +321,7 @@ fn reasoning_of(reply: &str) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests parse what they check directly (#47)
 mod tests {
     use super::*;
     use crate::vlm::coords::CoordConvention;

@@ -264,6 +264,7 @@ fn text_of(parts: &[Part]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests parse what they check directly (#47)
 mod tests {
     use super::*;
 

@@ -53,7 +53,7 @@ impl EpisodeRecord {
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str(line) {
+            match knoblab_core::input::json::from_text(line) {
                 Ok(r) => out.push(r),
                 Err(e) => problems.push(format!("line {}: {e}", i + 1)),
             }

@@ -49,7 +49,7 @@ impl RecordedAnswers {
                     message: e.to_string(),
                 })?;
             // A batch record also holds the model's raw replies.
-            let turns = serde_json::from_str::<EpisodeRecord>(line)
+            let turns = knoblab_core::input::json::from_text::<EpisodeRecord>(line)
                 .map(|r| r.turns)
                 .unwrap_or_default();
             let replies = if turns.len() == trajectory.steps.len()

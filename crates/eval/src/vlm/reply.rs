@@ -77,6 +77,10 @@ impl Flavor {
     /// assert!(Flavor::OpenAi.parse_reply(429, r#"{"error":{"message":"slow down"}}"#)
     ///     .unwrap_err().to_string().contains("slow down"));
     /// ```
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a model's reply body, bounded by the HTTP reader (input::limits::MAX_REPLY_BYTES), not a file"
+    )]
     pub fn parse_reply(self, status: u16, body: &str) -> Result<Reply, ReplyError> {
         let json: Option<Value> = serde_json::from_str(body).ok();
         if !(200..300).contains(&status) {
@@ -115,6 +119,10 @@ impl Flavor {
     /// assert!(!Flavor::OpenAi.truncated(r#"{"choices":[{"finish_reason":"stop"}]}"#));
     /// assert!(Flavor::Anthropic.truncated(r#"{"stop_reason":"max_tokens"}"#));
     /// ```
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a model's reply body, bounded by the HTTP reader (input::limits::MAX_REPLY_BYTES), not a file"
+    )]
     pub fn truncated(self, body: &str) -> bool {
         let Ok(json) = serde_json::from_str::<Value>(body) else {
             return false;

@@ -121,29 +121,35 @@ impl AgentSettings {
         if self.endpoint.model.trim().is_empty() {
             out.push("the model name is empty".into());
         }
-        if !(0.0..=2.0).contains(&self.endpoint.temperature) {
-            out.push(format!(
-                "temperature {} is outside 0–2",
-                self.endpoint.temperature
-            ));
+        // Every number within its domain: the one check every face calls.
+        use knoblab_core::input::options::{check, Given};
+        let whole = |n: u64| Given::Whole(n.into());
+        for (option, value) in [
+            ("temperature", Given::Real(self.endpoint.temperature)),
+            ("max_tokens", whole(self.endpoint.max_tokens.into())),
+            ("timeout", Given::Real(self.timeout_ms as f64 / 1_000.0)),
+            ("concurrency", whole(self.concurrency.into())),
+            ("retries", whole(self.retry.retries.into())),
+            ("lambda", whole(self.lambda.into())),
+            ("price_in", Given::Real(self.prices.input_per_million)),
+            ("price_out", Given::Real(self.prices.output_per_million)),
+        ] {
+            if let Err(e) = check(option, value) {
+                out.push(e.to_string());
+            }
         }
-        if self.endpoint.max_tokens == 0 {
-            out.push("max tokens must be at least 1".into());
-        }
+        // The face's own, tighter limits (the page's: 16 at once, 1 s).
         if self.timeout_ms < min_timeout_ms {
             out.push(format!(
                 "the timeout must be at least {} s",
                 min_timeout_ms as f64 / 1_000.0
             ));
         }
-        if !(1..=max_concurrency).contains(&self.concurrency) {
+        if self.concurrency > max_concurrency {
             out.push(format!(
                 "concurrency {} is outside 1–{max_concurrency}",
                 self.concurrency
             ));
-        }
-        if self.lambda == 0 {
-            out.push("λ must be at least 1".into());
         }
         out
     }
@@ -183,9 +189,166 @@ impl AgentSettings {
     }
 }
 
+/// The numbers of a settings form as typed (the page's Agent form): read
+/// into [`AgentSettings`] by the core's domain check, each bad one named
+/// with its option, its text and its domain; an empty field keeps the
+/// default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypedNumbers {
+    /// The sampling temperature.
+    pub temperature: String,
+    /// The most tokens a reply may take.
+    pub max_tokens: String,
+    /// Seconds a request may take.
+    pub timeout_s: String,
+    /// Episodes run at once.
+    pub concurrency: String,
+    /// Retries of a failed request.
+    pub retries: String,
+    /// The budget multiplier λ.
+    pub lambda: String,
+    /// The seed of the perturbation and the random agent.
+    pub seed: String,
+    /// Dollars per million input tokens (empty: no cost estimate).
+    pub price_in: String,
+    /// Dollars per million output tokens.
+    pub price_out: String,
+}
+
+impl TypedNumbers {
+    /// The numbers of `s`, as the form shows them.
+    pub fn of(s: &AgentSettings) -> TypedNumbers {
+        let price = |p: f64| {
+            if p > 0.0 {
+                p.to_string()
+            } else {
+                String::new()
+            }
+        };
+        TypedNumbers {
+            temperature: s.endpoint.temperature.to_string(),
+            max_tokens: s.endpoint.max_tokens.to_string(),
+            timeout_s: (s.timeout_ms as f64 / 1_000.0).to_string(),
+            concurrency: s.concurrency.to_string(),
+            retries: s.retry.retries.to_string(),
+            lambda: s.lambda.to_string(),
+            seed: s.seed.to_string(),
+            price_in: price(s.prices.input_per_million),
+            price_out: price(s.prices.output_per_million),
+        }
+    }
+
+    /// Reads the typed numbers into `s`, or every problem found (each the
+    /// core's message: option, value, domain).
+    pub fn read_into(&self, s: &mut AgentSettings) -> Result<(), Vec<String>> {
+        use knoblab_core::input::options::{real, whole, Given};
+        let mut problems = Vec::new();
+        let mut take = |r: Result<(), knoblab_core::input::InputError>| {
+            if let Err(e) = r {
+                problems.push(e.to_string());
+            }
+        };
+        fn typed(t: &str) -> Option<Given<'_>> {
+            (!t.trim().is_empty()).then_some(Given::Text(t))
+        }
+        if let Some(g) = typed(&self.temperature) {
+            take(real("temperature", g).map(|v| s.endpoint.temperature = v));
+        }
+        if let Some(g) = typed(&self.max_tokens) {
+            take(whole("max_tokens", g).map(|v| s.endpoint.max_tokens = v));
+        }
+        if let Some(g) = typed(&self.timeout_s) {
+            take(real("timeout", g).map(|v| s.timeout_ms = (v * 1_000.0).round() as u64));
+        }
+        if let Some(g) = typed(&self.concurrency) {
+            take(whole("concurrency", g).map(|v| s.concurrency = v));
+        }
+        if let Some(g) = typed(&self.retries) {
+            take(whole("retries", g).map(|v| s.retry.retries = v));
+        }
+        if let Some(g) = typed(&self.lambda) {
+            take(whole("lambda", g).map(|v| s.lambda = v));
+        }
+        if let Some(g) = typed(&self.seed) {
+            take(whole("seed", g).map(|v| s.seed = v));
+        }
+        s.prices = Prices::default();
+        if let Some(g) = typed(&self.price_in) {
+            take(real("price_in", g).map(|v| s.prices.input_per_million = v));
+        }
+        if let Some(g) = typed(&self.price_out) {
+            take(real("price_out", g).map(|v| s.prices.output_per_million = v));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page's form reads what is typed by the core's domains: each bad
+    /// number named with its option, its text and its domain; a fraction
+    /// where a whole number is wanted is refused, not truncated; empty
+    /// fields keep the defaults; what is shown reads back the same.
+    #[test]
+    fn typed_numbers_are_read_by_the_domains() {
+        let mut s = AgentSettings::default();
+        let typed = TypedNumbers::of(&s);
+        let before = s.clone();
+        typed.read_into(&mut s).unwrap();
+        assert_eq!(s, before);
+
+        let bad = TypedNumbers {
+            lambda: "2.5".into(),
+            concurrency: "0".into(),
+            retries: "-1".into(),
+            timeout_s: "0".into(),
+            temperature: "9".into(),
+            max_tokens: "lots".into(),
+            seed: "99999999999999999999999".into(),
+            price_in: "-3".into(),
+            ..TypedNumbers::default()
+        };
+        let problems = bad.read_into(&mut s).unwrap_err();
+        for said in [
+            "temperature = 9 is outside its domain: a number from 0 to 2",
+            "max_tokens = \"lots\" is outside its domain",
+            "timeout = 0 is outside its domain",
+            "concurrency = 0 is outside its domain",
+            "retries = -1 is outside its domain",
+            "lambda = 2.5 is outside its domain: a whole number from 1 to 100",
+            "seed = 99999999999999999999999 is outside its domain",
+            "price_in = -3 is outside its domain",
+        ] {
+            assert!(
+                problems.iter().any(|p| p.starts_with(said)),
+                "{said}: {problems:?}"
+            );
+        }
+        assert_eq!(problems.len(), 8, "{problems:?}");
+
+        let mut s = AgentSettings::default();
+        TypedNumbers {
+            lambda: "7".into(),
+            seed: "18446744073709551615".into(),
+            timeout_s: "2.5".into(),
+            ..TypedNumbers::default()
+        }
+        .read_into(&mut s)
+        .unwrap();
+        assert_eq!((s.lambda, s.seed, s.timeout_ms), (7, u64::MAX, 2_500));
+        assert!(s.problems().is_empty(), "{:?}", s.problems());
+        s.concurrency = 17;
+        assert_eq!(
+            s.problems(),
+            vec!["concurrency 17 is outside 1–16".to_string()]
+        );
+    }
 
     #[test]
     fn trajectory_settings_record_every_setting() {

@@ -14,129 +14,10 @@ use super::pyjson;
 use super::pyvalue::{py_float_from_str, py_int, py_strip, PyError, PyValue};
 use super::rle::{decode_union, decode_union_text, DecodedUnion};
 
-/// Hands out GT files by path.
-pub trait GroundTruthSource {
-    /// The bytes of the file at `path` (relative to the GT root, or as
-    /// written in the record), or `None` when there is no such file.
-    fn read(&self, path: &str) -> Option<Vec<u8>>;
-}
-
-/// GT files held in memory, keyed by their path from `EPIC_Bench/` on (or
-/// any path; both the `EPIC_Bench/` suffix and the path as written are
-/// tried).
-#[derive(Debug, Default, Clone)]
-pub struct MapSource {
-    files: HashMap<String, Vec<u8>>,
-}
-
-impl MapSource {
-    /// An empty source.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds a file. Its key is normalised to the part from `EPIC_Bench/` on
-    /// when the path contains it, so dropped folders match any root.
-    pub fn insert(&mut self, path: &str, bytes: Vec<u8>) {
-        self.files.insert(held_key(path), bytes);
-    }
-
-    /// The number of files held.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    /// Whether no file is held.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    /// Every file, by key (for writing a generated set to disk).
-    pub fn files(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
-    }
-}
-
-impl GroundTruthSource for MapSource {
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        self.files.get(path).cloned()
-    }
-}
-
-/// GT files under a folder on disk (native only), read through the input
-/// layer: a record's path is resolved under the root (an absolute path or
-/// one that climbs out with `..` reads as absent, never outside the root),
-/// only regular files are opened (a FIFO or `/dev/zero` is never read), and
-/// each distinct file (by device and inode, whatever its spelling) is read
-/// at most once, within [`crate::limits::MAX_RESULTS_FILE_BYTES`].
+mod source;
 #[cfg(not(target_arch = "wasm32"))]
-#[derive(Debug)]
-pub struct DirSource {
-    /// The folder the record paths are resolved under (the one holding `EPIC_Bench/`).
-    pub root: std::path::PathBuf,
-    files: std::cell::RefCell<knoblab_core::input::fs::OnceReader>,
-    refused: std::cell::RefCell<Vec<String>>,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl DirSource {
-    /// GT under `root`, where `root` may be the folder holding `EPIC_Bench/`,
-    /// `EPIC_Bench/` itself, or a dataset download that has it at
-    /// `annotation/EPIC_Bench/` or `dataset/annotation/EPIC_Bench/`: people
-    /// point at whichever folder they unpacked.
-    pub fn locate(root: &std::path::Path) -> DirSource {
-        let holder = if root.file_name().is_some_and(|n| n == "EPIC_Bench") {
-            root.parent().map(std::path::Path::to_path_buf)
-        } else {
-            ["", "annotation", "dataset/annotation"]
-                .iter()
-                .map(|sub| root.join(sub))
-                .find(|dir| dir.join("EPIC_Bench").is_dir())
-        };
-        DirSource::at(&holder.unwrap_or_else(|| root.to_path_buf()))
-    }
-
-    /// GT under exactly `root` (the folder holding `EPIC_Bench/`).
-    pub fn at(root: &std::path::Path) -> DirSource {
-        let root = root.to_path_buf();
-        DirSource {
-            files: std::cell::RefCell::new(knoblab_core::input::fs::OnceReader::new(
-                &root,
-                crate::limits::MAX_RESULTS_FILE_BYTES,
-            )),
-            root,
-            refused: std::cell::RefCell::new(Vec::new()),
-        }
-    }
-
-    /// How many distinct files were read.
-    pub fn files_read(&self) -> usize {
-        self.files.borrow().files_read()
-    }
-
-    /// Why each refused path was refused (outside the root, not a regular
-    /// file, too large), once per message, for the report.
-    pub fn refused(&self) -> Vec<String> {
-        self.refused.borrow().clone()
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl GroundTruthSource for DirSource {
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        match self.files.borrow_mut().read(path) {
-            Ok(found) => found.map(|bytes| bytes.to_vec()),
-            Err(e) => {
-                let message = e.to_string();
-                let mut refused = self.refused.borrow_mut();
-                if refused.len() < 100 && !refused.contains(&message) {
-                    refused.push(message);
-                }
-                None
-            }
-        }
-    }
-}
+pub use source::DirSource;
+pub use source::{gt_text, GroundTruthSource, MapSource};
 
 /// The key a GT file held in memory is found under ([`MapSource`], the
 /// page's dropped files and zips): its path from `EPIC_Bench/` on when it
@@ -367,8 +248,13 @@ impl<'a> GtCache<'a> {
         }
         let read = |k: &str| {
             let bytes = self.source.read(k)?;
-            let text = knoblab_core::input::text::decode_owned(bytes).ok()?;
-            GtFile::parse(text).map(Rc::new)
+            match gt_text(bytes) {
+                Ok(text) => GtFile::parse(text).map(Rc::new),
+                Err(why) => {
+                    self.source.refuse(k, why.to_string());
+                    None
+                }
+            }
         };
         // The keys of `candidate_keys`, borrowed from the path when it is
         // already written with single `/`.
@@ -409,7 +295,7 @@ impl<'v> Found<'v> {
     }
 
     /// Whether the value is `null` (Python's `None`).
-    fn is_null(self) -> bool {
+    pub fn is_null(self) -> bool {
         match self {
             // A checked value that starts with `n` is `null`.
             Found::File(file, m) => file.text.as_bytes()[m.value.start] == b'n',

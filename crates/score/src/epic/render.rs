@@ -132,8 +132,9 @@ where
 struct Document<'a> {
     report: &'a Report,
     pred_path: &'a str,
-    /// What the intake skipped, repeated or refused (issue #23), last.
-    input: Option<&'a Value>,
+    /// Entries added last, in order: what the intake skipped, repeated
+    /// or refused (`input`, issue #23; `unused`, issue #47).
+    extra: &'a [(&'a str, &'a Value)],
 }
 
 impl Serialize for Document<'_> {
@@ -160,8 +161,8 @@ impl Serialize for Document<'_> {
             }),
         )?;
         m.serialize_entry("knoblab", &Knoblab(r))?;
-        if let Some(input) = self.input {
-            m.serialize_entry("input", input)?;
+        for (key, value) in self.extra {
+            m.serialize_entry(key, value)?;
         }
         m.end()
     }
@@ -195,16 +196,16 @@ pub fn write_json<W: std::io::Write>(
     pred_path: &str,
     out: W,
 ) -> serde_json::Result<()> {
-    write_json_with_input(report, pred_path, None, out)
+    write_json_with(report, pred_path, &[], out)
 }
 
-/// [`write_json`] with an `input` entry last when one is given: what the
-/// intake of the predictions skipped, repeated or refused (the bytes of
-/// [`to_json`]'s document with `input` inserted at its end).
-pub fn write_json_with_input<W: std::io::Write>(
+/// [`write_json`] with `extra` entries last, in order (the bytes of
+/// [`to_json`]'s document with them inserted at its end): what the intake
+/// of the predictions skipped, repeated or refused.
+pub fn write_json_with<W: std::io::Write>(
     report: &Report,
     pred_path: &str,
-    input: Option<&Value>,
+    extra: &[(&str, &Value)],
     out: W,
 ) -> serde_json::Result<()> {
     serde_json::to_writer_pretty(
@@ -212,7 +213,7 @@ pub fn write_json_with_input<W: std::io::Write>(
         &Document {
             report,
             pred_path,
-            input,
+            extra,
         },
     )
 }

@@ -646,14 +646,28 @@ pub(super) fn report_of(
         .iter()
         .filter(|s| s.gt_path.is_some())
         .collect();
+    // A sample found its mask when its GT file was found and holds every
+    // mask its task reads (issue #47: a file without one is named).
+    let mask_missing = |s: &SampleResult| {
+        s.quirks.iter().find_map(|q| match q {
+            Quirk::GtMaskMissing(mask) => Some(*mask),
+            _ => None,
+        })
+    };
     let mut gt_missing: Vec<String> = with_path
         .iter()
-        .filter(|s| !s.gt_found)
-        .filter_map(|s| s.gt_path.clone())
+        .filter_map(|s| match (s.gt_found, mask_missing(s)) {
+            (false, _) => s.gt_path.clone(),
+            (true, Some(mask)) => s.gt_path.as_ref().map(|p| format!("{p} (no {mask})")),
+            (true, None) => None,
+        })
         .collect();
     gt_missing.dedup();
     let gt_expected = with_path.len();
-    let gt_found = with_path.iter().filter(|s| s.gt_found).count();
+    let gt_found = with_path
+        .iter()
+        .filter(|s| s.gt_found && mask_missing(s).is_none())
+        .count();
     let comparison = compare(&official);
     Report {
         kind,

@@ -64,6 +64,11 @@ pub enum Quirk {
     DecodeFailureNotInvalid,
     /// The formatter rejected the reply ("No Valid Response").
     FormatterRejected(&'static str),
+    /// The GT file was found but holds no mask the task reads (no
+    /// `mask_annotation`, no such `masklet_*`, or an empty list): scored
+    /// as the official code scores it, and not counted among the samples
+    /// that found their mask (issue #47).
+    GtMaskMissing(&'static str),
 }
 
 impl Quirk {
@@ -80,6 +85,7 @@ impl Quirk {
             Quirk::PathCollapsed => "path_collapsed",
             Quirk::DecodeFailureNotInvalid => "decode_failure_not_invalid",
             Quirk::FormatterRejected(_) => "formatter_rejected",
+            Quirk::GtMaskMissing(_) => "gt_mask_missing",
         }
     }
 
@@ -98,6 +104,9 @@ impl Quirk {
             Quirk::PathCollapsed => "path collapsed below 2 points: 0 without being flagged invalid".into(),
             Quirk::DecodeFailureNotInvalid => "GT decode failure is not counted as invalid".into(),
             Quirk::FormatterRejected(why) => format!("formatter gave \"No Valid Response\": {why}"),
+            Quirk::GtMaskMissing(mask) => format!(
+                "the GT file holds no {mask} (no mask_annotation, no such mask, or an empty list): the GT counted as empty"
+            ),
         }
     }
 }
@@ -383,6 +392,15 @@ enum Task {
 }
 
 impl Task {
+    /// The masks the task reads from the ground truth.
+    fn masks(&self) -> Vec<&'static str> {
+        match self {
+            Task::Counted { mask, .. } | Task::LocOnly(mask) => vec![mask],
+            Task::Path(_) => vec!["masklet_path", "masklet_target_area"],
+            Task::Placement => vec!["masklet_placement_region"],
+        }
+    }
+
     /// The prediction fields the task scores, in the order their quirks are
     /// noted, with the quirk's label: the only fields in which the
     /// corrected mode reads anything differently (a list-wrapped sentinel).
@@ -491,6 +509,33 @@ pub fn score_record(
     };
     if file.is_none() {
         res.quirks.push(Quirk::MissingGtFile);
+    } else {
+        // A file without the mask its task reads is named, not taken as
+        // found (it is scored as officially: the GT counted as empty).
+        // An empty list is the mask of a GT that counts no instance, or
+        // of a placement the GT says is not feasible.
+        let inline = rec.get("ground_truth");
+        let counts_none = match &task {
+            Task::Counted { count, .. } => {
+                let n = lookup(file.as_deref(), inline, count).map(Found::value);
+                matches!(parse_count(n), Ok(Some(0)))
+            }
+            Task::Placement => {
+                let v = lookup(file.as_deref(), inline, "placement_feasibility").map(Found::value);
+                parse_feasibility(&[v]) == Some(false)
+            }
+            _ => false,
+        };
+        for mask in task.masks() {
+            let present = match lookup(file.as_deref(), inline, mask) {
+                Some(f) if f.is_null() => false,
+                Some(f) => counts_none || !f.is_empty_field(),
+                None => false,
+            };
+            if !present {
+                res.quirks.push(Quirk::GtMaskMissing(mask));
+            }
+        }
     }
     match evaluate(&task, rec, file.as_deref(), opts, &mut res, &ty) {
         Ok(()) => {}

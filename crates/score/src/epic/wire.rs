@@ -114,6 +114,7 @@ fn quirk_out(q: &Quirk) -> WireQuirk {
         Quirk::WrappedSentinelParsed { field } => w.field = Some(field.to_string()),
         Quirk::DroppedGtInstances(n) => w.count = Some(*n),
         Quirk::FormatterRejected(why) => w.field = Some(why.to_string()),
+        Quirk::GtMaskMissing(mask) => w.field = Some(mask.to_string()),
         _ => {}
     }
     w
@@ -144,9 +145,24 @@ fn quirk_in(w: WireQuirk) -> Result<Quirk, WireError> {
                 .find(|r| *r == field)
                 .ok_or_else(unknown)?,
         ),
+        "gt_mask_missing" => {
+            Quirk::GtMaskMissing(MASKS.iter().find(|m| **m == field).ok_or_else(unknown)?)
+        }
         _ => return Err(unknown()),
     })
 }
+
+/// The masks [`Quirk::GtMaskMissing`] may name: every `masklet_*` a task reads.
+const MASKS: [&str; 8] = [
+    "masklet_target",
+    "masklet_ground",
+    "masklet_matching_area",
+    "masklet_affordance_region",
+    "masklet_contact_target",
+    "masklet_placement_region",
+    "masklet_path",
+    "masklet_target_area",
+];
 
 fn leaf_position(leaf: Option<&'static Leaf>) -> Option<usize> {
     leaf.and_then(|l| LEAVES.iter().position(|x| x.type_key == l.type_key))
@@ -275,6 +291,10 @@ pub fn digest_to_json(d: &ShardDigest) -> String {
 }
 
 /// Reads back a digest written by [`digest_to_json`].
+#[allow(
+    clippy::disallowed_methods,
+    reason = "shard digests the page's own workers write and read back, not a user's file"
+)]
 pub fn digest_from_json(text: &str) -> Result<ShardDigest, WireError> {
     let w: WireDigest = serde_json::from_str(text).map_err(|e| WireError::Json(e.to_string()))?;
     let official = w

@@ -45,24 +45,54 @@ pub enum Convention {
     },
 }
 
+/// A corrected-mode convention that is not one (`--convention`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConventionError {
+    /// Neither `unit`, `permille` nor `pixels:…`.
+    #[error("unknown convention `{0}`: expected unit, permille or pixels:WxH")]
+    Unknown(String),
+    /// `pixels:` without `WxH` after it.
+    #[error("`{0}`: expected WxH, e.g. 1920x1080")]
+    NotWxH(String),
+    /// A width or height that is not a number.
+    #[error("bad {which} `{given}`")]
+    NotANumber {
+        /// `width` or `height`.
+        which: &'static str,
+        /// What was given.
+        given: String,
+    },
+    /// A width or height of zero or less.
+    #[error("pixel dimensions must be positive (got {0})")]
+    NotPositive(String),
+}
+
 impl std::str::FromStr for Convention {
-    type Err = String;
+    type Err = ConventionError;
     /// `unit` (or `0-1`), `permille` (or `0-1000`), `pixels:WxH`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "unit" | "0-1" => Ok(Self::Unit),
             "permille" | "0-1000" => Ok(Self::Permille),
             other => {
-                let dims = other.strip_prefix("pixels:").ok_or(format!(
-                    "unknown convention `{other}`: expected unit, permille or pixels:WxH"
-                ))?;
+                let dims = other
+                    .strip_prefix("pixels:")
+                    .ok_or_else(|| ConventionError::Unknown(other.to_string()))?;
                 let (w, h) = dims
                     .split_once(['x', 'X'])
-                    .ok_or(format!("`{dims}`: expected WxH, e.g. 1920x1080"))?;
-                let width: f64 = w.parse().map_err(|_| format!("bad width `{w}`"))?;
-                let height: f64 = h.parse().map_err(|_| format!("bad height `{h}`"))?;
-                if width <= 0.0 || height <= 0.0 {
-                    return Err("pixel dimensions must be positive".to_string());
+                    .ok_or_else(|| ConventionError::NotWxH(dims.to_string()))?;
+                let number = |which: &'static str, given: &str| {
+                    given
+                        .parse::<f64>()
+                        .map_err(|_| ConventionError::NotANumber {
+                            which,
+                            given: given.to_string(),
+                        })
+                };
+                let (width, height) = (number("width", w)?, number("height", h)?);
+                // `!(x > 0)` also refuses NaN.
+                if !(width > 0.0 && height > 0.0 && width.is_finite() && height.is_finite()) {
+                    return Err(ConventionError::NotPositive(dims.to_string()));
                 }
                 Ok(Self::Pixels { width, height })
             }

@@ -175,6 +175,13 @@ pub enum SkipReason {
         /// The paths tried.
         tried: Vec<String>,
     },
+    /// An image path that is absolute or climbs out of the dataset folder
+    /// with `..`: refused, never looked up (the input layer's path rule).
+    #[error("image path refused: {cause}")]
+    ImagePathRefused {
+        /// The path and what is wrong with it.
+        cause: String,
+    },
     /// `component` or `component.instructions` or `processing_details` is
     /// not an object, or `component.type` is not a string (desktop).
     #[error("field `{field}` has the wrong shape; the official code raises and writes no result")]
@@ -242,7 +249,11 @@ impl Skipped {
 
     /// A line of a JSON Lines file that is not JSON: skipped before it is
     /// counted, with the reader's message.
-    pub(super) fn invalid_json(platform: Platform, source: String, e: &serde_json::Error) -> Self {
+    pub(super) fn invalid_json(
+        platform: Platform,
+        source: String,
+        e: &impl std::fmt::Display,
+    ) -> Self {
         Skipped::new(
             platform,
             source,

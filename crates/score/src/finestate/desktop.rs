@@ -34,8 +34,8 @@ fn desktop_records(
     let text = knoblab_core::input::text::decode(bytes)
         .map_err(|e| DesktopFileError::NotText(e.to_string()))?;
     if family == Family::SpecificData {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| DesktopFileError::Json(e.to_string()))?;
+        let value: Value = knoblab_core::input::json::from_text(text)
+            .map_err(|e| DesktopFileError::Json(e.to_string()))?;
         return match value {
             Value::Array(items) => Ok(items
                 .into_iter()
@@ -54,7 +54,7 @@ fn desktop_records(
             continue;
         }
         let source = format!("{path}:{}", line_no + 1);
-        match serde_json::from_str(line) {
+        match knoblab_core::input::json::from_text(line) {
             Ok(v) => records.push((source, v)),
             Err(e) => skipped.push(Skipped::invalid_json(platform, source, &e)),
         }
@@ -99,7 +99,20 @@ pub(super) fn load_desktop(ctx: &Ctx) -> Dataset {
                 continue;
             }
             let path = format!("{json_dir}/{name}");
-            let bytes = ctx.files.read(&path).unwrap_or_default();
+            // A FIFO, a device or a file past its cap is named, not read as empty.
+            let bytes = match ctx.files.read_checked(&path) {
+                Ok(bytes) => bytes,
+                Err(cause) => {
+                    data.skipped.push(Skipped::new(
+                        platform,
+                        path,
+                        None,
+                        None,
+                        SkipReason::FileUnreadable { cause },
+                    ));
+                    continue;
+                }
+            };
             let records = match desktop_records(platform, family, &path, &bytes, &mut data.skipped)
             {
                 Ok(r) => r,
@@ -205,6 +218,16 @@ fn desktop_record(
             ));
         };
         path = join(&join(&join(root, a), b), c);
+    }
+    // The path the official rule made must stay inside the dataset folder
+    // (`../../x` would climb out): refused and named, never looked up.
+    if let Err(cause) = knoblab_core::input::path::normalize(&path) {
+        return DesktopOutcome::Skipped(
+            SkipReason::ImagePathRefused {
+                cause: cause.to_string(),
+            },
+            Some(image.to_string()),
+        );
     }
     if !ctx.exists(&path) {
         return DesktopOutcome::Skipped(

@@ -21,6 +21,12 @@ pub trait FileSet {
     fn list_files(&self, dir: &str) -> Vec<String>;
     /// A file's bytes, or `None` if it is missing or unreadable.
     fn read(&self, path: &str) -> Option<Vec<u8>>;
+    /// A file's bytes, or why it cannot be read (missing, not a regular
+    /// file, too large), for a reader that names what it could not use.
+    fn read_checked(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.read(path)
+            .ok_or_else(|| format!("{path}: no such file in the dataset"))
+    }
 }
 
 /// Lexical clean-up of a relative path the way the OS would resolve it:
@@ -230,9 +236,12 @@ impl FileSet for DiskFiles {
         let Ok(entries) = std::fs::read_dir(self.resolve(dir)) else {
             return Vec::new();
         };
+        // Every entry but folders: a FIFO, a socket or a device is listed
+        // too, so that the reader names it (`read_checked` refuses it by
+        // its kind, never opening it) instead of passing over it.
         let mut names: Vec<String> = entries
             .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter(|e| std::fs::metadata(e.path()).map_or(true, |m| !m.is_dir()))
             .filter_map(|e| e.file_name().into_string().ok())
             .collect();
         names.sort();
@@ -241,7 +250,13 @@ impl FileSet for DiskFiles {
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         // Within the bound of `score::limits`; a larger file reads as absent.
-        crate::limits::read_file(&self.resolve(path)).ok()
+        self.read_checked(path).ok()
+    }
+
+    fn read_checked(&self, path: &str) -> Result<Vec<u8>, String> {
+        let full = knoblab_core::input::path::resolve_under(&self.root, path)
+            .map_err(|e| e.to_string())?;
+        crate::limits::read_file(&full).map_err(|e| e.to_string())
     }
 }
 

@@ -33,13 +33,27 @@ pub fn load_platform(files: &dyn FileSet, platform: Platform, policy: ImagePolic
         _ => {
             let root = platform.data_root();
             let mut texts = Vec::new();
+            let mut unreadable = Vec::new();
             for name in files.list_files(root) {
                 if name.ends_with(".jsonl") {
                     let path = format!("{root}/{name}");
-                    texts.push((path.clone(), files.read(&path).unwrap_or_default()));
+                    // A file that cannot be read (a FIFO, a device, too
+                    // large) is named among the skipped, never passed over.
+                    match files.read_checked(&path) {
+                        Ok(bytes) => texts.push((path, bytes)),
+                        Err(cause) => unreadable.push(Skipped::new(
+                            platform,
+                            path,
+                            None,
+                            None,
+                            SkipReason::FileUnreadable { cause },
+                        )),
+                    }
                 }
             }
-            load_standard(&ctx, platform, &texts)
+            let mut data = load_standard(&ctx, platform, &texts);
+            data.skipped.splice(0..0, unreadable);
+            data
         }
     }
 }
@@ -180,7 +194,8 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
             if line.is_empty() {
                 continue;
             }
-            let record: Value = match serde_json::from_str(line) {
+            // Through the input layer: a key twice in one record is named.
+            let record: Value = match knoblab_core::input::json::from_text(line) {
                 Ok(v) => v,
                 Err(e) => {
                     data.skipped
@@ -206,6 +221,22 @@ fn load_standard(ctx: &Ctx, platform: Platform, texts: &[(String, Vec<u8>)]) -> 
                 data.skipped.push(skip(SkipReason::ImageNotString, None));
                 continue;
             };
+            // An image path (or the record's own `_image_path`) that is
+            // absolute or climbs out of the dataset folder is refused and
+            // named, not looked up outside it.
+            let own = obj_field(&record, "_image_path").and_then(Value::as_str);
+            if let Some(cause) = std::iter::once(image)
+                .chain(own)
+                .find_map(|p| knoblab_core::input::path::normalize(p).err())
+            {
+                data.skipped.push(skip(
+                    SkipReason::ImagePathRefused {
+                        cause: cause.to_string(),
+                    },
+                    Some(image.to_string()),
+                ));
+                continue;
+            }
             let image_path = match resolve_standard(ctx, platform, image, &record) {
                 Ok(p) => p,
                 Err(tried) => {

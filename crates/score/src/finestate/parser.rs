@@ -31,15 +31,18 @@ pub enum ParserBuild {
     Pyc,
 }
 
+/// A parser build's name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown parser build `{0}`: expected py or pyc")]
+pub struct UnknownParser(pub String);
+
 impl std::str::FromStr for ParserBuild {
-    type Err = String;
+    type Err = UnknownParser;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "py" => Ok(Self::Py),
             "pyc" => Ok(Self::Pyc),
-            other => Err(format!(
-                "unknown parser build `{other}`: expected py or pyc"
-            )),
+            other => Err(UnknownParser(other.to_string())),
         }
     }
 }

@@ -158,6 +158,15 @@ impl PredictionSet {
 /// Why a predictions file could not be read at all.
 #[derive(Debug, Error)]
 pub enum PredictionError {
+    /// The text breaks a rule of the input layer (a key twice in one
+    /// object, named with both positions).
+    #[error("`{name}`: {reason}")]
+    Refused {
+        /// The file's name.
+        name: String,
+        /// The rule broken, and where.
+        reason: String,
+    },
     /// The file is not UTF-8 text.
     #[error("`{name}` is not UTF-8 text: {reason}")]
     NotText {
@@ -329,12 +338,19 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
         name: name.to_string(),
         reason: e.to_string(),
     })?;
+    // A key twice in one object (two `interaction_prediction`s, two
+    // images in one record) is refused with both positions: which one
+    // counts would not be defined.
+    knoblab_core::input::json::check_unique_keys(text).map_err(|e| PredictionError::Refused {
+        name: name.to_string(),
+        reason: e.to_string(),
+    })?;
     let mut set = PredictionSet {
         format: PredictionFormat::JsonLines,
         predictions: Vec::new(),
         problems: Vec::new(),
     };
-    match serde_json::from_str::<Value>(text) {
+    match knoblab_core::input::json::from_text::<Value>(text) {
         Ok(Value::Array(items)) => {
             set.format = PredictionFormat::OfficialResults;
             for (i, item) in items.iter().enumerate() {
@@ -373,7 +389,7 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
                     continue;
                 }
                 let source = format!("{name}:{}", i + 1);
-                let parsed = serde_json::from_str::<Value>(line)
+                let parsed = knoblab_core::input::json::from_text::<Value>(line)
                     .map_err(|e| RecordError::Json(e.to_string()))
                     .and_then(|v| from_line(&v, &source));
                 match parsed {
@@ -408,7 +424,7 @@ pub fn read_result_files(files: &[(String, Vec<u8>)]) -> PredictionSet {
     let mut sorted: Vec<&(String, Vec<u8>)> = files.iter().collect();
     sorted.sort_by_key(|(name, _)| result_number(name));
     for (name, bytes) in sorted {
-        let parsed = serde_json::from_slice::<Value>(bytes)
+        let parsed = knoblab_core::input::json::from_bytes::<Value>(bytes)
             .map_err(|e| RecordError::Json(e.to_string()))
             .and_then(|v| from_result_object(&v, name));
         match parsed {

@@ -102,6 +102,10 @@ fn boxes(rng: &mut Rng) -> ([f64; 4], [f64; 4], [f64; 4]) {
 
 /// Generates `total` instances split over desktop, web and mobile roughly
 /// as the official scripts' limits (821 / 697 / 648), from `seed`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "reads back the synthetic data it has just generated"
+)]
 pub fn generate(total: usize, seed: u64) -> SyntheticSet {
     let mut rng = Rng(seed);
     let desktop = total * 821 / (821 + 697 + 648);

@@ -171,6 +171,30 @@ pub(crate) fn json_error(file: &str, line_offset: usize, e: &serde_json::Error) 
     }
 }
 
+/// The input layer's JSON error (a duplicate key, an encoding, or
+/// `serde_json`'s own) as a SWITCH input error, its line counted from
+/// `line_offset` (a JSON Lines line's index).
+pub(crate) fn layer_json_error(
+    file: &str,
+    line_offset: usize,
+    e: &knoblab_core::input::json::JsonError,
+) -> InputError {
+    use knoblab_core::input::{json::JsonError, InputError as Layer};
+    match e {
+        JsonError::Parse(e) => json_error(file, line_offset, e),
+        JsonError::Input(d @ Layer::DuplicateKey { line, column, .. }) => InputError::Json {
+            file: file.to_string(),
+            line: line + line_offset,
+            column: *column,
+            message: d.to_string(),
+        },
+        JsonError::Input(other) => InputError::Io {
+            file: file.to_string(),
+            message: other.to_string(),
+        },
+    }
+}
+
 /// A short description of a JSON value for "found ..." in messages.
 pub(crate) fn describe(value: &serde_json::Value) -> String {
     let text = value.to_string();

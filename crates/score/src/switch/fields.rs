@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::dataset::{Gold, Item, ItemKey, ItemKind, Split};
-use super::error::{json_error, InputError};
+use super::error::{layer_json_error, InputError};
 
 /// The records of a JSON Lines file (1-based line numbers; blank lines
 /// skipped) or of one JSON array (1-based positions), and a JSON error for
@@ -29,9 +29,11 @@ pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Ve
     let mut records = Vec::new();
     let mut errors = Vec::new();
     if text.trim_start().starts_with('[') {
-        match serde_json::from_str::<Vec<Value>>(text) {
+        // Through the input layer: a key twice in one object is refused
+        // with both positions (serde_json would keep the last silently).
+        match knoblab_core::input::json::from_text::<Vec<Value>>(text) {
             Ok(list) => records.extend(list.into_iter().enumerate().map(|(i, v)| (i + 1, v))),
-            Err(e) => errors.push(json_error(file, 0, &e)),
+            Err(e) => errors.push(layer_json_error(file, 0, &e)),
         }
     } else {
         for (i, line) in text.lines().enumerate() {
@@ -39,9 +41,9 @@ pub(crate) fn json_records(file: &str, bytes: &[u8]) -> (Vec<(usize, Value)>, Ve
             if line.is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(line) {
+            match knoblab_core::input::json::from_text::<Value>(line) {
                 Ok(v) => records.push((i + 1, v)),
-                Err(e) => errors.push(json_error(file, i, &e)),
+                Err(e) => errors.push(layer_json_error(file, i, &e)),
             }
         }
     }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::dataset::{
     GroundTruth, Item, ItemKey, ItemKind, Split, FORMS, TASK_FAMILIES, UNKNOWN_FORM,
 };
-use super::error::{describe, json_error, InputError, InputErrors};
+use super::error::{describe, InputError, InputErrors};
 use super::fields::{item, parse_gold, schema_type, text_of, ItemParts};
 use super::release;
 use knoblab_core::input::zip::{BoundedZip, ZipLimits};
@@ -323,10 +323,12 @@ struct FileContext {
 }
 
 fn read_file(ctx: &FileContext, bytes: &[u8], items: &mut Vec<Item>, errors: &mut Vec<InputError>) {
-    let value: Value = match serde_json::from_slice(bytes) {
+    // Through the input layer: BOM stripped, UTF-16 named, CR-only line
+    // endings named, a key twice in one object refused.
+    let value: Value = match knoblab_core::input::json::from_bytes(bytes) {
         Ok(v) => v,
         Err(e) => {
-            errors.push(json_error(&ctx.file, 0, &e));
+            errors.push(super::error::layer_json_error(&ctx.file, 0, &e));
             return;
         }
     };

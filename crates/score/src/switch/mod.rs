@@ -36,6 +36,8 @@
 //! - [`video`]: generated-video judge aggregation.
 //! - [`matching`]: which item each prediction names; what the judge must see.
 //! - [`report`]: scoring every item and building the report.
+//! - [`submission`]: the leaderboard's four tracks and which ones the
+//!   predictions cover.
 //! - [`table`]: the report as text tables.
 //! - [`error`]: input errors, each naming file, record and what is valid.
 
@@ -52,6 +54,7 @@ pub mod openqa;
 pub mod predictions;
 pub mod release;
 pub mod report;
+pub mod submission;
 pub mod table;
 pub mod video;
 

@@ -484,6 +484,9 @@ pub struct SwitchReport {
     pub leaderboard: LeaderboardTable,
     /// The leaderboard submission row.
     pub submission: Submission,
+    /// Its four tracks, each with whether the predictions cover it
+    /// ([`super::submission`]).
+    pub submission_tracks: Vec<super::submission::TrackCoverage>,
     /// Present when the predictions carry saved judge outputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeTable>,
@@ -500,6 +503,14 @@ pub struct SwitchReport {
     pub video: Option<VideoReport>,
     /// One row per item, in key order (the drill-down).
     pub per_item: Vec<ItemResult>,
+}
+
+/// A report is its own: so that a list of reports and a list of scored
+/// runs (which hold one) are read alike.
+impl AsRef<SwitchReport> for SwitchReport {
+    fn as_ref(&self) -> &SwitchReport {
+        self
+    }
 }
 
 fn letters(set: &BTreeSet<char>) -> String {
@@ -931,6 +942,7 @@ pub fn build_report_with(
     let (assigned, unmatched) = match_predictions(gt, pred_file, predictions)?;
     let judging = predictions.iter().any(|p| p.judge.is_some());
     let mut tally = ReportTally::default();
+    let mut tracks = super::submission::TrackTally::default();
     let mut report = SwitchReport {
         extractor_version: EXTRACTOR_VERSION,
         model: model_info(pred_file, predictions, options),
@@ -977,6 +989,9 @@ pub fn build_report_with(
                     cell.0.add(result.correct);
                 }
                 tally.board.add_mcq(item, result.correct, in_overall);
+                if in_overall {
+                    tracks.add(item, true, p.is_some());
+                }
                 if let (Some(f), Some(p)) = (&result.failure, p) {
                     report.parse_failures.push(ParseFailureEntry {
                         item: row.item.clone(),
@@ -1009,6 +1024,7 @@ pub fn build_report_with(
                 if in_overall {
                     tally.add_open(skill, &result);
                     tally.board.add_open(item, &result);
+                    tracks.add(item, false, p.is_some());
                 }
                 if skill.is_none() {
                     let cell = tally.extra.entry(item.key.task_family.clone()).or_default();
@@ -1045,6 +1061,7 @@ pub fn build_report_with(
         cell.in_overall = options.include_extra_families;
     }
     report.submission = submission(&report, options);
+    report.submission_tracks = tracks.finish();
     Ok(report)
 }
 

@@ -280,6 +280,7 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
         file: file.into(),
         detected: detected.into(),
         notes,
+        unused: Vec::new(),
         tables: vec![table2, tasks(doc), counts(samples)],
         charts: vec![chart(doc)],
         items: ItemsView {

@@ -276,6 +276,7 @@ pub fn view(file: &str, detected: &str, report: &Report, doc: &Value) -> ReportV
         file: file.into(),
         detected: detected.into(),
         notes,
+        unused: Vec::new(),
         tables: vec![
             official,
             rates_table(doc, report, "corrected"),

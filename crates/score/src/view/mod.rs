@@ -29,6 +29,11 @@ pub struct ReportView {
     pub detected: String,
     /// Lines above the tables: ground-truth coverage, what the modes mean.
     pub notes: Vec<String>,
+    /// Every line and item of the inputs the numbers do not use (skipped,
+    /// refused, given twice, matching nothing), each with its file and
+    /// line, shown above the tables (issue #47).
+    #[serde(default)]
+    pub unused: Vec<knoblab_core::input::unused::Unused>,
     /// The tables, in the paper's order.
     pub tables: Vec<TableView>,
     /// The charts under the tables.

@@ -637,6 +637,13 @@ pub fn view_in(
             report.parse_failures.len()
         ));
     }
+    let uncovered = crate::switch::submission::uncovered(&report.submission_tracks);
+    if !uncovered.is_empty() && !report.per_item.is_empty() {
+        notes.push(format!(
+            "The submission's tracks not covered by these predictions: {}.",
+            uncovered.join("; ")
+        ));
+    }
     if report.model.access.is_none() && !report.per_item.is_empty() {
         notes.push("The model's access (open_weight or closed_api) is not given: choose it under Options for the paper's row groups and the submission.".into());
     }
@@ -725,6 +732,7 @@ pub fn view_in(
         file: file.into(),
         detected: detected.into(),
         notes,
+        unused: Vec::new(),
         tables,
         charts: if has_items { vec![chart] } else { Vec::new() },
         items: ItemsView {

@@ -61,6 +61,7 @@ pub fn view(file: &str, detected: &str, run: &RunMetrics, doc: &Value, agent: &s
         file: file.into(),
         detected: detected.into(),
         notes: vec![format!("Agent: {agent}. Rates in %, VSPS, GVPE and distances on the 0–1000 scale; ↓ lower is better.")],
+        unused: Vec::new(),
         tables: vec![TableView {
             id: "trajectories-main".into(),
             span_rows: Vec::new(),

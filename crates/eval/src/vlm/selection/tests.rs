@@ -1,5 +1,6 @@
 //! Tests of `selection` (kept apart so that the module reads as one idea).
 
+#![allow(clippy::disallowed_methods)] // tests, benches and tools read their own fixtures and files directly (#47)
 use super::*;
 use knoblab_core::bundle::generated::GeneratedEntry;
 use knoblab_core::bundle::LibraryEntry;

@@ -1,5 +1,10 @@
-//! The page's heap: small blocks by size class in front of a general
-//! allocator.
+//! # knoblab-web-heap
+//!
+//! The heap of the page and of its workers' modules (each a wasm32 binary
+//! of its own: the page, `knoblab-score-worker`, `knoblab-device-worker`):
+//! small blocks by size class in front of a general allocator. A crate of
+//! its own so that the workers' binaries set the same allocator without
+//! linking the page.
 //!
 //! A Score worker makes millions of small values (masks' runs, parsed
 //! replies, strings) and frees most of them soon after. Talc, the page's
