@@ -140,6 +140,21 @@ test('three runs: the table is the CLI\'s, cells open episodes, episodes open tr
   assert.equal(doc.format, 'knoblab-leaderboard-published/1');
   assert.deepEqual(doc.leaderboard.runs.map((r) => r.metrics), EXPECTED.runs.map((r) => r.metrics));
   assert.equal(doc.traces.length, 3);
+
+  // A plan with one episode none of the runs played: every row counts it
+  // as missing (ranked again in the worker, the plan file handed over).
+  const keys = EXPECTED.runs[0].episodes.map((e) => e.key);
+  const extra = keys[0].replace(/#\d+$/, '#99');
+  const planFile = join(work, 'plan.txt');
+  writeFileSync(planFile, [...keys, extra].join('\n') + '\n');
+  const before = await tableOf(page);
+  await page.getByTestId('lb-plan').setInputFiles([planFile]);
+  await page.getByTestId('lb-plan-name').waitFor();
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=lb-row] [data-testid=lb-coverage]')?.dataset.plan) === n, before[0].coverage.plan + 1);
+  await page.getByTestId('lb-done').waitFor();
+  const planned = await tableOf(page);
+  assert.deepEqual(planned.map((r) => [r.coverage.plan, r.coverage.missing]),
+    before.map((r) => [r.coverage.plan + 1, r.coverage.missing + 1]));
   assert.equal(errors.length, 0, errors.join('\n'));
   await page.close();
 

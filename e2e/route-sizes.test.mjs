@@ -11,12 +11,14 @@ import assert from 'node:assert/strict';
 import { launch, BASE_URL, DESKTOP } from './support.mjs';
 import { deviceOf, fetchJson } from './player-support.mjs';
 
-/** wasm + JS + CSS before the library is usable: at most 1.5 MiB. Issue
- * #46's goal is 1.0 MiB; the page's own module is 1.41 MiB gzipped with
- * the scorers and the generator out of it (docs/performance.md, "What each
- * route downloads", says what is left in it). This bound fails if either
- * comes back into the page's module (each is over 1 MiB gzipped). */
-const BUDGET = 1.5 * 1024 * 1024;
+/** wasm + JS + CSS before the library is usable: at most 1.27 MiB, what
+ * the whole page weighed before the device generator and the picture code
+ * joined it (issue #46: no route above it). The issue's goal for this route
+ * is 1.0 MiB, not reached: the page's own module is 1.22 MiB gzipped with
+ * the scorers, the leaderboard's computation, the generator and the regex
+ * engine out of it (docs/performance.md, "What each route downloads", says
+ * what is left in it). This bound fails if any of them comes back. */
+const BUDGET = 1.27 * 1024 * 1024;
 const SCORER = /knoblab-score-worker/;
 const GENERATOR = /knoblab-device-worker/;
 
@@ -57,7 +59,7 @@ async function visit(hash, ready) {
   return { requested, ...atReady };
 }
 
-test('the library is usable after at most 1.5 MiB of wasm + JS + CSS, and loads no scorer or generator', async () => {
+test('the library is usable after at most 1.27 MiB of wasm + JS + CSS, and loads no scorer or generator', async () => {
   const { requested, app, files } = await visit('#/library', (page) => page.getByTestId('device-card').first().waitFor());
   // The page's own module was counted: the sum is of real files.
   assert.ok(files.some((f) => /^knoblab-page-[0-9a-f]+_bg\.wasm /.test(f)), files.join('\n'));

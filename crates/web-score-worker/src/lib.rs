@@ -9,6 +9,10 @@
 //!
 //! - [`job`]: the Score page's job: its files taken in, scored in shards
 //!   and merged, an item's drill-down.
+//! - [`board`]: the Leaderboard page's: its runs read and ranked, two
+//!   rows compared (`www/board-worker.js`).
 
+#[cfg(target_arch = "wasm32")]
+pub mod board;
 #[cfg(target_arch = "wasm32")]
 pub mod job;

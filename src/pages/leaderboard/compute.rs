@@ -1,19 +1,38 @@
-//! The page's one way into the leaderboard computation
-//! ([`knoblab_app::leaderboard`]): [`compute`]. Everything heavy the page
-//! asks of it (reading the dropped runs, opening the devices they played,
-//! scoring, the bootstraps, a paired comparison) goes through this
-//! function, so that it can move into a Web Worker as a whole: it takes
-//! and returns plain data, and fetches only what any worker can fetch.
-//! Today it runs on the page's thread.
+//! The page's one way into the leaderboard computation: [`compute`], which
+//! asks the Leaderboard's worker (`www/board-worker.js`, on the scorers'
+//! module, `knoblab-score-worker`: its `board.rs` calls
+//! [`knoblab_app::leaderboard`]). Everything heavy (reading the dropped
+//! runs, opening the devices they played, scoring, the bootstraps, a
+//! paired comparison) happens there, off the page's thread and out of the
+//! page's module, which holds neither the metrics nor the device
+//! generator (issue #46). The page reads the answer (JSON bytes) into the
+//! types it shows.
+//!
+//! **Decision:** one worker, started at the first request and kept while
+//! the page lives; it answers requests in the order they were posted, and
+//! keeps the board of its last build, which is what a comparison compares
+//! (the board on screen: a build that made none keeps the one before).
 
-use knoblab_app::devices::{generated_entry, open_entry_logic};
-use knoblab_app::leaderboard::plan::read_plan;
-use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Dropped, Published};
-use knoblab_app::leaderboard::{self, compare, Comparison, Options, RunInput};
-use knoblab_core::bundle::Bundle;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
-use crate::browser::fetch::{fetch_bytes, fetch_library, read_file, LIBRARY_URL};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{MessageEvent, Worker};
+
+use knoblab_app::leaderboard::publish::{Built, Published};
+use knoblab_app::leaderboard::{Comparison, Options};
+
+use crate::browser::fetch::LIBRARY_URL;
+use crate::browser::js_message;
+use crate::browser::module_worker::{bytes_field, page_relative, set, spawn, string_field};
 use crate::pages::score::worker::{JobFile, Source};
+
+/// The worker's script, beside the page (`www/board-worker.js`).
+const WORKER_JS: &str = "board-worker.js";
+/// The scorers' module, beside the page (the Score page's workers run it too).
+const WORKER_WASM: &str = "knoblab-score-worker_bg.wasm";
 
 /// What the page asks.
 pub enum Request {
@@ -26,13 +45,12 @@ pub enum Request {
         /// Seed and resamples.
         options: Options,
         /// A plan file (name, bytes): the episodes the runs were meant to
-        /// cover ([`read_plan`]).
+        /// cover (`knoblab_app::leaderboard::plan::read_plan`).
         plan: Option<(String, Vec<u8>)>,
     },
-    /// Rows `a` and `b` (0-based) of `board`, compared.
+    /// Rows `a` and `b` (0-based) of the board on screen (the worker's
+    /// last), compared.
     Compare {
-        /// The board.
-        board: Box<Published>,
         /// Row A.
         a: usize,
         /// Row B.
@@ -57,159 +75,156 @@ pub enum Reply {
     Compared(Box<Comparison>),
 }
 
-/// Computes what `request` asks; an error says what went wrong and where.
-pub async fn compute(request: Request) -> Result<Reply, String> {
-    match request {
-        Request::Build {
-            files,
-            mut options,
-            plan,
-        } => {
-            if let Some((name, bytes)) = plan {
-                options.plan = Some(read_plan(&name, &bytes).map_err(|e| e.to_string())?);
-            }
-            build(files, &options).await
-        }
-        Request::Compare { board, a, b } => {
-            let options = Options {
-                seed: board.leaderboard.seed,
-                resamples: board.leaderboard.resamples,
-                compare: Vec::new(),
-                plan: None,
-            };
-            compare(&board.leaderboard, a, b, &options)
-                .map(|c| Reply::Compared(Box::new(c)))
-                .map_err(|e| e.to_string())
-        }
-    }
+/// The running worker, its handlers, and the requests it has not answered
+/// (by number: how to settle each caller's promise).
+struct Running {
+    worker: Worker,
+    waiting: HashMap<u64, (js_sys::Function, js_sys::Function)>,
+    numbered: u64,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(JsValue)>,
 }
 
-async fn build(files: Vec<JobFile>, options: &Options) -> Result<Reply, String> {
-    let mut refused = Vec::new();
-    let mut names = Vec::new();
-    let mut prepared = Vec::new();
-    let mut traces = Vec::new();
-    let mut bundles: Vec<Bundle> = Vec::new();
-    let mut saved: Option<Box<Published>> = None;
-    // One file at a time: read, score, keep its rows and traces, drop it,
-    // so the page holds one file's trajectories at once.
-    for f in &files {
-        let bytes = match bytes_of(f).await {
-            Ok(b) => b,
-            Err(e) => {
-                refused.push(e);
-                continue;
-            }
+thread_local! {
+    static WORKER: RefCell<Option<Running>> = const { RefCell::new(None) };
+}
+
+/// Starts the worker; its answers settle the waiting requests.
+fn start() -> Result<Running, String> {
+    let worker = spawn(WORKER_JS, WORKER_WASM)?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let data = event.data();
+        let Some(number) = js_sys::Reflect::get(&data, &JsValue::from_str("job"))
+            .ok()
+            .and_then(|n| n.as_f64())
+        else {
+            return;
         };
-        let run = match read_dropped(&f.path, &bytes) {
-            Ok(Dropped::Run(run)) => run,
-            Ok(Dropped::Board(board)) => {
-                saved = Some(board);
-                continue;
+        let settle = WORKER.with(|w| {
+            w.borrow_mut()
+                .as_mut()
+                .and_then(|r| r.waiting.remove(&(number as u64)))
+        });
+        if let Some((resolve, reject)) = settle {
+            match string_field(&data, "error") {
+                Some(error) => {
+                    let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&error));
+                }
+                None => {
+                    let _ = resolve.call1(&JsValue::NULL, &data);
+                }
             }
-            Err(e) => {
-                refused.push(e);
-                continue;
-            }
-        };
-        drop(bytes);
-        let more = library_devices(&played_ids(&run), &bundles).await?;
-        bundles.extend(more);
-        bundles = leaderboard::with_generated(std::slice::from_ref(&run), bundles)
-            .map_err(|e| e.to_string())?;
-        prepared.push(leaderboard::prepare(&run, &bundles));
-        traces.push(traces_of(&run));
-        names.push(run.name);
-    }
-    if let Some(board) = saved {
-        for name in &names {
-            refused.push(format!(
-                "{name}: not ranked: a saved leaderboard was opened with it; drop runs on their own to rank them"
-            ));
         }
-        return Ok(Reply::Board {
-            board: Some(board),
-            refused,
-            runs: Vec::new(),
-        });
-    }
-    if prepared.is_empty() {
-        return Ok(Reply::Board {
-            board: None,
-            refused,
-            runs: names,
-        });
-    }
-    if let Some(keys) = &options.plan {
-        let ids: Vec<&str> = keys
-            .iter()
-            .filter_map(|k| leaderboard::split_key(k).map(|(b, _)| b))
-            .collect();
-        let more = library_devices(&ids, &bundles).await?;
-        bundles.extend(more);
-    }
-    let board =
-        leaderboard::from_prepared(prepared, bundles, options).map_err(|e| e.to_string())?;
-    Ok(Reply::Board {
-        board: Some(Box::new(Published::new(board, traces))),
-        refused,
-        runs: names,
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let on_error = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let message = string_field(&event, "message")
+            .unwrap_or_else(|| "the leaderboard's worker stopped".to_string());
+        let message = JsValue::from_str(&format!("the leaderboard's worker failed: {message}"));
+        // Every request waiting fails with the reason; the next one starts
+        // a new worker.
+        if let Some(running) = WORKER.with(|w| w.borrow_mut().take()) {
+            running.worker.terminate();
+            for (_, (_, reject)) in running.waiting {
+                let _ = reject.call1(&JsValue::NULL, &message);
+            }
+        }
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(Running {
+        worker,
+        waiting: HashMap::new(),
+        numbered: 0,
+        _on_message: on_message,
+        _on_error: on_error,
     })
 }
 
-/// The devices a run played.
-fn played_ids(run: &RunInput) -> Vec<&str> {
-    run.file
-        .episodes
-        .iter()
-        .map(|(_, t)| t.bundle_id.as_str())
-        .chain(
-            run.file
-                .api_error_episodes
-                .iter()
-                .map(|a| a.bundle_id.as_str()),
-        )
-        .collect()
-}
-
-/// The bytes of a dropped, chosen or fetched file.
-async fn bytes_of(f: &JobFile) -> Result<Vec<u8>, String> {
-    match &f.source {
-        Source::File(file) => read_file(file).await,
-        Source::Url(url) => fetch_bytes(url).await,
-    }
-}
-
-/// The hand-described library devices among `ids` that `have` lacks,
-/// fetched and opened without their pictures ([`open_entry_logic`]); the
-/// generated ones are made by [`leaderboard::with_generated`].
-async fn library_devices(ids: &[&str], have: &[Bundle]) -> Result<Vec<Bundle>, String> {
-    let mut wanted: Vec<&str> = ids
-        .iter()
-        .copied()
-        .filter(|id| !have.iter().any(|b| b.manifest.id == *id))
-        .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    // A generated device's logic is made without drawing: no font needed.
-    wanted.retain(|id| generated_entry(id).is_none());
-    if wanted.is_empty() {
-        return Ok(Vec::new());
-    }
-    let index = fetch_library().await?;
-    let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut out = Vec::new();
-    for entry in index
-        .devices
-        .iter()
-        .filter(|e| wanted.contains(&e.id.as_str()))
-    {
-        let mut files = Vec::with_capacity(entry.files.len());
-        for file in &entry.files {
-            let url = format!("{base}/{}", entry.file_url(file));
-            files.push((file.clone(), fetch_bytes(&url).await?));
+/// Posts `message` (its `job` set here) and awaits the answer's bytes.
+async fn ask(message: js_sys::Object, transfer: &js_sys::Array) -> Result<Vec<u8>, String> {
+    let mut settle = None;
+    let promise = js_sys::Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
+    let (resolve, reject) = settle.ok_or("the browser ran no promise executor")?;
+    WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.is_none() {
+            *w = Some(start()?);
         }
-        out.push(open_entry_logic(entry, files).map_err(|e| e.to_string())?);
+        let running = w.as_mut().ok_or("the leaderboard's worker did not start")?;
+        running.numbered += 1;
+        let number = running.numbered;
+        set(&message, "job", &JsValue::from_f64(number as f64));
+        running
+            .worker
+            .post_message_with_transfer(&message, transfer)
+            .map_err(|e| js_message(&e))?;
+        running.waiting.insert(number, (resolve, reject));
+        Ok::<_, String>(())
+    })?;
+    let data = JsFuture::from(promise).await.map_err(|e| js_message(&e))?;
+    bytes_field(&data, "done")
+        .map(|b| b.to_vec())
+        .ok_or_else(|| "the leaderboard's worker answered without a result".to_string())
+}
+
+/// Computes what `request` asks; an error says what went wrong and where.
+pub async fn compute(request: Request) -> Result<Reply, String> {
+    let message = js_sys::Object::new();
+    let transfer = js_sys::Array::new();
+    match request {
+        Request::Build {
+            files,
+            options,
+            plan,
+        } => {
+            let list = js_sys::Array::new();
+            for f in &files {
+                let item = js_sys::Object::new();
+                set(&item, "path", &JsValue::from_str(&f.path));
+                match &f.source {
+                    Source::File(file) => set(&item, "file", file),
+                    // Relative to the page, so any sub-path works.
+                    Source::Url(url) => set(&item, "url", &JsValue::from_str(&page_relative(url)?)),
+                }
+                list.push(&item);
+            }
+            let options = serde_json::to_string(&options)
+                .map_err(|e| format!("the leaderboard's options: {e}"))?;
+            let build = js_sys::Object::new();
+            set(&build, "files", &list);
+            set(&build, "options", &JsValue::from_str(&options));
+            set(
+                &build,
+                "library",
+                &JsValue::from_str(&page_relative(LIBRARY_URL)?),
+            );
+            if let Some((name, bytes)) = plan {
+                set(&build, "plan_name", &JsValue::from_str(&name));
+                let bytes = js_sys::Uint8Array::from(bytes.as_slice());
+                set(&build, "plan_bytes", &bytes);
+                transfer.push(&bytes.buffer());
+            }
+            set(&message, "build", &build);
+            let bytes = ask(message, &transfer).await?;
+            let built: Built = knoblab_core::input::json::from_bytes(&bytes).map_err(|e| {
+                format!("the leaderboard's worker answered what is not a board: {e}")
+            })?;
+            Ok(Reply::Board {
+                board: built.board.map(Box::new),
+                refused: built.refused,
+                runs: built.runs,
+            })
+        }
+        Request::Compare { a, b } => {
+            let compare = js_sys::Object::new();
+            set(&compare, "a", &JsValue::from_f64(a as f64));
+            set(&compare, "b", &JsValue::from_f64(b as f64));
+            set(&message, "compare", &compare);
+            let bytes = ask(message, &transfer).await?;
+            let c: Comparison = knoblab_core::input::json::from_bytes(&bytes).map_err(|e| {
+                format!("the leaderboard's worker answered what is not a comparison: {e}")
+            })?;
+            Ok(Reply::Compared(Box::new(c)))
+        }
     }
-    Ok(out)
 }

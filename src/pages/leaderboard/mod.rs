@@ -9,7 +9,8 @@
 //! leaderboard published beside the page (the URL is resolved against the
 //! page, so any sub-path works).
 //!
-//! - [`compute`]: the one call into the computation (a worker's, later).
+//! - [`compute`]: the one call into the computation, in the Leaderboard's
+//!   worker (`www/board-worker.js`, on the scorers' module).
 //! - [`view`]: the table, the chart, the episode lists, the comparison.
 
 pub mod compute;

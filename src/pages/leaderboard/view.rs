@@ -422,10 +422,8 @@ fn CompareView(board: Arc<Published>) -> impl IntoView {
             <select data-testid=testid on:change=move |e| if let Ok(v) = event_target_value(&e).parse() { which.set(v) }>{opts}</select>
         }
     };
-    let bd = board.clone();
     let run = move |_| {
         let request = Request::Compare {
-            board: Box::new((*bd).clone()),
             a: a.get_untracked(),
             b: b.get_untracked(),
         };

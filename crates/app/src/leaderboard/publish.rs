@@ -142,6 +142,21 @@ impl Published {
     }
 }
 
+/// What the page's leaderboard worker answers a build with
+/// (`knoblab-score-worker`'s `knoblab_board_build`, read by the page): the
+/// board (none when no file could be read as a run or a leaderboard), the
+/// files that were refused (each message names its file) and the names of
+/// those read as runs (the page keeps them for the next drop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Built {
+    /// The leaderboard.
+    pub board: Option<Published>,
+    /// Files not taken, each with why.
+    pub refused: Vec<String>,
+    /// The files read as runs.
+    pub runs: Vec<String>,
+}
+
 /// A dropped file, read: a run, or a leaderboard already made.
 #[derive(Debug)]
 pub enum Dropped {

@@ -8,14 +8,14 @@
 //! what was wrong; the episode turns it into a system notification that
 //! also shows the expected forms ([`EXPECTED_FORMS`]). It never panics.
 //!
-//! A regex finds the `Action:` marker (any case, spaces before the colon);
-//! the action itself is read by hand, which is simpler to make total and
-//! several times faster than capture groups (a step is budgeted at 2 µs).
+//! The `Action:` marker (any case, spaces before the colon) and the action
+//! itself are read by hand, which is simpler to make total and several
+//! times faster than capture groups (a step is budgeted at 2 µs), and keeps
+//! a regex engine out of the page's module (issue #46). A test holds the
+//! marker's reader to the regex `(?i)action\s*:`.
 
 use std::fmt;
-use std::sync::OnceLock;
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -274,13 +274,39 @@ pub enum ParseError {
     SwitchNeedsOneTarget,
 }
 
-/// The `Action:` marker. `None` only if the constant pattern did not
-/// compile, which `the_marker_pattern_compiles` rules out; a reply is then
-/// read as having no marker.
-fn marker_re() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?i)action\s*:").ok())
-        .as_ref()
+/// Where `text` starts with `word` (ASCII, matched in any case), the
+/// byte offset after it.
+pub fn starts_with_ignore_case(text: &str, at: usize, word: &str) -> Option<usize> {
+    let end = at.checked_add(word.len())?;
+    let candidate = text.as_bytes().get(at..end)?;
+    candidate
+        .eq_ignore_ascii_case(word.as_bytes())
+        .then_some(end)
+}
+
+/// The byte offset after the whitespace (Unicode's, as a regex's `\s`)
+/// that starts `text[at..]`.
+pub fn skip_whitespace(text: &str, at: usize) -> usize {
+    let rest = text.get(at..).unwrap_or("");
+    at + (rest.len() - rest.trim_start().len())
+}
+
+/// The last `Action:` marker of a reply (`action` in any case, any
+/// whitespace, a colon: the regex `(?i)action\s*:`), as the byte range it
+/// covers. Markers cannot overlap, so the last one starts at the last
+/// `action` that a marker follows.
+fn last_marker(reply: &str) -> Option<(usize, usize)> {
+    const WORD: &str = "action";
+    let bytes = reply.as_bytes();
+    (0..bytes.len().saturating_sub(WORD.len() - 1))
+        .rev()
+        // An ASCII letter is never inside a longer character: each
+        // candidate start is a character boundary.
+        .filter(|&at| bytes[at].eq_ignore_ascii_case(&b'a'))
+        .find_map(|at| {
+            let after = skip_whitespace(reply, starts_with_ignore_case(reply, at, WORD)?);
+            (bytes.get(after) == Some(&b':')).then_some((at, after + 1))
+        })
 }
 
 /// The action text of a reply: what follows its last `Action:` marker (on
@@ -288,8 +314,8 @@ fn marker_re() -> Option<&'static Regex> {
 /// line; with surrounding backticks, asterisks, quotes and a trailing
 /// period removed.
 pub fn action_text(reply: &str) -> &str {
-    let tail = match marker_re().and_then(|re| re.find_iter(reply).last()) {
-        Some(m) => &reply[m.end()..],
+    let tail = match last_marker(reply) {
+        Some((_, end)) => &reply[end..],
         None => reply,
     };
     let line = if tail.len() < reply.len() {
@@ -319,8 +345,8 @@ pub fn action_text(reply: &str) -> &str {
 /// assert_eq!(reasoning_text("look\nTimed_wait()"), "look");
 /// ```
 pub fn reasoning_text(reply: &str) -> &str {
-    match marker_re().and_then(|re| re.find_iter(reply).last()) {
-        Some(m) => &reply[..m.start()],
+    match last_marker(reply) {
+        Some((start, _)) => &reply[..start],
         None => reply
             .trim_end()
             .rsplit_once('\n')
@@ -507,9 +533,37 @@ fn clip(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The marker as the regex it replaced finds it: the last match.
+    fn marker_by_regex(reply: &str) -> Option<(usize, usize)> {
+        let re = regex::Regex::new(r"(?i)action\s*:").unwrap();
+        re.find_iter(reply).last().map(|m| (m.start(), m.end()))
+    }
+
     #[test]
-    fn the_marker_pattern_compiles() {
-        assert!(marker_re().is_some());
+    fn the_marker_is_found_where_the_regex_finds_it() {
+        for reply in [
+            "",
+            "action:",
+            "Action :x",
+            "ACTION\t\u{a0}\u{2003}:",
+            "actionaction: a",
+            "Action: Press(coord=[1, 2]) Action:",
+            "acti on:",
+            "é action:é",
+            "xaction",
+            "Actio",
+            "action\u{200b}:",
+            "Action:\nAction\n:",
+        ] {
+            assert_eq!(last_marker(reply), marker_by_regex(reply), "{reply:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_marker_reader_agrees_with_the_regex(reply in "(action|ACTION|Action|actio|a|[ \t\n\u{a0}\u{3000}]|:|x|é){0,16}") {
+            proptest::prop_assert_eq!(last_marker(&reply), marker_by_regex(&reply));
+        }
     }
 
     #[test]

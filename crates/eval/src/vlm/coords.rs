@@ -6,9 +6,7 @@
 //! parser reads it; the raw reply is kept as it was.
 
 use super::error::VlmError;
-use std::sync::OnceLock;
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use knoblab_core::geom::SCALE_MAX;
@@ -64,18 +62,80 @@ impl CoordConvention {
     }
 }
 
-/// A `coord=[x, y]` (or `(x, y)`) argument. `None` only if the constant
-/// pattern did not compile, which `the_coord_pattern_compiles` rules out;
-/// the text is then passed on as found.
-fn coord_re() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)(coord\s*=\s*)[\[(]\s*(-?[0-9]*\.?[0-9]+)\s*,\s*(-?[0-9]*\.?[0-9]+)\s*[\])]",
-        )
-        .ok()
-    })
-    .as_ref()
+/// A `coord=[x, y]` (or `(x, y)`) argument found in a text: byte offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct CoordArg {
+    /// Where `coord` starts.
+    start: usize,
+    /// Where `coord =` and its spaces end (the bracket).
+    bracket: usize,
+    /// The two numbers.
+    x: (usize, usize),
+    y: (usize, usize),
+    /// After the closing bracket.
+    end: usize,
+}
+
+/// The byte offset after a number `-?[0-9]*\.?[0-9]+` at `at`, when one
+/// starts there and what follows it is no digit and no point (a longer or
+/// shorter reading could then not be followed by a space, a comma or a
+/// bracket, which every use of a number here needs).
+fn number_end(text: &[u8], at: usize) -> Option<usize> {
+    let digits = |from: usize| {
+        from + text
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let start = if text.get(at) == Some(&b'-') {
+        at + 1
+    } else {
+        at
+    };
+    let whole = digits(start);
+    let end =
+        if text.get(whole) == Some(&b'.') && text.get(whole + 1).is_some_and(u8::is_ascii_digit) {
+            digits(whole + 1)
+        } else if whole > start {
+            whole
+        } else {
+            return None;
+        };
+    (!matches!(text.get(end), Some(b) if b.is_ascii_digit() || *b == b'.')).then_some(end)
+}
+
+/// The first `coord=[x, y]` (or `(x, y)`) of `text`, in any case and with
+/// any whitespace between its parts: what the regex
+/// `(?i)(coord\s*=\s*)[\[(]\s*(-?[0-9]*\.?[0-9]+)\s*,\s*(-?[0-9]*\.?[0-9]+)\s*[\])]`
+/// finds first (a test holds it to that regex).
+fn find_coord(text: &str) -> Option<CoordArg> {
+    use knoblab_core::sim::action::{skip_whitespace, starts_with_ignore_case};
+    let bytes = text.as_bytes();
+    // Each candidate start is an ASCII letter: a character boundary.
+    (0..bytes.len())
+        .filter(|&at| bytes[at].eq_ignore_ascii_case(&b'c'))
+        .find_map(|start| {
+            let at = skip_whitespace(text, starts_with_ignore_case(text, start, "coord")?);
+            (bytes.get(at) == Some(&b'=')).then_some(())?;
+            let bracket = skip_whitespace(text, at + 1);
+            matches!(bytes.get(bracket), Some(b'[' | b'(')).then_some(())?;
+            let x0 = skip_whitespace(text, bracket + 1);
+            let x1 = number_end(bytes, x0)?;
+            let comma = skip_whitespace(text, x1);
+            (bytes.get(comma) == Some(&b',')).then_some(())?;
+            let y0 = skip_whitespace(text, comma + 1);
+            let y1 = number_end(bytes, y0)?;
+            let close = skip_whitespace(text, y1);
+            matches!(bytes.get(close), Some(b']' | b')')).then_some(CoordArg {
+                start,
+                bracket,
+                x: (x0, x1),
+                y: (y0, y1),
+                end: close + 1,
+            })
+        })
 }
 
 /// The action text of a reply (what follows its last `Action:`, as the
@@ -103,24 +163,20 @@ pub fn normalize_action(
     if convention == CoordConvention::Scale1000 {
         return text.to_string();
     }
-    let Some(caps) = coord_re().and_then(|re| re.captures(text)) else {
+    let Some(arg) = find_coord(text) else {
         return text.to_string();
     };
-    let (Some(whole), Some(prefix), Some(x), Some(y)) =
-        (caps.get(0), caps.get(1), caps.get(2), caps.get(3))
-    else {
-        return text.to_string();
-    };
-    let (Ok(x), Ok(y)) = (x.as_str().parse::<f64>(), y.as_str().parse::<f64>()) else {
+    let part = |(from, to): (usize, usize)| text.get(from..to).unwrap_or("");
+    let (Ok(x), Ok(y)) = (part(arg.x).parse::<f64>(), part(arg.y).parse::<f64>()) else {
         return text.to_string();
     };
     format!(
         "{}{}[{}, {}]{}",
-        &text[..whole.start()],
-        prefix.as_str(),
+        part((0, arg.start)),
+        part((arg.start, arg.bracket)),
         convention.to_scale(x, width),
         convention.to_scale(y, height),
-        &text[whole.end()..]
+        part((arg.end, text.len()))
     )
 }
 
@@ -128,9 +184,47 @@ pub fn normalize_action(
 mod tests {
     use super::*;
 
+    /// The argument as the regex it replaced finds it.
+    fn coord_by_regex(text: &str) -> Option<CoordArg> {
+        let re = regex::Regex::new(
+            r"(?i)(coord\s*=\s*)[\[(]\s*(-?[0-9]*\.?[0-9]+)\s*,\s*(-?[0-9]*\.?[0-9]+)\s*[\])]",
+        )
+        .unwrap();
+        let c = re.captures(text)?;
+        let (whole, prefix, x, y) = (c.get(0)?, c.get(1)?, c.get(2)?, c.get(3)?);
+        Some(CoordArg {
+            start: whole.start(),
+            bracket: prefix.end(),
+            x: (x.start(), x.end()),
+            y: (y.start(), y.end()),
+            end: whole.end(),
+        })
+    }
+
     #[test]
-    fn the_coord_pattern_compiles() {
-        assert!(coord_re().is_some());
+    fn the_coord_argument_is_found_where_the_regex_finds_it() {
+        for text in [
+            "Press(coord=[1, 2])",
+            "Press(COORD = ( -0.5 ,.25 ), params=[1])",
+            "coord=[1., 2]",
+            "coord=[1.2.3, 4] coord=[5, 6]",
+            "coord=[-, 1] Coord=[7,8]",
+            "coord\u{a0}=\u{3000}[1,2]",
+            "coordinate=[1, 2]",
+            "coord=[1, 2}",
+            "coord=[12, 34",
+            "ccoord=[0,0]",
+            "é coord=[5,5]é",
+        ] {
+            assert_eq!(find_coord(text), coord_by_regex(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_coord_reader_agrees_with_the_regex(text in r"(coord|COORD|Coord|coor|[ \x{a0}]|=|\[|\(|\]|\)|-|[0-9]|\.|,|x|é){0,24}") {
+            proptest::prop_assert_eq!(find_coord(&text), coord_by_regex(&text));
+        }
     }
 
     #[test]

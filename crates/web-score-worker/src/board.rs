@@ -1,0 +1,295 @@
+//! The Leaderboard page's computation, in its worker
+//! (`www/board-worker.js`; [`knoblab_app::leaderboard`] does the work):
+//! reading the dropped runs one at a time, fetching the library devices
+//! they played, scoring, the bootstraps, and the paired comparison of two
+//! rows of the board it made last. Moved out of the page's module (issue
+//! #46): it holds the device generator (for the generated devices a run
+//! played) and the metrics, which the library page and the player never
+//! need, and a leaderboard of thousands of episodes no longer holds the
+//! page's thread.
+//!
+//! Each entry answers UTF-8 JSON bytes (a board can weigh tens of
+//! megabytes: bytes are transferred to the page, not copied as a string).
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{File, RequestCredentials, RequestInit, Response, WorkerGlobalScope};
+
+use knoblab_app::devices::{generated_entry, open_entry_logic};
+use knoblab_app::leaderboard::plan::read_plan;
+use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped, Published};
+use knoblab_app::leaderboard::{self, compare, Options, RunInput};
+use knoblab_core::bundle::{Bundle, LibraryIndex};
+
+thread_local! {
+    /// The board the last build made: what a comparison compares.
+    static BOARD: RefCell<Option<Published>> = const { RefCell::new(None) };
+}
+
+/// A message of JavaScript's (an `Error`'s message, or the value as text).
+fn js_message(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| format!("{error:?}"))
+}
+
+/// The bytes at `url` (absolute), fetched from the worker without
+/// credentials.
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let scope: WorkerGlobalScope = js_sys::global()
+        .dyn_into()
+        .map_err(|_| "the leaderboard's computation runs outside a worker".to_string())?;
+    let init = RequestInit::new();
+    init.set_credentials(RequestCredentials::Omit);
+    let response = JsFuture::from(scope.fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(|e| format!("{url}: could not be fetched ({})", js_message(&e)))?;
+    let response: Response = response
+        .dyn_into()
+        .map_err(|_| format!("{url}: the fetch returned no response"))?;
+    if !response.ok() {
+        return Err(format!(
+            "{url}: the server answered {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let buffer = response
+        .array_buffer()
+        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
+    let buffer = JsFuture::from(buffer)
+        .await
+        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// A file the page handed over: `{path, file}` (a dropped or chosen
+/// `File`, read when its turn comes) or `{path, url}` (absolute).
+struct Given {
+    path: String,
+    source: JsValue,
+}
+
+impl Given {
+    fn from_js(value: &JsValue) -> Result<Given, String> {
+        let field = |k: &str| js_sys::Reflect::get(value, &JsValue::from_str(k)).ok();
+        let path = field("path")
+            .and_then(|p| p.as_string())
+            .ok_or("a file handed to the leaderboard has no path")?;
+        let source = field("file")
+            .filter(|f| f.is_instance_of::<File>())
+            .or_else(|| field("url").filter(JsValue::is_string))
+            .ok_or_else(|| format!("{path}: handed over with neither a file nor a URL"))?;
+        Ok(Given { path, source })
+    }
+
+    async fn bytes(&self) -> Result<Vec<u8>, String> {
+        if let Some(url) = self.source.as_string() {
+            return fetch_bytes(&url).await;
+        }
+        let file: &File = self.source.unchecked_ref();
+        let buffer = JsFuture::from(file.array_buffer())
+            .await
+            .map_err(|e| format!("{}: could not be read ({})", self.path, js_message(&e)))?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+}
+
+/// The board of `files` (an array of `{path, file | url}`, read one at a
+/// time), with `options` (JSON of [`Options`]) and a plan file
+/// (`plan_name`, `plan_bytes`), the devices they played fetched from the
+/// library index at `library` (absolute URL): the JSON of [`Built`]. The
+/// board is kept for [`knoblab_board_compare`]. Rejects with a message
+/// that says what went wrong and where.
+#[wasm_bindgen]
+pub async fn knoblab_board_build(
+    files: js_sys::Array,
+    options: String,
+    plan_name: Option<String>,
+    plan_bytes: Option<Vec<u8>>,
+    library: String,
+) -> Result<Vec<u8>, JsValue> {
+    let run = async {
+        let mut options: Options = knoblab_core::input::json::from_text(&options)
+            .map_err(|e| format!("the leaderboard's options: {e}"))?;
+        if let (Some(name), Some(bytes)) = (plan_name, plan_bytes) {
+            options.plan = Some(read_plan(&name, &bytes).map_err(|e| e.to_string())?);
+        }
+        let files = files
+            .iter()
+            .map(|f| Given::from_js(&f))
+            .collect::<Result<Vec<_>, _>>()?;
+        let built = build(&files, &options, &library).await?;
+        let bytes =
+            serde_json::to_vec(&built).map_err(|e| format!("the leaderboard as JSON: {e}"))?;
+        // The board on screen: a build that made none leaves it there.
+        if let Some(board) = built.board {
+            BOARD.with(|b| *b.borrow_mut() = Some(board));
+        }
+        Ok::<_, String>(bytes)
+    };
+    run.await.map_err(|e| JsValue::from_str(&e))
+}
+
+/// Rows `a` and `b` (0-based) of the board the last build made, compared
+/// with its seed and resamples: the JSON of
+/// [`knoblab_app::leaderboard::Comparison`].
+#[wasm_bindgen]
+pub fn knoblab_board_compare(a: usize, b: usize) -> Result<Vec<u8>, JsValue> {
+    BOARD
+        .with(|board| {
+            let board = board.borrow();
+            let board = board
+                .as_ref()
+                .ok_or("no leaderboard has been made in this worker")?;
+            let options = Options {
+                seed: board.leaderboard.seed,
+                resamples: board.leaderboard.resamples,
+                compare: Vec::new(),
+                plan: None,
+            };
+            let c = compare(&board.leaderboard, a, b, &options).map_err(|e| e.to_string())?;
+            serde_json::to_vec(&c).map_err(|e| format!("the comparison as JSON: {e}"))
+        })
+        .map_err(|e: String| JsValue::from_str(&e))
+}
+
+async fn build(files: &[Given], options: &Options, library: &str) -> Result<Built, String> {
+    let mut refused = Vec::new();
+    let mut names = Vec::new();
+    let mut prepared = Vec::new();
+    let mut traces = Vec::new();
+    let mut bundles: Vec<Bundle> = Vec::new();
+    let mut saved: Option<Box<Published>> = None;
+    let mut index: Option<LibraryIndex> = None;
+    // One file at a time: read, score, keep its rows and traces, drop it,
+    // so the worker holds one file's trajectories at once.
+    for f in files {
+        let bytes = match f.bytes().await {
+            Ok(b) => b,
+            Err(e) => {
+                refused.push(e);
+                continue;
+            }
+        };
+        let run = match read_dropped(&f.path, &bytes) {
+            Ok(Dropped::Run(run)) => run,
+            Ok(Dropped::Board(board)) => {
+                saved = Some(board);
+                continue;
+            }
+            Err(e) => {
+                refused.push(e);
+                continue;
+            }
+        };
+        drop(bytes);
+        let more = library_devices(&played_ids(&run), &bundles, library, &mut index).await?;
+        bundles.extend(more);
+        bundles = leaderboard::with_generated(std::slice::from_ref(&run), bundles)
+            .map_err(|e| e.to_string())?;
+        prepared.push(leaderboard::prepare(&run, &bundles));
+        traces.push(traces_of(&run));
+        names.push(run.name);
+    }
+    if let Some(board) = saved {
+        for name in &names {
+            refused.push(format!(
+                "{name}: not ranked: a saved leaderboard was opened with it; drop runs on their own to rank them"
+            ));
+        }
+        return Ok(Built {
+            board: Some(*board),
+            refused,
+            runs: Vec::new(),
+        });
+    }
+    if prepared.is_empty() {
+        return Ok(Built {
+            board: None,
+            refused,
+            runs: names,
+        });
+    }
+    if let Some(keys) = &options.plan {
+        let ids: Vec<&str> = keys
+            .iter()
+            .filter_map(|k| leaderboard::split_key(k).map(|(b, _)| b))
+            .collect();
+        let more = library_devices(&ids, &bundles, library, &mut index).await?;
+        bundles.extend(more);
+    }
+    let board =
+        leaderboard::from_prepared(prepared, bundles, options).map_err(|e| e.to_string())?;
+    Ok(Built {
+        board: Some(Published::new(board, traces)),
+        refused,
+        runs: names,
+    })
+}
+
+/// The devices a run played.
+fn played_ids(run: &RunInput) -> Vec<&str> {
+    run.file
+        .episodes
+        .iter()
+        .map(|(_, t)| t.bundle_id.as_str())
+        .chain(
+            run.file
+                .api_error_episodes
+                .iter()
+                .map(|a| a.bundle_id.as_str()),
+        )
+        .collect()
+}
+
+/// The hand-described library devices among `ids` that `have` lacks,
+/// fetched (the index at `library` once, into `index`) and opened without
+/// their pictures ([`open_entry_logic`]); the generated ones are made by
+/// [`leaderboard::with_generated`].
+async fn library_devices(
+    ids: &[&str],
+    have: &[Bundle],
+    library: &str,
+    index: &mut Option<LibraryIndex>,
+) -> Result<Vec<Bundle>, String> {
+    let mut wanted: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| !have.iter().any(|b| b.manifest.id == *id))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    // A generated device's logic is made without drawing: no font needed.
+    wanted.retain(|id| generated_entry(id).is_none());
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    if index.is_none() {
+        let bytes = fetch_bytes(library).await?;
+        *index = Some(LibraryIndex::parse(&bytes).map_err(|e| format!("{library}: {e}"))?);
+    }
+    let Some(index) = index.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let base = library.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut out = Vec::new();
+    for entry in index
+        .devices
+        .iter()
+        .filter(|e| wanted.contains(&e.id.as_str()))
+    {
+        let mut files = Vec::with_capacity(entry.files.len());
+        for file in &entry.files {
+            let url = format!("{base}/{}", entry.file_url(file));
+            files.push((file.clone(), fetch_bytes(&url).await?));
+        }
+        out.push(open_entry_logic(entry, files).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}

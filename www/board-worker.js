@@ -1,0 +1,46 @@
+// The Leaderboard page's worker (src/pages/leaderboard/compute.rs starts it
+// as a module worker, by URL relative to the page). It runs the scorers' own
+// wasm module (crates/web-score-worker, `board.rs`: the page's module holds
+// neither the metrics nor the device generator), compiled once by the page
+// and posted as a `WebAssembly.Module` (`{init: {module}}`, or
+// `{init: {error}}`; requests that come before it wait). Each request
+// (`{job, build: {files, options, plan_name, plan_bytes, library}}` or
+// `{job, compare: {a, b}}`) is answered with `{job, done}` (JSON bytes,
+// transferred) or `{job, error}`, one after another in the order they came
+// (the board of the last build is what a comparison compares).
+const glue = import("./knoblab-score-worker.js");
+let loaded;
+const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
+  .then(async (module) => { const m = await glue; await m.default({ module_or_path: module }); return m; });
+// A module that fails is reported by each request that awaits it.
+glue.catch(() => {});
+ready.catch(() => {});
+const message = (e) => String(e && e.message ? e.message : e);
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  const msg = event.data;
+  if (msg.init) {
+    if (msg.init.module) loaded.resolve(msg.init.module);
+    else loaded.reject(new Error(msg.init.error));
+    return;
+  }
+  queue = queue.then(() => answer(msg));
+};
+const answer = async (msg) => {
+  const job = msg.job;
+  try {
+    const m = await ready;
+    let done;
+    if (msg.build) {
+      const b = msg.build;
+      done = await m.knoblab_board_build(b.files, b.options, b.plan_name ?? undefined, b.plan_bytes ?? undefined, b.library);
+    } else if (msg.compare) {
+      done = m.knoblab_board_compare(msg.compare.a, msg.compare.b);
+    } else {
+      throw new Error("the leaderboard worker was asked neither to build nor to compare");
+    }
+    self.postMessage({ job, done }, [done.buffer]);
+  } catch (e) {
+    self.postMessage({ job, error: message(e) });
+  }
+};
