@@ -2,7 +2,7 @@
 //! prints, computed by [`knoblab_app::leaderboard`] (this file only
 //! converts the arguments and the errors).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
 
@@ -12,12 +12,20 @@ use knoblab_app::leaderboard::{from_paths, LeaderboardError, Options};
 use crate::errors::{self, Kind, Raised};
 use crate::json_text;
 
-fn leaderboard_error(e: LeaderboardError) -> PyErr {
+fn leaderboard_error(e: LeaderboardError, inputs: &[(Kind, &Path)]) -> PyErr {
     let message = e.to_string();
     let kind = match e {
-        LeaderboardError::NoRuns | LeaderboardError::Options(_) => Kind::Options,
+        LeaderboardError::Score(e) => return errors::document_at(*e, inputs).into(),
+        LeaderboardError::NoRuns
+        | LeaderboardError::TooManyResamples { .. }
+        | LeaderboardError::NoRow { .. }
+        | LeaderboardError::OtherLibrary { .. }
+        | LeaderboardError::PlanKey { .. } => Kind::Options,
         LeaderboardError::Run { .. } => Kind::Metrics,
-        LeaderboardError::Read(_) => Kind::Results,
+        LeaderboardError::Plan { .. } | LeaderboardError::PlanRun(_) => Kind::Results,
+        LeaderboardError::Device(_)
+        | LeaderboardError::Library { .. }
+        | LeaderboardError::LibraryDevice { .. } => Kind::Bundle,
     };
     Raised::new(kind, message).into()
 }
@@ -46,7 +54,10 @@ fn leaderboard_json(
                 "a plan: episode keys bundle/task#repeat, one per line, or a trajectory file",
             )
             .map_err(|e| PyErr::from(Raised::new(Kind::Results, format!("plan: {e}")).at(&path)))?;
-            Some(read_plan(&path.display().to_string(), &bytes).map_err(leaderboard_error)?)
+            Some(
+                read_plan(&path.display().to_string(), &bytes)
+                    .map_err(|e| leaderboard_error(e, &[(Kind::Results, path.as_path())]))?,
+            )
         }
         None => None,
     };
@@ -65,7 +76,14 @@ fn leaderboard_json(
                 &options,
             )
         })
-        .map_err(leaderboard_error)?;
+        .map_err(|e| {
+            let mut inputs: Vec<(Kind, &Path)> = trajectories
+                .iter()
+                .map(|p| (Kind::Results, p.as_path()))
+                .collect();
+            inputs.extend(bundles.as_deref().map(|b| (Kind::Bundle, b)));
+            leaderboard_error(e, &inputs)
+        })?;
     let doc = board
         .to_json()
         .map_err(|e| PyErr::from(errors::other(e.to_string())))?;

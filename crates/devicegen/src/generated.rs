@@ -37,20 +37,20 @@ pub enum GeneratedError {
     #[error(transparent)]
     Vary(#[from] VaryError),
     /// A category's description file is not its JSON.
-    #[error("data/gen/{category}.json: {message}")]
+    #[error("data/gen/{category}.json: {error}")]
     Description {
         /// The category.
         category: String,
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// A category's template is not its JSON.
-    #[error("data/ucsm/{category}.json: {message}")]
+    #[error("data/ucsm/{category}.json: {error}")]
     Template {
         /// The category.
         category: String,
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// The design space names a category that has no template.
     #[error(
@@ -173,12 +173,12 @@ pub enum GeneratedError {
         file: &'static str,
     },
     /// A JSON file the generator made does not read back.
-    #[error("{file}: {message}")]
+    #[error("{file}: {error}")]
     MadeJson {
         /// The file's name.
         file: &'static str,
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// The drawn device's logic hash is not the one made without pictures.
     #[error("drawn, its logic hashes to {drawn}; made without pictures, to {made}")]
@@ -289,14 +289,14 @@ impl Inputs {
             let file: CategoryFile = knoblab_core::input::json::from_text(gen).map_err(|e| {
                 GeneratedError::Description {
                     category: name.to_string(),
-                    message: e.to_string(),
+                    error: e,
                 }
             })?;
             let template: StateMachine =
                 knoblab_core::input::json::from_text(ucsm).map_err(|e| {
                     GeneratedError::Template {
                         category: name.to_string(),
-                        message: e.to_string(),
+                        error: e,
                     }
                 })?;
             out.push((file, template));
@@ -574,7 +574,7 @@ fn logic_bundle(
             .ok_or(GeneratedError::NotMade { file: name })?;
         knoblab_core::input::json::from_bytes(bytes).map_err(|e| GeneratedError::MadeJson {
             file: name,
-            message: e.to_string(),
+            error: e,
         })
     }
     let manifest: knoblab_core::bundle::Manifest = parse(files, "manifest.json")?;

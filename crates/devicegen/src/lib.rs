@@ -78,13 +78,13 @@ pub enum BuildError {
     },
     /// A description file is not its JSON.
     #[error(
-        "{path}: {message}; expected {{\"category\", \"operations\", \"devices\"}} (see data/README.md)"
+        "{path}: {error}; expected {{\"category\", \"operations\", \"devices\"}} (see data/README.md)"
     )]
     Description {
         /// The file.
         path: String,
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// A description's category has no template to read.
     #[error("{path}: category {category:?}: no template at {template}: {message}")]
@@ -99,12 +99,12 @@ pub enum BuildError {
         message: String,
     },
     /// A template is not its JSON.
-    #[error("{path}: {message}")]
+    #[error("{path}: {error}")]
     Template {
         /// The template file.
         path: String,
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// Two description files describe a device of the same id.
     #[error("device id {id} is used twice ({first} and {second})")]
@@ -190,7 +190,7 @@ pub fn read_descriptions(
         let file: CategoryFile =
             knoblab_core::input::json::from_text(&text).map_err(|e| BuildError::Description {
                 path: path.display().to_string(),
-                message: e.to_string(),
+                error: e,
             })?;
         let ucsm_path = ucsm_dir.join(format!("{}.json", file.category));
         let ucsm_text = read_text(&ucsm_path).map_err(|message| BuildError::NoTemplate {
@@ -202,7 +202,7 @@ pub fn read_descriptions(
         let ucsm: StateMachine =
             knoblab_core::input::json::from_text(&ucsm_text).map_err(|e| BuildError::Template {
                 path: ucsm_path.display().to_string(),
-                message: e.to_string(),
+                error: e,
             })?;
         out.push((file, ucsm));
     }

@@ -189,10 +189,10 @@ pub struct Chances {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VaryError {
     /// The design space is not its JSON.
-    #[error("{SPACE_FILE}: {message}; see data/README.md, \"Generated devices\"")]
+    #[error("{SPACE_FILE}: {error}; see data/README.md, \"Generated devices\"")]
     SpaceJson {
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: knoblab_core::input::json::JsonError,
     },
     /// The design space is of another format.
     #[error("{SPACE_FILE}: format is {found:?}; expected {SPACE_FORMAT:?}")]
@@ -214,10 +214,8 @@ pub enum VaryError {
 impl Space {
     /// Reads and checks a design space.
     pub fn parse(text: &str) -> Result<Space, VaryError> {
-        let space: Space =
-            knoblab_core::input::json::from_text(text).map_err(|e| VaryError::SpaceJson {
-                message: e.to_string(),
-            })?;
+        let space: Space = knoblab_core::input::json::from_text(text)
+            .map_err(|e| VaryError::SpaceJson { error: e })?;
         if space.format != SPACE_FORMAT {
             return Err(VaryError::SpaceFormat {
                 found: space.format,

@@ -95,7 +95,7 @@ fn load_predictions(path: &Path) -> Result<PredictionSet, ScoreError> {
     let folder_error = |e: std::io::Error| ScoreError::Folder {
         kind: InputKind::Results,
         path: shown(path),
-        message: e.to_string(),
+        error: e,
     };
     if path.is_dir() {
         let mut results = Vec::new();

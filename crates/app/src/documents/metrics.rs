@@ -34,7 +34,7 @@ pub fn load_bundles(dir: &Path) -> Result<Vec<Bundle>, ScoreError> {
         .map_err(|e| ScoreError::Folder {
             kind: InputKind::Bundle,
             path: shown(dir),
-            message: e.to_string(),
+            error: e,
         })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {

@@ -60,21 +60,17 @@ pub fn compare(
     options: &Options,
 ) -> Result<Comparison, LeaderboardError> {
     let row = |i: usize| {
-        board.runs.get(i).ok_or_else(|| {
-            LeaderboardError::Options(format!(
-                "no row {} to compare: the leaderboard has {} (rows count from 1)",
-                i + 1,
-                board.runs.len()
-            ))
+        board.runs.get(i).ok_or(LeaderboardError::NoRow {
+            row: i,
+            rows: board.runs.len(),
         })
     };
     let (ra, rb) = (row(a)?, row(b)?);
     for r in [ra, rb] {
         if r.status == RunStatus::OtherLibrary {
-            return Err(LeaderboardError::Options(format!(
-                "{} was recorded on another library version than the plan's; runs of different libraries are not compared",
-                r.file
-            )));
+            return Err(LeaderboardError::OtherLibrary {
+                file: r.file.clone(),
+            });
         }
     }
     let b_of: HashMap<&str, (Option<f64>, Option<f64>)> = rb

@@ -80,26 +80,86 @@ impl Default for Options {
     }
 }
 
-/// Why a leaderboard cannot be built.
-#[derive(Debug, Clone, PartialEq, Error)]
+/// Why a leaderboard cannot be built. Each variant keeps the refusing
+/// reader's own error, so a face can tell a missing file from a bad line
+/// without reading the message.
+#[derive(Debug, Error)]
 pub enum LeaderboardError {
     /// No run was given.
     #[error("no run to rank: give one trajectory file (JSON Lines) or more")]
     NoRuns,
     /// A run of the plan's library cannot be scored.
-    #[error("{file}: {message}")]
+    #[error("{file}: {problem}")]
     Run {
         /// The file.
         file: String,
-        /// The metrics' message (it names the episode).
-        message: String,
+        /// The metrics' error (it names the episode).
+        problem: Box<knoblab_core::metrics::MetricsError>,
     },
-    /// An option outside its values.
-    #[error("{0}")]
-    Options(String),
-    /// A file or folder could not be read (natively).
-    #[error("{0}")]
-    Read(String),
+    /// More bootstrap resamples than the bound.
+    #[error("{asked} resamples asked; at most {MAX_RESAMPLES}")]
+    TooManyResamples {
+        /// The number asked for.
+        asked: usize,
+    },
+    /// A comparison names a row the board does not have (0-based).
+    #[error("no row {} to compare: the leaderboard has {rows} (rows count from 1)", row + 1)]
+    NoRow {
+        /// The row asked for, from 0.
+        row: usize,
+        /// The rows the board has.
+        rows: usize,
+    },
+    /// A comparison names a run of another library version.
+    #[error(
+        "{file} was recorded on another library version than the plan's; \
+         runs of different libraries are not compared"
+    )]
+    OtherLibrary {
+        /// The run's file.
+        file: String,
+    },
+    /// A plan names an episode that is not a key.
+    #[error(
+        "the plan's episode {key:?} is not a key bundle/task#repeat (as `knoblab eval` records its items)"
+    )]
+    PlanKey {
+        /// The text given.
+        key: String,
+    },
+    /// A plan file cannot be read.
+    #[error("{name}: {problem}")]
+    Plan {
+        /// Where its bytes came from.
+        name: String,
+        /// What is wrong with it.
+        problem: plan::PlanError,
+    },
+    /// A plan given as a trajectory file cannot be read.
+    #[error(transparent)]
+    PlanRun(knoblab_core::metrics::file::TrajectoryFileError),
+    /// A run file or the bundles folder cannot be read (natively).
+    #[error(transparent)]
+    Score(Box<crate::scoring::ScoreError>),
+    /// A device the runs played could not be opened.
+    #[error(transparent)]
+    Device(Box<crate::devices::OpenError>),
+    /// The library index given could not be read.
+    #[error("{index}: {problem}")]
+    Library {
+        /// The index's path.
+        index: String,
+        /// The resolver's error.
+        problem: Box<crate::devices::OpenError>,
+    },
+    /// A device of the library index was refused by the loader.
+    #[error("{index}: {problem}")]
+    LibraryDevice {
+        /// The index's path.
+        index: String,
+        /// The loader's report.
+        problem: Box<knoblab_core::bundle::LoadError>,
+    },
 }
 
 /// One trajectory file, read, with the name it goes by.
@@ -330,10 +390,9 @@ pub fn build(
 
 fn check(options: &Options) -> Result<(), LeaderboardError> {
     if options.resamples > MAX_RESAMPLES {
-        return Err(LeaderboardError::Options(format!(
-            "{} resamples asked; at most {MAX_RESAMPLES}",
-            options.resamples
-        )));
+        return Err(LeaderboardError::TooManyResamples {
+            asked: options.resamples,
+        });
     }
     Ok(())
 }
@@ -381,7 +440,7 @@ fn with_generated_ids<'a>(
     mut bundles: Vec<Bundle>,
 ) -> Result<Vec<Bundle>, LeaderboardError> {
     let made = crate::devices::open_missing_generated(ids, &bundles)
-        .map_err(|e| LeaderboardError::Read(e.to_string()))?;
+        .map_err(|e| LeaderboardError::Device(Box::new(e)))?;
     bundles.extend(made);
     Ok(bundles)
 }
@@ -453,7 +512,7 @@ fn from_paths_with(
     check(options)?;
     let mut bundles = match bundles {
         Some(dir) => crate::documents::metrics::load_bundles(dir)
-            .map_err(|e| LeaderboardError::Read(e.to_string()))?,
+            .map_err(|e| LeaderboardError::Score(Box::new(e)))?,
         None => Vec::new(),
     };
     // One file at a time: read, add the devices it needs, score, drop.
@@ -463,7 +522,7 @@ fn from_paths_with(
         let run = RunInput {
             name: p.display().to_string(),
             file: crate::documents::metrics::read_trajectories(p)
-                .map_err(|e| LeaderboardError::Read(e.to_string()))?,
+                .map_err(|e| LeaderboardError::Score(Box::new(e)))?,
         };
         let one = std::slice::from_ref(&run);
         if let Some(index) = library {
@@ -508,8 +567,11 @@ fn library_devices<'a>(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let read_error = |m: String| LeaderboardError::Read(format!("{}: {m}", index.display()));
-    let library = crate::devices::read_library(index).map_err(|e| read_error(e.to_string()))?;
+    let shown = || index.display().to_string();
+    let library = crate::devices::read_library(index).map_err(|e| LeaderboardError::Library {
+        index: shown(),
+        problem: Box::new(e),
+    })?;
     let root = index.parent().unwrap_or(std::path::Path::new("."));
     let mut out = Vec::new();
     for entry in library
@@ -519,7 +581,10 @@ fn library_devices<'a>(
     {
         let bundle = crate::devices::open_entry_in(root, entry)
             .into_result()
-            .map_err(|e| read_error(e.to_string()))?;
+            .map_err(|e| LeaderboardError::LibraryDevice {
+                index: shown(),
+                problem: Box::new(e),
+            })?;
         out.push(bundle);
     }
     Ok(out)

@@ -16,25 +16,43 @@ use knoblab_core::metrics::file::read_trajectory_file;
 use super::keys::{kind_by_goals, Planned};
 use super::{keys_of, LeaderboardError};
 
+/// What [`read_plan`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// The bytes are not text.
+    #[error("{0}; {PLAN_FORM}")]
+    Text(knoblab_core::input::InputError),
+    /// No line holds a key.
+    #[error("holds no episode; {PLAN_FORM}")]
+    Empty,
+    /// A line is not an episode key.
+    #[error(
+        "line {line}: {text:?} is not an episode key bundle/task#repeat (such as kettle-0001/boil#0)"
+    )]
+    NotKey {
+        /// The line, from 1.
+        line: usize,
+        /// The line's text, trimmed.
+        text: String,
+    },
+}
+
+const PLAN_FORM: &str =
+    "a plan lists episode keys bundle/task#repeat, one per line, or is a trajectory file";
+
 /// The plan's keys, in the file's order, each once. `name` is where the
 /// bytes came from, for the messages.
 pub fn read_plan(name: &str, bytes: &[u8]) -> Result<Vec<String>, LeaderboardError> {
-    let fail = |m: String| LeaderboardError::Read(format!("{name}: {m}"));
-    let text = knoblab_core::input::text::decode(bytes).map_err(|e| {
-        fail(format!(
-            "{e}; a plan lists episode keys bundle/task#repeat, one per line, or is a trajectory file"
-        ))
-    })?;
+    let fail = |problem: PlanError| LeaderboardError::Plan {
+        name: name.to_string(),
+        problem,
+    };
+    let text = knoblab_core::input::text::decode(bytes).map_err(|e| fail(PlanError::Text(e)))?;
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let keys = match first {
-        None => {
-            return Err(fail(
-                "holds no episode; a plan lists episode keys bundle/task#repeat, one per line, or is a trajectory file".into(),
-            ))
-        }
+        None => return Err(fail(PlanError::Empty)),
         Some(line) if line.starts_with('{') => {
-            let file = read_trajectory_file(name, bytes)
-                .map_err(|e| LeaderboardError::Read(e.to_string()))?;
+            let file = read_trajectory_file(name, bytes).map_err(LeaderboardError::PlanRun)?;
             keys_of(&file)
         }
         Some(_) => {
@@ -45,10 +63,10 @@ pub fn read_plan(name: &str, bytes: &[u8]) -> Result<Vec<String>, LeaderboardErr
                     continue;
                 }
                 if split_key(key).is_none() {
-                    return Err(fail(format!(
-                        "line {}: {key:?} is not an episode key bundle/task#repeat (such as kettle-0001/boil#0)",
-                        i + 1
-                    )));
+                    return Err(fail(PlanError::NotKey {
+                        line: i + 1,
+                        text: key.to_string(),
+                    }));
                 }
                 keys.push(key.to_string());
             }
@@ -71,11 +89,8 @@ pub fn given_plan(keys: &[String], bundles: &[Bundle]) -> Result<Vec<Given>, Lea
         .collect();
     keys.iter()
         .map(|key| {
-            let (bundle_id, task_id) = split_key(key).ok_or_else(|| {
-                LeaderboardError::Options(format!(
-                    "the plan's episode {key:?} is not a key bundle/task#repeat (as `knoblab eval` records its items)"
-                ))
-            })?;
+            let (bundle_id, task_id) =
+                split_key(key).ok_or_else(|| LeaderboardError::PlanKey { key: key.clone() })?;
             let bundle = by_id.get(bundle_id).copied();
             Ok(Given(
                 key.clone(),

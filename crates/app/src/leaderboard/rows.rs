@@ -26,7 +26,7 @@ pub struct Prepared {
     library: Option<LibraryStamp>,
     settings: Option<knoblab_core::sim::Settings>,
     keyed: Keyed,
-    scored: Result<RunMetrics, String>,
+    scored: Result<RunMetrics, knoblab_core::metrics::MetricsError>,
 }
 
 /// Scores and keys one run against `bundles`.
@@ -42,7 +42,7 @@ pub fn prepare(run: &RunInput, bundles: &[Bundle]) -> Prepared {
         library: library_of(run),
         settings: run.file.episodes.first().map(|(_, t)| t.settings.clone()),
         keyed: keyed(run, &by_id),
-        scored: run_numbered(bundles, &numbered).map_err(|e| e.to_string()),
+        scored: run_numbered(bundles, &numbered),
     }
 }
 
@@ -56,10 +56,10 @@ pub fn assemble(
     let reference = most_common(&libraries);
     // A run of the plan's library that cannot be scored stops the board.
     for (r, lib) in runs.iter().zip(&libraries) {
-        if let (Err(message), true) = (&r.scored, *lib == reference) {
+        if let (Err(problem), true) = (&r.scored, *lib == reference) {
             return Err(LeaderboardError::Run {
                 file: r.name.clone(),
-                message: message.clone(),
+                problem: Box::new(problem.clone()),
             });
         }
     }
@@ -270,7 +270,7 @@ fn row(
         .unwrap_or_default();
     let (metrics, error) = match scored {
         Ok(m) => (Some(m), None),
-        Err(e) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
     };
     let summands: Vec<Summands> = metrics
         .as_ref()

@@ -22,6 +22,7 @@ use knoblab_eval::vlm::{
 
 use super::{
     load_bundles, load_library, make_plan, DeviceFilter, EvalError, EvalOptions, EvalPlan,
+    LoadProblem,
 };
 
 /// The most episodes in flight a run allows.
@@ -173,18 +174,19 @@ impl RunArgs {
             Ok(AgentSpec::Random { .. }) if !self.agent.contains(':') => Ok((Source::Random, None)),
             Ok(AgentSpec::Replay { path: file }) => {
                 let path = Path::new(&file);
-                let load = |message: String| EvalError::Load {
+                let load = |problem: LoadProblem| EvalError::Load {
                     path: file.clone(),
-                    message,
+                    problem,
                 };
                 let bytes = knoblab_core::input::fs::read_regular(
                     path,
                     knoblab_core::input::limits::MAX_RESULTS_FILE_BYTES,
                 )
-                .map_err(|e| load(e.to_string()))?;
+                .map_err(|e| load(LoadProblem::Input(e)))?;
                 let text = knoblab_core::input::text::decode_owned(bytes)
-                    .map_err(|e| load(format!("the replay file: {e}")))?;
-                let replay = RecordedAnswers::parse(&text).map_err(|e| load(e.to_string()))?;
+                    .map_err(|e| load(LoadProblem::ReplayText(e)))?;
+                let replay =
+                    RecordedAnswers::parse(&text).map_err(|e| load(LoadProblem::Replay(e)))?;
                 Ok((Source::Replay, Some((replay, text))))
             }
             Ok(_) => Err(unknown()),

@@ -214,7 +214,7 @@ impl EvalOutcome {
 }
 
 /// What stops a run before it starts, or while it writes.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum EvalError {
     /// The output file (or the run description beside it) could not be
     /// read or written.
@@ -227,12 +227,12 @@ pub enum EvalError {
     },
     /// The run description beside the output file is not one this build
     /// reads.
-    #[error("{path}: {message}")]
+    #[error("{path}: {problem}")]
     Spec {
         /// The description's file.
         path: String,
         /// What is wrong with it.
-        message: String,
+        problem: SpecProblem,
     },
     /// A line of the output file is not an episode record.
     #[error("{path}:{line}: not an episode record: {message}")]
@@ -266,12 +266,12 @@ pub enum EvalError {
     #[error("the plan is empty: no task of the devices chosen matches")]
     EmptyPlan,
     /// A bundle, the library index or a replay file could not be loaded.
-    #[error("{path}: {message}")]
+    #[error("{path}: {problem}")]
     Load {
         /// The file or folder.
         path: String,
-        /// Why.
-        message: String,
+        /// Why, as the reader that refused it says.
+        problem: LoadProblem,
     },
     /// A device asked for by id is not among the bundles.
     #[error("no device {id} among the bundles given")]
@@ -282,6 +282,38 @@ pub enum EvalError {
     /// The device filter keeps nothing.
     #[error("no device matches the ids and categories asked for")]
     NoDevices,
+}
+
+/// Why a bundle, a library index or a replay file could not be loaded:
+/// the refusing reader's own error, kept whole.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum LoadProblem {
+    /// The device resolver refused the name, the index or a device of it.
+    #[error(transparent)]
+    Open(Box<crate::devices::OpenError>),
+    /// The loader refused a library device's files.
+    #[error(transparent)]
+    Bundle(Box<knoblab_core::bundle::LoadError>),
+    /// The input layer refused the replay file's bytes.
+    #[error(transparent)]
+    Input(knoblab_core::input::InputError),
+    /// The replay file is not text.
+    #[error("the replay file: {0}")]
+    ReplayText(knoblab_core::input::InputError),
+    /// The replay file's records could not be read.
+    #[error(transparent)]
+    Replay(knoblab_eval::vlm::VlmError),
+}
+
+/// Why the run description beside an output file cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SpecProblem {
+    /// Its bytes are not text.
+    #[error(transparent)]
+    Text(knoblab_core::input::InputError),
+    /// Its text is not a description this build reads.
+    #[error(transparent)]
+    Spec(knoblab_eval::vlm::batch::RunSpecError),
 }
 
 /// Which devices to play: these ids and categories (empty: all).
@@ -316,10 +348,9 @@ impl DeviceFilter {
 
 fn load_one(path: &Path) -> Result<Bundle, EvalError> {
     // A generated device's id names it too.
-    let loaded = crate::devices::load_device(path).map_err(|e| e.to_string());
-    loaded.map_err(|message| EvalError::Load {
+    crate::devices::load_device(path).map_err(|e| EvalError::Load {
         path: path.display().to_string(),
-        message,
+        problem: LoadProblem::Open(Box::new(e)),
     })
 }
 
@@ -328,14 +359,13 @@ fn load_one(path: &Path) -> Result<Bundle, EvalError> {
 /// [`crate::devices::read_library`]) that `filter` keeps, in index order,
 /// each opened by the library's one rule ([`crate::devices::open_entry_in`]).
 pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, EvalError> {
-    let load_error = |message: String| EvalError::Load {
-        path: index.display().to_string(),
-        message,
-    };
     // Through the input layer: regular files within the bound, and each
     // device's files kept under the index's folder (no absolute path, no
     // `..`).
-    let library = crate::devices::read_library(index).map_err(|e| load_error(e.to_string()))?;
+    let library = crate::devices::read_library(index).map_err(|e| EvalError::Load {
+        path: index.display().to_string(),
+        problem: LoadProblem::Open(Box::new(e)),
+    })?;
     let root = index.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for entry in &library.devices {
@@ -344,7 +374,7 @@ pub fn load_library(index: &Path, filter: &DeviceFilter) -> Result<Vec<Bundle>, 
                 .into_result()
                 .map_err(|e| EvalError::Load {
                     path: root.join(&entry.path).display().to_string(),
-                    message: e.to_string(),
+                    problem: LoadProblem::Bundle(Box::new(e)),
                 })?;
             out.push(bundle);
         }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use knoblab_core::input::limits::MAX_EVAL_OUTPUT_BYTES;
 use knoblab_eval::vlm::{EpisodeRecord, RunSpec};
 
-use super::EvalError;
+use super::{EvalError, SpecProblem};
 
 /// The run description's path beside an output file: `FILE.run.json`.
 pub fn spec_path(out: &Path) -> PathBuf {
@@ -328,17 +328,18 @@ impl Output {
 /// Reads the run description beside `out`, if there is one.
 pub fn read_spec(out: &Path) -> Result<Option<RunSpec>, EvalError> {
     let path = spec_path(out);
-    let spec_error = |message: String| EvalError::Spec {
+    let spec_error = |problem: SpecProblem| EvalError::Spec {
         path: path.display().to_string(),
-        message,
+        problem,
     };
     let Some(bytes) = read_back(&path)? else {
         return Ok(None);
     };
-    let text = knoblab_core::input::text::decode(&bytes).map_err(|e| spec_error(e.to_string()))?;
+    let text =
+        knoblab_core::input::text::decode(&bytes).map_err(|e| spec_error(SpecProblem::Text(e)))?;
     RunSpec::parse(text)
         .map(Some)
-        .map_err(|e| spec_error(e.to_string()))
+        .map_err(|e| spec_error(SpecProblem::Spec(e)))
 }
 
 /// Writes the run description beside `out`, whole or not at all (a

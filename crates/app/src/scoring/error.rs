@@ -52,14 +52,14 @@ pub enum ScoreError {
         error: InputError,
     },
     /// A folder could not be listed.
-    #[error("reading {path}: {message}")]
+    #[error("reading {path}: {error}")]
     Folder {
         /// Which input the folder is.
         kind: InputKind,
         /// The folder.
         path: String,
-        /// The operating system's message.
-        message: String,
+        /// The operating system's error.
+        error: std::io::Error,
     },
 
     /// EPIC-Bench: `--coord-mode` is not a mode.

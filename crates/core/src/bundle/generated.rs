@@ -22,10 +22,10 @@ pub const GENERATED_PATH: &str = "generated";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ManifestError {
     /// The bytes are not the manifest's JSON.
-    #[error("{GENERATED_FILE}: {message}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")]
+    #[error("{GENERATED_FILE}: {error}; expected {{\"format\": \"{GENERATED_FORMAT}\", ...}}")]
     Json {
-        /// The JSON reader's message.
-        message: String,
+        /// The JSON reader's error.
+        error: crate::input::json::JsonError,
     },
     /// The manifest is of another format or version.
     #[error("{GENERATED_FILE}: format is {found:?}; expected {GENERATED_FORMAT:?}")]
@@ -76,9 +76,7 @@ impl GeneratedIndex {
     /// Reads a manifest, checking its format.
     pub fn parse(bytes: &[u8]) -> Result<GeneratedIndex, ManifestError> {
         let index: GeneratedIndex =
-            crate::input::json::from_bytes(bytes).map_err(|e| ManifestError::Json {
-                message: e.to_string(),
-            })?;
+            crate::input::json::from_bytes(bytes).map_err(|e| ManifestError::Json { error: e })?;
         if index.format != GENERATED_FORMAT {
             return Err(ManifestError::Format {
                 found: index.format,
@@ -165,10 +163,10 @@ impl TaskSummary {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TasksError {
     /// The bytes are not the task list's JSON.
-    #[error("{GENERATED_TASKS_FILE}: {message}; expected {{\"format\": \"{GENERATED_TASKS_FORMAT}\", \"manifest\", \"devices\"}}")]
+    #[error("{GENERATED_TASKS_FILE}: {error}; expected {{\"format\": \"{GENERATED_TASKS_FORMAT}\", \"manifest\", \"devices\"}}")]
     Json {
-        /// The input layer's message.
-        message: String,
+        /// The input layer's error.
+        error: crate::input::json::JsonError,
     },
     /// Another format.
     #[error("{GENERATED_TASKS_FILE}: format is {found:?}; expected {GENERATED_TASKS_FORMAT:?}")]
@@ -191,9 +189,7 @@ impl GeneratedTasks {
     /// and checks that it belongs to `manifest`.
     pub fn parse(bytes: &[u8], manifest: &GeneratedIndex) -> Result<GeneratedTasks, TasksError> {
         let list: GeneratedTasks =
-            crate::input::json::from_bytes(bytes).map_err(|e| TasksError::Json {
-                message: e.to_string(),
-            })?;
+            crate::input::json::from_bytes(bytes).map_err(|e| TasksError::Json { error: e })?;
         if list.format != GENERATED_TASKS_FORMAT {
             return Err(TasksError::Format { found: list.format });
         }

@@ -26,10 +26,12 @@ use super::{check_files_in_memory, Checked, Diagnostic, Location};
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum LibraryError {
     /// The bytes are not an index's JSON.
-    #[error("library index: {message}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}")]
+    #[error(
+        "library index: {error}; expected {{\"format\": \"{LIBRARY_FORMAT}\", \"devices\": [...]}}"
+    )]
     Json {
-        /// The input layer's message (line, column, what was found).
-        message: String,
+        /// The input layer's error (line, column, what was found).
+        error: crate::input::json::JsonError,
     },
     /// The index is of another format or version.
     #[error("library index: format is {found:?}; expected {LIBRARY_FORMAT:?}")]
@@ -89,9 +91,7 @@ impl LibraryIndex {
         // The input layer's rule: BOM stripped, UTF-16 named, duplicate
         // keys refused (an index may be given by a user: `--library`).
         let index: LibraryIndex =
-            crate::input::json::from_bytes(bytes).map_err(|e| LibraryError::Json {
-                message: e.to_string(),
-            })?;
+            crate::input::json::from_bytes(bytes).map_err(|e| LibraryError::Json { error: e })?;
         if index.format != LIBRARY_FORMAT {
             return Err(LibraryError::Format {
                 found: index.format,

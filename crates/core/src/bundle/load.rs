@@ -199,20 +199,21 @@ fn input_diagnostic(file: &str, e: crate::input::json::JsonError) -> Diagnostic 
     }
 }
 
-fn json_diagnostic(file: &str, e: &serde_json::Error) -> Diagnostic {
-    let mut message = e.to_string();
+fn json_diagnostic(file: &str, e: &crate::input::json::ParseError) -> Diagnostic {
+    use crate::input::json::ParseKind;
+    let mut message = e.message().to_string();
     let mut location = Location::file(file);
-    if e.line() > 0 {
+    if e.line > 0 {
         // serde_json appends " at line L column C"; the location says it.
         if let Some(cut) = message.rfind(" at line ") {
             message.truncate(cut);
         }
-        location = location.at(e.line(), e.column());
+        location = location.at(e.line, e.column);
     }
-    let what = match e.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => "not valid JSON",
-        serde_json::error::Category::Data => "does not fit the bundle format",
-        serde_json::error::Category::Io => "could not be read",
+    let what = match e.kind {
+        ParseKind::Syntax | ParseKind::Eof => "not valid JSON",
+        ParseKind::Data => "does not fit the bundle format",
+        ParseKind::Io => "could not be read",
     };
     Diagnostic::error(location, format!("{what}: {message}"))
 }
@@ -451,7 +452,7 @@ fn check_single_json(source: &str, bytes: &[u8]) -> Checked {
         })
     };
     fn typed<T: DeserializeOwned>(file: &str, value: serde_json::Value) -> Result<T, Diagnostic> {
-        serde_json::from_value(value).map_err(|e| json_diagnostic(file, &e))
+        serde_json::from_value(value).map_err(|e| json_diagnostic(file, &e.into()))
     }
     let manifest = part("manifest", MANIFEST_FILE).and_then(|v| typed(MANIFEST_FILE, v));
     let ssm = part("ssm", SSM_FILE).and_then(|v| typed(SSM_FILE, v));

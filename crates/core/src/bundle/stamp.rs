@@ -95,10 +95,10 @@ pub struct LibraryVersion {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum StampError {
     /// The file is not the version file's JSON.
-    #[error("{VERSION_FILE}: {message}; expected {{\"format\": \"{VERSION_FORMAT}\", \"version\", \"hash\", \"devices\"}}")]
+    #[error("{VERSION_FILE}: {error}; expected {{\"format\": \"{VERSION_FORMAT}\", \"version\", \"hash\", \"devices\"}}")]
     Json {
-        /// The input layer's message.
-        message: String,
+        /// The input layer's error.
+        error: crate::input::json::JsonError,
     },
     /// The file is of another format.
     #[error("{VERSION_FILE}: format is {found:?}; expected {VERSION_FORMAT:?}")]
@@ -129,9 +129,7 @@ impl LibraryVersion {
     /// refused), checking its format.
     pub fn parse(bytes: &[u8]) -> Result<LibraryVersion, StampError> {
         let file: LibraryVersion =
-            crate::input::json::from_bytes(bytes).map_err(|e| StampError::Json {
-                message: e.to_string(),
-            })?;
+            crate::input::json::from_bytes(bytes).map_err(|e| StampError::Json { error: e })?;
         if file.format != VERSION_FORMAT {
             return Err(StampError::Format { found: file.format });
         }

@@ -14,13 +14,72 @@ use super::text::position;
 use super::InputError;
 
 /// Why a JSON document was refused: the input rule broken, or `serde_json`'s
-/// own error (syntax or shape), kept whole for its line and column.
-#[derive(Debug)]
+/// own error (syntax or shape), with its line and column. Clone and
+/// comparable, so the errors of every reader can keep it whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JsonError {
     /// The text broke an input rule (its encoding, a duplicate key).
     Input(InputError),
     /// The JSON is malformed or of the wrong shape.
-    Parse(serde_json::Error),
+    Parse(ParseError),
+}
+
+/// `serde_json`'s error as what it says and where. Its text is the one
+/// foreign message here (the parser's, naming what it found), kept as
+/// text because `serde_json::Error` can be neither cloned nor compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The line, from 1 (0 when the parser gives none).
+    pub line: usize,
+    /// The column, from 1 (0 when the parser gives none).
+    pub column: usize,
+    /// What kind of error.
+    pub kind: ParseKind,
+    message: String,
+}
+
+/// The kinds of [`ParseError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseKind {
+    /// Not JSON.
+    Syntax,
+    /// JSON of another shape than the one expected.
+    Data,
+    /// The text ends in the middle of a value.
+    Eof,
+    /// The reader failed.
+    Io,
+}
+
+impl From<serde_json::Error> for ParseError {
+    fn from(e: serde_json::Error) -> Self {
+        use serde_json::error::Category;
+        ParseError {
+            line: e.line(),
+            column: e.column(),
+            kind: match e.classify() {
+                Category::Syntax => ParseKind::Syntax,
+                Category::Data => ParseKind::Data,
+                Category::Eof => ParseKind::Eof,
+                Category::Io => ParseKind::Io,
+            },
+            message: e.to_string(),
+        }
+    }
+}
+
+impl ParseError {
+    /// The parser's message, as `serde_json` words it (with " at line L
+    /// column C" when it gives a position).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl std::fmt::Display for JsonError {
@@ -62,7 +121,7 @@ pub fn from_text<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
         clippy::disallowed_methods,
         reason = "the input layer's one JSON parse, after the text rule and the key check"
     )]
-    serde_json::from_str(text).map_err(JsonError::Parse)
+    serde_json::from_str(text).map_err(|e| JsonError::Parse(e.into()))
 }
 
 /// Refuses a JSON text in which one object has the same key twice, naming

@@ -63,14 +63,14 @@ pub enum TrajectoryFileError {
         api_errors: usize,
     },
     /// A line is not a trajectory.
-    #[error("{file}:{line}: not a trajectory line: {message}")]
+    #[error("{file}:{line}: not a trajectory line: {error}")]
     Line {
         /// The file's name.
         file: String,
         /// The line, from 1.
         line: usize,
         /// What the reader found.
-        message: String,
+        error: crate::input::json::JsonError,
     },
     /// A line repeats an earlier one.
     #[error("{file}:{line}: a copy of line {first} (bundle {bundle}, task {task}); each episode may appear once in a run, or it would be counted twice")]
@@ -200,7 +200,7 @@ pub fn read_trajectory_file(
             crate::input::json::from_text(line).map_err(|e| TrajectoryFileError::Line {
                 file: name.clone(),
                 line: n,
-                message: e.to_string(),
+                error: e,
             })?;
         if t.steps.len() > MAX_EPISODE_STEPS {
             return Err(TrajectoryFileError::TooMany {
@@ -219,7 +219,7 @@ pub fn read_trajectory_file(
             crate::input::json::from_text(line).map_err(|e| TrajectoryFileError::Line {
                 file: name.clone(),
                 line: n,
-                message: e.to_string(),
+                error: e,
             })?;
         if let Some(item) = id.item {
             if let Some(&first) = items.get(&item) {

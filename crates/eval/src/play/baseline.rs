@@ -41,8 +41,8 @@ pub struct BaselineRun {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum BaselineError {
     #[error("the saved baseline run is not readable ({0}); expected a {BASELINE_FORMAT} document")]
-    /// The saved text is not a baseline run (the JSON reader's message).
-    Unreadable(String),
+    /// The saved text is not a baseline run (the JSON reader's error).
+    Unreadable(knoblab_core::input::json::JsonError),
     #[error("the saved baseline run has format {0:?}; expected {BASELINE_FORMAT:?}")]
     /// The saved run is of another format or version (the one found).
     Format(String),
@@ -86,8 +86,8 @@ impl BaselineRun {
 
     /// Reads a saved run.
     pub fn from_json(text: &str) -> Result<BaselineRun, BaselineError> {
-        let run: BaselineRun = knoblab_core::input::json::from_text(text)
-            .map_err(|e| BaselineError::Unreadable(e.to_string()))?;
+        let run: BaselineRun =
+            knoblab_core::input::json::from_text(text).map_err(BaselineError::Unreadable)?;
         if run.format != BASELINE_FORMAT {
             return Err(BaselineError::Format(run.format));
         }

@@ -245,10 +245,8 @@ impl RunSpec {
     /// Reads a run spec written by this or an earlier version.
     pub fn parse(text: &str) -> Result<RunSpec, RunSpecError> {
         // Duplicate keys refused, as every JSON read from a file (input layer).
-        let spec: RunSpec =
-            knoblab_core::input::json::from_text(text).map_err(|e| RunSpecError::Unreadable {
-                message: e.to_string(),
-            })?;
+        let spec: RunSpec = knoblab_core::input::json::from_text(text)
+            .map_err(|e| RunSpecError::Unreadable { error: e })?;
         if spec.version > RUN_SPEC_VERSION {
             return Err(RunSpecError::Version {
                 found: spec.version,
@@ -395,11 +393,11 @@ fn summary(items: &[BatchItem]) -> String {
 /// A run spec that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunSpecError {
-    #[error("not a run description: {message}")]
+    #[error("not a run description: {error}")]
     /// The text is not a run description.
     Unreadable {
         /// What the JSON reader found.
-        message: String,
+        error: knoblab_core::input::json::JsonError,
     },
     #[error("run description version {found}; this build reads up to {known}")]
     /// A newer version than this build reads.

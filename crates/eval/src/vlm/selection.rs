@@ -64,7 +64,7 @@ impl TaskInfo {
         let file: TaskFile =
             knoblab_core::input::json::from_bytes(bytes).map_err(|e| SelectionError::TaskFile {
                 device: id.to_string(),
-                message: e.to_string(),
+                error: e,
             })?;
         Ok(file
             .tasks
@@ -572,12 +572,12 @@ pub enum SelectionError {
         chosen: String,
     },
     /// A device's tasks file that cannot be read.
-    #[error("the tasks of {device}: {message}")]
+    #[error("the tasks of {device}: {error}")]
     TaskFile {
         /// The device's id.
         device: String,
         /// Why the file cannot be read.
-        message: String,
+        error: knoblab_core::input::json::JsonError,
     },
 }
 

@@ -11,12 +11,12 @@ use super::python::{basename, join, py_strip, stem, truthy, universal_lines};
 /// Why a desktop JSON file was skipped whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DesktopFileError {
-    /// Its bytes are not text (the input layer's message).
+    /// Its bytes are not text (the input layer's error).
     #[error("{0}")]
-    NotText(String),
+    NotText(knoblab_core::input::InputError),
     /// A family C file is not JSON.
     #[error("not JSON: {0}")]
-    Json(String),
+    Json(knoblab_core::input::json::JsonError),
     /// A family C file is JSON, but not an array of records.
     #[error("top-level JSON is not an array")]
     NotArray,
@@ -31,11 +31,10 @@ fn desktop_records(
     bytes: &[u8],
     skipped: &mut Vec<Skipped>,
 ) -> Result<Vec<(String, Value)>, DesktopFileError> {
-    let text = knoblab_core::input::text::decode(bytes)
-        .map_err(|e| DesktopFileError::NotText(e.to_string()))?;
+    let text = knoblab_core::input::text::decode(bytes).map_err(DesktopFileError::NotText)?;
     if family == Family::SpecificData {
-        let value: Value = knoblab_core::input::json::from_text(text)
-            .map_err(|e| DesktopFileError::Json(e.to_string()))?;
+        let value: Value =
+            knoblab_core::input::json::from_text(text).map_err(DesktopFileError::Json)?;
         return match value {
             Value::Array(items) => Ok(items
                 .into_iter()

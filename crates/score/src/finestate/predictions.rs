@@ -86,7 +86,7 @@ pub enum RecordError {
     },
     /// The line or file is not JSON.
     #[error("not JSON: {0}")]
-    Json(String),
+    Json(knoblab_core::input::json::JsonError),
 }
 
 /// A line or entry that could not be used.
@@ -390,7 +390,7 @@ pub fn read_predictions(name: &str, bytes: &[u8]) -> Result<PredictionSet, Predi
                 }
                 let source = format!("{name}:{}", i + 1);
                 let parsed = knoblab_core::input::json::from_text::<Value>(line)
-                    .map_err(|e| RecordError::Json(e.to_string()))
+                    .map_err(RecordError::Json)
                     .and_then(|v| from_line(&v, &source));
                 match parsed {
                     Ok(p) => set.predictions.push(p),
@@ -425,7 +425,7 @@ pub fn read_result_files(files: &[(String, Vec<u8>)]) -> PredictionSet {
     sorted.sort_by_key(|(name, _)| result_number(name));
     for (name, bytes) in sorted {
         let parsed = knoblab_core::input::json::from_bytes::<Value>(bytes)
-            .map_err(|e| RecordError::Json(e.to_string()))
+            .map_err(RecordError::Json)
             .and_then(|v| from_result_object(&v, name));
         match parsed {
             Ok(p) => set.predictions.push(p),

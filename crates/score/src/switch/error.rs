@@ -162,11 +162,15 @@ impl InputError {
 }
 
 /// A JSON syntax error in `file`, with serde's line and column.
-pub(crate) fn json_error(file: &str, line_offset: usize, e: &serde_json::Error) -> InputError {
+pub(crate) fn json_error(
+    file: &str,
+    line_offset: usize,
+    e: &knoblab_core::input::json::ParseError,
+) -> InputError {
     InputError::Json {
         file: file.to_string(),
-        line: e.line() + line_offset,
-        column: e.column(),
+        line: e.line + line_offset,
+        column: e.column,
         message: e.to_string(),
     }
 }
