@@ -86,8 +86,17 @@ pub enum BuildError {
         /// The JSON reader's error.
         error: knoblab_core::input::json::JsonError,
     },
+    /// A description or template file refused by the input layer (not a
+    /// regular file, too large, not UTF-8).
+    #[error("{path}: {error}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The rule it broke.
+        error: knoblab_core::input::InputError,
+    },
     /// A description's category has no template to read.
-    #[error("{path}: category {category:?}: no template at {template}: {message}")]
+    #[error("{path}: category {category:?}: no template at {template}: {error}")]
     NoTemplate {
         /// The description file.
         path: String,
@@ -95,8 +104,8 @@ pub enum BuildError {
         category: String,
         /// Where its template was looked for.
         template: String,
-        /// The operating system's message.
-        message: String,
+        /// Why it could not be read.
+        error: Box<knoblab_core::input::InputError>,
     },
     /// A template is not its JSON.
     #[error("{path}: {error}")]
@@ -152,13 +161,12 @@ pub const LIVE_SHEET_FILE: &str = "live-sheet.png";
 /// A description or template file's text, through the input layer
 /// (a regular file within the bundle file cap, UTF-8 by its one rule).
 #[cfg(not(target_arch = "wasm32"))]
-fn read_text(path: &std::path::Path) -> Result<String, String> {
+fn read_text(path: &std::path::Path) -> Result<String, knoblab_core::input::InputError> {
     let bytes = knoblab_core::input::fs::read_regular(
         path,
         knoblab_core::input::limits::MAX_FILE_BYTES as u64,
-    )
-    .map_err(|e| e.to_string())?;
-    knoblab_core::input::text::decode_owned(bytes).map_err(|e| e.to_string())
+    )?;
+    knoblab_core::input::text::decode_owned(bytes)
 }
 
 /// Every description file of `gen_dir`, by file name, with its template
@@ -183,9 +191,9 @@ pub fn read_descriptions(
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let text = read_text(&path).map_err(|message| BuildError::Io {
+        let text = read_text(&path).map_err(|error| BuildError::Read {
             path: path.display().to_string(),
-            message,
+            error,
         })?;
         let file: CategoryFile =
             knoblab_core::input::json::from_text(&text).map_err(|e| BuildError::Description {
@@ -193,11 +201,11 @@ pub fn read_descriptions(
                 error: e,
             })?;
         let ucsm_path = ucsm_dir.join(format!("{}.json", file.category));
-        let ucsm_text = read_text(&ucsm_path).map_err(|message| BuildError::NoTemplate {
+        let ucsm_text = read_text(&ucsm_path).map_err(|error| BuildError::NoTemplate {
             path: path.display().to_string(),
             category: file.category.clone(),
             template: ucsm_path.display().to_string(),
-            message,
+            error: Box::new(error),
         })?;
         let ucsm: StateMachine =
             knoblab_core::input::json::from_text(&ucsm_text).map_err(|e| BuildError::Template {

@@ -184,7 +184,7 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
                 continue;
             }
             Err(e) => {
-                refused.push(e);
+                refused.push(e.to_string());
                 continue;
             }
         };

@@ -11,8 +11,11 @@
 //! episode lists already give.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
-use knoblab_core::metrics::file::read_trajectory_file;
+use knoblab_core::input::json::{JsonError, ParseError};
+use knoblab_core::input::InputError;
+use knoblab_core::metrics::file::{read_trajectory_file, TrajectoryFileError};
 
 use super::{Leaderboard, RunInput, FORMAT};
 
@@ -32,6 +35,63 @@ pub struct Trace {
     pub lambda: u32,
     /// The action texts, in order, as the agent gave them.
     pub actions: Vec<String>,
+}
+
+/// Why a dropped or fetched file is neither a leaderboard nor a run; each
+/// message names the file (`name`) and says what would be valid.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PublishError {
+    /// Its bytes are not text by the input layer's rule.
+    #[error("{name}: {error}; a leaderboard is a JSON file")]
+    Text {
+        /// The file.
+        name: String,
+        /// The rule it broke.
+        error: InputError,
+    },
+    /// Not a JSON document.
+    #[error("{name}: not a JSON document ({error}); a leaderboard is the JSON file that `knoblab leaderboard --publish` or the page's Save writes")]
+    NotJson {
+        /// The file.
+        name: String,
+        /// What the parser said.
+        error: JsonError,
+    },
+    /// A document of a leaderboard format that does not follow its schema.
+    #[error("{name}: a {format} {what} that does not follow its schema ({error}); docs/leaderboard.md describes it")]
+    Schema {
+        /// The file.
+        name: String,
+        /// Its format tag.
+        format: &'static str,
+        /// "file" (a published leaderboard) or "document" (`--json`).
+        what: &'static str,
+        /// Where and how it departs from the schema.
+        error: ParseError,
+    },
+    /// A JSON document of another format.
+    #[error("{name}: its format is {format:?}; a leaderboard file says \"{PUBLISHED_FORMAT}\" (the page's Save, `knoblab leaderboard --publish`) or \"{FORMAT}\" (`--json`)")]
+    Format {
+        /// The file.
+        name: String,
+        /// The format it names.
+        format: String,
+    },
+    /// Traces that are not one list per row.
+    #[error("{name}: {traces} lists of traces for {rows} rows; there must be one per row")]
+    Traces {
+        /// The file.
+        name: String,
+        /// The lists of traces.
+        traces: usize,
+        /// The rows.
+        rows: usize,
+    },
+    /// Not a leaderboard, and not a trajectory file either.
+    #[error(
+        "{0} (a run is a trajectory file, JSON Lines, as `knoblab eval` or the Agent page writes)"
+    )]
+    NotRun(Box<TrajectoryFileError>),
 }
 
 /// A leaderboard with the traces of its runs.
@@ -89,9 +149,12 @@ impl Published {
     /// Reads a published leaderboard, or a plain `knoblab leaderboard
     /// --json` document (then without traces). `name` is where the bytes
     /// came from, for the message.
-    pub fn read(name: &str, bytes: &[u8]) -> Result<Published, String> {
-        let text = knoblab_core::input::text::decode(bytes)
-            .map_err(|e| format!("{name}: {e}; a leaderboard is a JSON file"))?;
+    pub fn read(name: &str, bytes: &[u8]) -> Result<Published, PublishError> {
+        let text =
+            knoblab_core::input::text::decode(bytes).map_err(|error| PublishError::Text {
+                name: name.to_string(),
+                error,
+            })?;
         // Straight into the types when the file is what it should be (no
         // intermediate tree: a board of 160,000 episodes is ~90 MB); the
         // tree below only words the message of a file that is not.
@@ -106,34 +169,42 @@ impl Published {
                 return Ok(p);
             }
         }
-        let value: serde_json::Value = knoblab_core::input::json::from_text(text).map_err(|e| {
-            format!("{name}: not a JSON document ({e}); a leaderboard is the JSON file that `knoblab leaderboard --publish` or the page's Save writes")
-        })?;
+        let value: serde_json::Value =
+            knoblab_core::input::json::from_text(text).map_err(|error| PublishError::NotJson {
+                name: name.to_string(),
+                error,
+            })?;
+        let schema = |format, what| {
+            move |e: serde_json::Error| PublishError::Schema {
+                name: name.to_string(),
+                format,
+                what,
+                error: e.into(),
+            }
+        };
         let format = value.get("format").and_then(|f| f.as_str()).unwrap_or("");
         let mut published = match format {
-            PUBLISHED_FORMAT => serde_json::from_value::<Published>(value).map_err(|e| {
-                format!("{name}: a {PUBLISHED_FORMAT} file that does not follow its schema ({e}); docs/leaderboard.md describes it")
-            })?,
+            PUBLISHED_FORMAT => serde_json::from_value::<Published>(value)
+                .map_err(schema(PUBLISHED_FORMAT, "file"))?,
             FORMAT => Published::new(
-                serde_json::from_value::<Leaderboard>(value).map_err(|e| {
-                    format!("{name}: a {FORMAT} document that does not follow its schema ({e}); docs/leaderboard.md describes it")
-                })?,
+                serde_json::from_value::<Leaderboard>(value).map_err(schema(FORMAT, "document"))?,
                 Vec::new(),
             ),
             other => {
-                return Err(format!(
-                    "{name}: its format is {other:?}; a leaderboard file says \"{PUBLISHED_FORMAT}\" (the page's Save, `knoblab leaderboard --publish`) or \"{FORMAT}\" (`--json`)"
-                ))
+                return Err(PublishError::Format {
+                    name: name.to_string(),
+                    format: other.to_string(),
+                })
             }
         };
         if !published.traces.is_empty()
             && published.traces.len() != published.leaderboard.runs.len()
         {
-            return Err(format!(
-                "{name}: {} lists of traces for {} rows; there must be one per row",
-                published.traces.len(),
-                published.leaderboard.runs.len()
-            ));
+            return Err(PublishError::Traces {
+                name: name.to_string(),
+                traces: published.traces.len(),
+                rows: published.leaderboard.runs.len(),
+            });
         }
         for t in &mut published.traces {
             t.sort_by_key(|t| t.line);
@@ -174,7 +245,7 @@ pub enum Dropped {
 /// trajectory file's first line is a whole record without `format`; a
 /// leaderboard is one line with `format` (the saved file) or a document
 /// over several lines (`--json`), whose first line is not a whole value.
-pub fn read_dropped(name: &str, bytes: &[u8]) -> Result<Dropped, String> {
+pub fn read_dropped(name: &str, bytes: &[u8]) -> Result<Dropped, PublishError> {
     let first = bytes
         .split(|b| *b == b'\n')
         .find(|l| !l.iter().all(u8::is_ascii_whitespace))
@@ -201,9 +272,7 @@ pub fn read_dropped(name: &str, bytes: &[u8]) -> Result<Dropped, String> {
                 file,
             })
         })
-        .map_err(|e| {
-            format!("{e} (a run is a trajectory file, JSON Lines, as `knoblab eval` or the Agent page writes)")
-        })
+        .map_err(|e| PublishError::NotRun(Box::new(e)))
 }
 
 #[cfg(test)]
@@ -213,10 +282,12 @@ mod tests {
 
     #[test]
     fn files_that_are_neither_a_run_nor_a_board_are_refused_with_what_would_be_valid() {
-        let e = read_dropped("notes.txt", b"hello").unwrap_err();
+        let e = read_dropped("notes.txt", b"hello").unwrap_err().to_string();
         assert!(e.starts_with("notes.txt"), "{e}");
         assert!(e.contains("trajectory file"), "{e}");
-        let e = read_dropped("x.json", br#"{"format": "something/9"}"#).unwrap_err();
+        let e = read_dropped("x.json", br#"{"format": "something/9"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("\"something/9\"") && e.contains(PUBLISHED_FORMAT),
             "{e}"
@@ -225,16 +296,20 @@ mod tests {
             "x.json",
             br#"{"format": "knoblab-leaderboard-published/1", "leaderboard": 3}"#,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("does not follow its schema"), "{e}");
-        let e = Published::read("y.json", b"\xff\xfe").unwrap_err();
+        let e = Published::read("y.json", b"\xff\xfe")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("UTF-16") && e.contains("save it as UTF-8"),
             "{e}"
         );
         // A document over several lines that breaks off: said of its line 1.
-        let e =
-            read_dropped("z.json", b"{\n  \"format\": \"knoblab-leaderboard/1\",\n").unwrap_err();
+        let e = read_dropped("z.json", b"{\n  \"format\": \"knoblab-leaderboard/1\",\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("z.json:1"), "{e}");
     }
 }

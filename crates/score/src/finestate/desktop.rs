@@ -107,7 +107,9 @@ pub(super) fn load_desktop(ctx: &Ctx) -> Dataset {
                         path,
                         None,
                         None,
-                        SkipReason::FileUnreadable { cause },
+                        SkipReason::FileUnreadable {
+                            cause: cause.to_string(),
+                        },
                     ));
                     continue;
                 }

@@ -10,6 +10,22 @@ use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 use knoblab_core::input::zip::{BoundedZip, ZipLimits};
+use knoblab_core::input::InputError;
+
+/// Why a file of the dataset cannot be read.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ReadError {
+    /// Not in the dataset.
+    #[error("{path}: no such file in the dataset")]
+    Missing {
+        /// The path asked for.
+        path: String,
+    },
+    /// A rule of the input layer refused it (not a regular file, too
+    /// large, a path that climbs out of the dataset).
+    #[error(transparent)]
+    Input(#[from] InputError),
+}
 
 /// Read access to a dataset, by `/`-separated path relative to its root.
 pub trait FileSet {
@@ -23,9 +39,10 @@ pub trait FileSet {
     fn read(&self, path: &str) -> Option<Vec<u8>>;
     /// A file's bytes, or why it cannot be read (missing, not a regular
     /// file, too large), for a reader that names what it could not use.
-    fn read_checked(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.read(path)
-            .ok_or_else(|| format!("{path}: no such file in the dataset"))
+    fn read_checked(&self, path: &str) -> Result<Vec<u8>, ReadError> {
+        self.read(path).ok_or_else(|| ReadError::Missing {
+            path: path.to_string(),
+        })
     }
 }
 
@@ -253,10 +270,9 @@ impl FileSet for DiskFiles {
         self.read_checked(path).ok()
     }
 
-    fn read_checked(&self, path: &str) -> Result<Vec<u8>, String> {
-        let full = knoblab_core::input::path::resolve_under(&self.root, path)
-            .map_err(|e| e.to_string())?;
-        crate::limits::read_file(&full).map_err(|e| e.to_string())
+    fn read_checked(&self, path: &str) -> Result<Vec<u8>, ReadError> {
+        let full = knoblab_core::input::path::resolve_under(&self.root, path)?;
+        Ok(crate::limits::read_file(&full)?)
     }
 }
 

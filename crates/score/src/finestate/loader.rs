@@ -46,7 +46,9 @@ pub fn load_platform(files: &dyn FileSet, platform: Platform, policy: ImagePolic
                             path,
                             None,
                             None,
-                            SkipReason::FileUnreadable { cause },
+                            SkipReason::FileUnreadable {
+                                cause: cause.to_string(),
+                            },
                         )),
                     }
                 }
