@@ -22,7 +22,7 @@ use knoblab_eval::vlm::{
 
 use super::{
     load_bundles, load_library, make_plan, DeviceFilter, EvalError, EvalOptions, EvalPlan,
-    LoadProblem,
+    LoadProblem, OptionProblem,
 };
 
 /// The most episodes in flight a run allows.
@@ -124,9 +124,9 @@ impl Default for RunArgs {
     }
 }
 
-fn option(message: impl Into<String>) -> EvalError {
+fn option(problem: OptionProblem) -> EvalError {
     EvalError::Option {
-        message: message.into(),
+        problem: Box::new(problem),
     }
 }
 
@@ -142,7 +142,7 @@ fn perturbation(text: &str) -> Result<Option<Perturbation>, EvalError> {
     };
     Perturbation::parse(&text)
         .map(Some)
-        .map_err(|e| option(e.to_string()))
+        .map_err(|e| option(OptionProblem::Value(e)))
 }
 
 impl RunArgs {
@@ -161,12 +161,7 @@ impl RunArgs {
     /// ([`knoblab_eval::agents::AgentSpec`]); a run plays a model, a
     /// replay, the oracle or the random agent (seeded by `seed`).
     pub fn source(&self) -> Result<(Source, Option<(RecordedAnswers, String)>), EvalError> {
-        let unknown = || {
-            option(format!(
-                "unknown --agent \"{}\": expected model, oracle, random or replay:FILE",
-                self.agent.trim()
-            ))
-        };
+        let unknown = || option(OptionProblem::UnknownAgent(self.agent.trim().to_string()));
         match AgentSpec::parse(&self.agent) {
             Ok(AgentSpec::Model) => Ok((Source::Model, None)),
             Ok(AgentSpec::Oracle) => Ok((Source::Oracle, None)),
@@ -190,9 +185,9 @@ impl RunArgs {
                 Ok((Source::Replay, Some((replay, text))))
             }
             Ok(_) => Err(unknown()),
-            Err(AgentSpecError::NoFile { form }) => Err(option(format!(
-                "--agent {form}: needs a file, as in {form}:run.jsonl"
-            ))),
+            Err(AgentSpecError::NoFile { form }) => {
+                Err(option(OptionProblem::AgentNeedsFile { form }))
+            }
             Err(_) => Err(unknown()),
         }
     }
@@ -224,7 +219,7 @@ impl RunArgs {
             .into_iter()
             .filter_map(|(name, v)| v.map(|v| (name, Given::Real(v))));
         for (name, value) in given.into_iter().chain(optional) {
-            check(name, value).map_err(|e| option(e.to_string()))?;
+            check(name, value).map_err(|e| option(OptionProblem::Domain(e)))?;
         }
         Ok(())
     }
@@ -233,16 +228,17 @@ impl RunArgs {
     pub fn settings(&self, source: Source) -> Result<AgentSettings, EvalError> {
         self.check_domains()?;
         let mut s = AgentSettings::default();
-        s.endpoint.flavor = Flavor::parse(&self.api).map_err(|e| option(e.to_string()))?;
+        s.endpoint.flavor =
+            Flavor::parse(&self.api).map_err(|e| option(OptionProblem::Value(e)))?;
         if source == Source::Model {
             s.endpoint.base_url = self
                 .base_url
                 .clone()
-                .ok_or_else(|| option("--base-url is needed to run a model"))?;
+                .ok_or_else(|| option(OptionProblem::Needed("base-url")))?;
             s.endpoint.model = self
                 .model
                 .clone()
-                .ok_or_else(|| option("--model is needed to run a model"))?;
+                .ok_or_else(|| option(OptionProblem::Needed("model")))?;
         } else {
             s.endpoint.base_url = self.base_url.clone().unwrap_or(s.endpoint.base_url);
             s.endpoint.model = self.model.clone().unwrap_or(s.endpoint.model);
@@ -256,9 +252,10 @@ impl RunArgs {
             base_ms: (self.backoff * 1000.0).round() as u64,
             ..RetryPolicy::default()
         };
-        s.coords = CoordConvention::parse(&self.coords).map_err(|e| option(e.to_string()))?;
+        s.coords =
+            CoordConvention::parse(&self.coords).map_err(|e| option(OptionProblem::Value(e)))?;
         if let Some(h) = &self.history {
-            s.history = HistoryWindow::parse(h).map_err(|e| option(e.to_string()))?;
+            s.history = HistoryWindow::parse(h).map_err(|e| option(OptionProblem::Value(e)))?;
         }
         s.lambda = self.lambda;
         s.render = self.render;
@@ -270,12 +267,10 @@ impl RunArgs {
         };
         let problems = s.problems_with(MAX_CONCURRENCY, 1);
         if !problems.is_empty() {
-            return Err(option(problems.join("; ")));
+            return Err(option(OptionProblem::Settings(problems)));
         }
         if self.max_cost.is_some() && s.prices.cost(Default::default()).is_none() {
-            return Err(option(
-                "--max-cost needs --price-in and --price-out to estimate the cost",
-            ));
+            return Err(option(OptionProblem::CostWithoutPrices));
         }
         Ok(s)
     }

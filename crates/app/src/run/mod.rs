@@ -213,6 +213,45 @@ impl EvalOutcome {
     }
 }
 
+/// Why the options of a run cannot be used: each says what would be valid.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum OptionProblem {
+    /// A number outside its domain ([`knoblab_core::input::options`]).
+    #[error(transparent)]
+    Domain(knoblab_core::input::InputError),
+    /// A value that does not read: the API, the coordinates, the history
+    /// window, the perturbation.
+    #[error(transparent)]
+    Value(knoblab_eval::vlm::VlmError),
+    /// An agent name of no known form.
+    #[error("unknown --agent \"{0}\": expected model, oracle, random or replay:FILE")]
+    UnknownAgent(String),
+    /// An agent form that needs a file, given none.
+    #[error("--agent {form}: needs a file, as in {form}:run.jsonl")]
+    AgentNeedsFile {
+        /// The form (`script` or `replay`).
+        form: &'static str,
+    },
+    /// An option a model run cannot do without (its flag's name).
+    #[error("--{0} is needed to run a model")]
+    Needed(&'static str),
+    /// Settings that do not go together (each problem as the settings
+    /// word it).
+    #[error("{}", .0.join("; "))]
+    Settings(Vec<String>),
+    /// A cost cap without the prices to estimate the cost.
+    #[error("--max-cost needs --price-in and --price-out to estimate the cost")]
+    CostWithoutPrices,
+    /// A selected item past the plan's end.
+    #[error("item {bad} is not in the plan: its {total} items are numbered 0 to {}", .total.saturating_sub(1))]
+    NotInPlan {
+        /// The item asked for.
+        bad: usize,
+        /// The plan's items.
+        total: usize,
+    },
+}
+
 /// What stops a run before it starts, or while it writes.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum EvalError {
@@ -256,11 +295,11 @@ pub enum EvalError {
         /// What differs, each as `what: before → now`.
         differences: Vec<String>,
     },
-    /// An option is outside its values (the message says which are valid).
-    #[error("{message}")]
+    /// An option is outside its values (the problem says which are valid).
+    #[error("{problem}")]
     Option {
-        /// What was given and what would be valid.
-        message: String,
+        /// Which option, what was given and what would be valid.
+        problem: Box<OptionProblem>,
     },
     /// No item to play.
     #[error("the plan is empty: no task of the devices chosen matches")]

@@ -51,10 +51,7 @@ pub fn evaluate(
         .and_then(|s| s.iter().find(|&&p| p >= total))
     {
         return Err(EvalError::Option {
-            message: format!(
-                "item {bad} is not in the plan: its {total} items are numbered 0 to {}",
-                total - 1
-            ),
+            problem: Box::new(super::OptionProblem::NotInPlan { bad: *bad, total }),
         });
     }
     // Only runs that send requests use a cache; a bad folder stops the
