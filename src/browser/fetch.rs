@@ -12,7 +12,6 @@ use super::js_message;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     ErrorCallback, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
-    RequestCredentials, RequestInit, Response,
 };
 
 use super::device_worker::{self, Asker, DrawError};
@@ -25,32 +24,9 @@ pub const LIBRARY_URL: &str = "data/library.json";
 /// Where the generated devices' manifest is, relative to the page.
 pub const GENERATED_URL: &str = "data/generated.json";
 
-/// The bytes at a URL, fetched with `credentials: "omit"`.
-pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no browser window")?;
-    let init = RequestInit::new();
-    init.set_credentials(RequestCredentials::Omit);
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
-        .await
-        .map_err(|e| format!("{url}: could not be fetched ({})", js_message(&e)))?;
-    let response: Response = response
-        .dyn_into()
-        .map_err(|_| format!("{url}: the fetch returned no response"))?;
-    if !response.ok() {
-        return Err(format!(
-            "{url}: the server answered {} {}",
-            response.status(),
-            response.status_text()
-        ));
-    }
-    let buffer = response
-        .array_buffer()
-        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
-    let buffer = JsFuture::from(buffer)
-        .await
-        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
+/// The bytes at a URL, fetched with `credentials: "omit"`: the page's and
+/// its workers' one fetch (`knoblab-web-fetch`).
+pub use knoblab_web_fetch::fetch_bytes;
 
 /// The shipped library's index: the hand-described devices of
 /// `library.json`, then the generated ones of `generated.json`

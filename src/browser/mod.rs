@@ -16,8 +16,6 @@
 //! - [`files`]: the one download, a chosen file's text, the
 //!   Score page hand-off (`sessionStorage`).
 
-use wasm_bindgen::{JsCast, JsValue};
-
 pub mod device_worker;
 pub mod fetch;
 pub mod files;
@@ -29,12 +27,6 @@ pub mod offline;
 pub mod storage;
 
 /// A JavaScript error as a message: an `Error`'s message, a thrown
-/// string, or else the value's debug text. The one place the page turns a
-/// `JsValue` error into text.
-pub fn js_message(error: &JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| format!("{error:?}"))
-}
+/// string, or else the value's debug text: the page's and its workers'
+/// one rule (`knoblab-web-fetch`).
+pub use knoblab_web_fetch::js_message;

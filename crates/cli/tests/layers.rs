@@ -28,11 +28,12 @@ type Module = Vec<String>;
 /// may depend on crates of a lower rank only. The faces share the top rank
 /// and depend on nothing of it, so none depends on another face. Below
 /// them, the web page's workers' modules (each a wasm32 binary of its own,
-/// issue #46), which the page names in its tests alone; the allocator of
-/// the page and its workers depends on nothing.
-const RANKS: [(&str, u8); 12] = [
+/// issue #46), which the page names in its tests alone; the allocator and
+/// the fetch of the page and its workers depend on nothing.
+const RANKS: [(&str, u8); 13] = [
     ("knoblab-core", 0),
     ("knoblab-web-heap", 0),
+    ("knoblab-web-fetch", 0),
     ("knoblab-score", 1),
     ("knoblab-eval", 1),
     ("knoblab-devicegen", 2),

@@ -16,56 +16,18 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{File, RequestCredentials, RequestInit, Response, WorkerGlobalScope};
+use web_sys::File;
 
 use knoblab_app::devices::{generated_entry, open_entry_logic};
 use knoblab_app::leaderboard::plan::read_plan;
 use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped, Published};
 use knoblab_app::leaderboard::{self, compare, Options, RunInput};
 use knoblab_core::bundle::{Bundle, LibraryIndex};
+use knoblab_web_fetch::{fetch_bytes, js_message};
 
 thread_local! {
     /// The board the last build made: what a comparison compares.
     static BOARD: RefCell<Option<Published>> = const { RefCell::new(None) };
-}
-
-/// A message of JavaScript's (an `Error`'s message, or the value as text).
-fn js_message(error: &JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| format!("{error:?}"))
-}
-
-/// The bytes at `url` (absolute), fetched from the worker without
-/// credentials.
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let scope: WorkerGlobalScope = js_sys::global()
-        .dyn_into()
-        .map_err(|_| "the leaderboard's computation runs outside a worker".to_string())?;
-    let init = RequestInit::new();
-    init.set_credentials(RequestCredentials::Omit);
-    let response = JsFuture::from(scope.fetch_with_str_and_init(url, &init))
-        .await
-        .map_err(|e| format!("{url}: could not be fetched ({})", js_message(&e)))?;
-    let response: Response = response
-        .dyn_into()
-        .map_err(|_| format!("{url}: the fetch returned no response"))?;
-    if !response.ok() {
-        return Err(format!(
-            "{url}: the server answered {} {}",
-            response.status(),
-            response.status_text()
-        ));
-    }
-    let buffer = response
-        .array_buffer()
-        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
-    let buffer = JsFuture::from(buffer)
-        .await
-        .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// A file the page handed over: `{path, file}` (a dropped or chosen
