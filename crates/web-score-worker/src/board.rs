@@ -21,7 +21,7 @@ use web_sys::File;
 use knoblab_app::devices::{generated_entry, open_entry_logic};
 use knoblab_app::leaderboard::plan::read_plan;
 use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped, Published};
-use knoblab_app::leaderboard::{self, compare, Options, RunInput};
+use knoblab_app::leaderboard::{self, compare, Options};
 use knoblab_core::bundle::{Bundle, LibraryIndex};
 use knoblab_web_fetch::{fetch_bytes, js_message};
 
@@ -151,7 +151,13 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
             }
         };
         drop(bytes);
-        let more = library_devices(&played_ids(&run), &bundles, library, &mut index).await?;
+        let more = library_devices(
+            &leaderboard::played_ids(&run).collect::<Vec<_>>(),
+            &bundles,
+            library,
+            &mut index,
+        )
+        .await?;
         bundles.extend(more);
         bundles = leaderboard::with_generated(std::slice::from_ref(&run), bundles)
             .map_err(|e| e.to_string())?;
@@ -193,21 +199,6 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
         refused,
         runs: names,
     })
-}
-
-/// The devices a run played.
-fn played_ids(run: &RunInput) -> Vec<&str> {
-    run.file
-        .episodes
-        .iter()
-        .map(|(_, t)| t.bundle_id.as_str())
-        .chain(
-            run.file
-                .api_error_episodes
-                .iter()
-                .map(|a| a.bundle_id.as_str()),
-        )
-        .collect()
 }
 
 /// The hand-described library devices among `ids` that `have` lacks,

@@ -419,19 +419,21 @@ pub fn with_generated(
     runs: &[RunInput],
     bundles: Vec<Bundle>,
 ) -> Result<Vec<Bundle>, LeaderboardError> {
-    let ids = runs.iter().flat_map(|r| {
-        r.file
-            .episodes
-            .iter()
-            .map(|(_, t)| t.bundle_id.as_str())
-            .chain(
-                r.file
-                    .api_error_episodes
-                    .iter()
-                    .map(|a| a.bundle_id.as_str()),
-            )
-    });
-    with_generated_ids(ids, bundles)
+    with_generated_ids(runs.iter().flat_map(played_ids), bundles)
+}
+
+/// The devices a run played (an id per episode, `api_error` ones included).
+pub fn played_ids(run: &RunInput) -> impl Iterator<Item = &str> {
+    run.file
+        .episodes
+        .iter()
+        .map(|(_, t)| t.bundle_id.as_str())
+        .chain(
+            run.file
+                .api_error_episodes
+                .iter()
+                .map(|a| a.bundle_id.as_str()),
+        )
 }
 
 /// `bundles` with the generated devices among `ids` that it lacks.
