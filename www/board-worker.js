@@ -11,7 +11,13 @@
 const glue = import("./knoblab-score-worker.js");
 let loaded;
 const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
-  .then(async (module) => { const m = await glue; await m.default({ module_or_path: module }); return m; });
+  .then(async (module) => {
+    const m = await glue;
+    // The module's exports, kept where a benchmark can read its memory
+    // (e2e/bench/leaderboard-page.mjs).
+    self.__knoblabWasm = await m.default({ module_or_path: module });
+    return m;
+  });
 // A module that fails is reported by each request that awaits it.
 glue.catch(() => {});
 ready.catch(() => {});
