@@ -99,6 +99,8 @@ test('three runs: the table is the CLI\'s, cells open episodes, episodes open tr
   await page.locator('[data-testid=lb-row][data-file="partial.jsonl"] [data-testid=lb-cell][data-metric=sr] button').click();
   const list = page.getByTestId('lb-episodes');
   await list.waitFor();
+  // The traces behind the list come from the worker, where they stay.
+  await page.locator('[data-testid=lb-episodes][data-traces=in]').waitFor();
   assert.equal(await list.getByTestId('lb-episode').count(), EXPECTED.plan.episodes);
   assert.equal(await list.locator('[data-testid=lb-episode][data-state=missing]').count(), 8);
   assert.equal(await list.getByTestId('lb-trace').count(), 16);

@@ -4,10 +4,12 @@
 // neither the metrics nor the device generator), compiled once by the page
 // and posted as a `WebAssembly.Module` (`{init: {module}}`, or
 // `{init: {error}}`; requests that come before it wait). Each request
-// (`{job, build: {files, options, plan_name, plan_bytes, library}}` or
-// `{job, compare: {a, b}}`) is answered with `{job, done}` (JSON bytes,
+// (`{job, build: {files, options, plan_name, plan_bytes, library}}`,
+// `{job, compare: {a, b}}`, `{job, traces: {row, lines}}` or
+// `{job, save: true}`) is answered with `{job, done}` (JSON bytes,
 // transferred) or `{job, error}`, one after another in the order they came
-// (the board of the last build is what a comparison compares).
+// (the board of the last build, whose traces stay here, is what a
+// comparison compares, a list of traces reads and a save writes).
 const glue = import("./knoblab-score-worker.js");
 let loaded;
 const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
@@ -42,6 +44,10 @@ const answer = async (msg) => {
       done = await m.knoblab_board_build(b.files, b.options, b.plan_name ?? undefined, b.plan_bytes ?? undefined, b.library);
     } else if (msg.compare) {
       done = m.knoblab_board_compare(msg.compare.a, msg.compare.b);
+    } else if (msg.traces) {
+      done = m.knoblab_board_traces(msg.traces.row, new Uint32Array(msg.traces.lines));
+    } else if (msg.save) {
+      done = m.knoblab_board_saved();
     } else {
       throw new Error("the leaderboard worker was asked neither to build nor to compare");
     }

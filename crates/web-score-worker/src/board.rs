@@ -86,16 +86,59 @@ pub async fn knoblab_board_build(
             .iter()
             .map(|f| Given::from_js(&f))
             .collect::<Result<Vec<_>, _>>()?;
-        let built = build(&files, &options, &library).await?;
+        let mut built = build(&files, &options, &library).await?;
+        // The traces stay here: the page asks for them a list at a time.
+        let traces = built
+            .board
+            .as_mut()
+            .map(|b| std::mem::take(&mut b.traces))
+            .unwrap_or_default();
+        built.traced = !traces.is_empty();
         let bytes =
             serde_json::to_vec(&built).map_err(|e| format!("the leaderboard as JSON: {e}"))?;
         // The board on screen: a build that made none leaves it there.
-        if let Some(board) = built.board {
+        if let Some(mut board) = built.board {
+            board.traces = traces;
             BOARD.with(|b| *b.borrow_mut() = Some(board));
         }
         Ok::<_, String>(bytes)
     };
     run.await.map_err(|e| JsValue::from_str(&e))
+}
+
+/// The traces of row `row`'s records at `lines` (in that order, `null`
+/// where the board has none), from the board the last build made: JSON
+/// of a list of [`knoblab_app::leaderboard::publish::Trace`].
+#[wasm_bindgen]
+pub fn knoblab_board_traces(row: usize, lines: Vec<usize>) -> Result<Vec<u8>, JsValue> {
+    BOARD
+        .with(|board| {
+            let board = board.borrow();
+            let board = board
+                .as_ref()
+                .ok_or("no leaderboard has been made in this worker")?;
+            let traces: Vec<_> = lines.iter().map(|&l| board.trace(row, l)).collect();
+            serde_json::to_vec(&traces).map_err(|e| format!("the traces as JSON: {e}"))
+        })
+        .map_err(|e: String| JsValue::from_str(&e))
+}
+
+/// The board the last build made, with its traces, as the file the page
+/// saves and reopens ([`Published::to_text`]), in UTF-8 bytes.
+#[wasm_bindgen]
+pub fn knoblab_board_saved() -> Result<Vec<u8>, JsValue> {
+    BOARD
+        .with(|board| {
+            let board = board.borrow();
+            let board = board
+                .as_ref()
+                .ok_or("no leaderboard has been made in this worker")?;
+            board
+                .to_text()
+                .map(String::into_bytes)
+                .map_err(|e| format!("the leaderboard could not be written: {e}"))
+        })
+        .map_err(|e: String| JsValue::from_str(&e))
 }
 
 /// Rows `a` and `b` (0-based) of the board the last build made, compared
@@ -173,6 +216,7 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
         }
         return Ok(Built {
             board: Some(*board),
+            traced: false,
             refused,
             runs: Vec::new(),
         });
@@ -180,6 +224,7 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
     if prepared.is_empty() {
         return Ok(Built {
             board: None,
+            traced: false,
             refused,
             runs: names,
         });
@@ -196,6 +241,7 @@ async fn build(files: &[Given], options: &Options, library: &str) -> Result<Buil
         leaderboard::from_prepared(prepared, bundles, options).map_err(|e| e.to_string())?;
     Ok(Built {
         board: Some(Published::new(board, traces)),
+        traced: false,
         refused,
         runs: names,
     })

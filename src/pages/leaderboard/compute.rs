@@ -21,7 +21,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
-use knoblab_app::leaderboard::publish::{Built, Published};
+use knoblab_app::leaderboard::publish::{Built, Published, Trace};
 use knoblab_app::leaderboard::{Comparison, Options};
 
 use crate::browser::fetch::LIBRARY_URL;
@@ -56,6 +56,16 @@ pub enum Request {
         /// Row B.
         b: usize,
     },
+    /// The traces of row `row`'s records at `lines`, from the board on
+    /// screen (they stay in the worker).
+    Traces {
+        /// The row (0-based).
+        row: usize,
+        /// The records' lines.
+        lines: Vec<usize>,
+    },
+    /// The board on screen with its traces, as the file Save writes.
+    Save,
 }
 
 /// What it answers.
@@ -64,8 +74,10 @@ pub enum Reply {
     /// were refused (each message names its file) and the names of those
     /// read as runs (the page keeps them for the next drop).
     Board {
-        /// The leaderboard.
+        /// The leaderboard, without its traces (they stay in the worker).
         board: Option<Box<Published>>,
+        /// Whether it has traces.
+        traced: bool,
         /// Files not taken, each with why.
         refused: Vec<String>,
         /// The files read as runs.
@@ -73,6 +85,11 @@ pub enum Reply {
     },
     /// A comparison.
     Compared(Box<Comparison>),
+    /// The traces asked for, in the order of the lines (none where the
+    /// board has none).
+    Traces(Vec<Option<Trace>>),
+    /// The saved file's text.
+    Saved(String),
 }
 
 /// The running worker, its handlers, and the requests it has not answered
@@ -211,6 +228,7 @@ pub async fn compute(request: Request) -> Result<Reply, String> {
             })?;
             Ok(Reply::Board {
                 board: built.board.map(Box::new),
+                traced: built.traced,
                 refused: built.refused,
                 runs: built.runs,
             })
@@ -225,6 +243,29 @@ pub async fn compute(request: Request) -> Result<Reply, String> {
                 format!("the leaderboard's worker answered what is not a comparison: {e}")
             })?;
             Ok(Reply::Compared(Box::new(c)))
+        }
+        Request::Traces { row, lines } => {
+            let traces = js_sys::Object::new();
+            set(&traces, "row", &JsValue::from_f64(row as f64));
+            let list = js_sys::Array::new();
+            for l in lines {
+                list.push(&JsValue::from_f64(l as f64));
+            }
+            set(&traces, "lines", &list);
+            set(&message, "traces", &traces);
+            let bytes = ask(message, &transfer).await?;
+            let t: Vec<Option<Trace>> =
+                knoblab_core::input::json::from_bytes(&bytes).map_err(|e| {
+                    format!("the leaderboard's worker answered what are not traces: {e}")
+                })?;
+            Ok(Reply::Traces(t))
+        }
+        Request::Save => {
+            set(&message, "save", &JsValue::TRUE);
+            let bytes = ask(message, &transfer).await?;
+            String::from_utf8(bytes)
+                .map(Reply::Saved)
+                .map_err(|_| "the leaderboard's worker wrote a file that is not UTF-8".to_string())
         }
     }
 }

@@ -49,7 +49,8 @@ pub fn LeaderboardPage() -> impl IntoView {
     // The runs taken so far (the browser's file handles, read again at
     // each ranking, one at a time): a new drop adds to them.
     let runs = StoredValue::new_local(Vec::<JobFile>::new());
-    let board = RwSignal::new(None::<Arc<Published>>);
+    // The board shown (its traces stay in the worker) and whether it has any.
+    let board = RwSignal::new(None::<(Arc<Published>, bool)>);
     let refused = RwSignal::new(Vec::<String>::new());
     let status = RwSignal::new(Status::Idle);
     let seed = RwSignal::new(0_u64);
@@ -97,6 +98,7 @@ pub fn LeaderboardPage() -> impl IntoView {
             match result {
                 Ok(Reply::Board {
                     board: made,
+                    traced,
                     refused: r,
                     runs: names,
                 }) => {
@@ -109,13 +111,15 @@ pub fn LeaderboardPage() -> impl IntoView {
                     refused.set(r);
                     match made {
                         Some(b) => {
-                            board.set(Some(Arc::from(b)));
+                            board.set(Some((Arc::from(b), traced)));
                             status.set(Status::Done(now_ms() - started));
                         }
                         None => status.set(Status::Idle),
                     }
                 }
-                Ok(Reply::Compared(_)) => status.set(Status::Idle),
+                Ok(Reply::Compared(_) | Reply::Traces(_) | Reply::Saved(_)) => {
+                    status.set(Status::Idle)
+                }
                 Err(e) => {
                     // The runs that were there stay; the new ones are dropped.
                     status.set(Status::Failed(e));
@@ -204,7 +208,7 @@ pub fn LeaderboardPage() -> impl IntoView {
                 }.into_any(),
                 Status::Failed(e) => view! { <p class="error" data-testid="lb-error">{e}</p> }.into_any(),
             }}
-            {move || board.get().map(|b| view! { <view::BoardView board=b /> })}
+            {move || board.get().map(|(b, traced)| view! { <view::BoardView board=b traced=traced /> })}
         </section>
     }
 }

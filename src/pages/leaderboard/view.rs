@@ -3,16 +3,19 @@
 //! with its intervals, the drill-downs, the episodes behind any cell with
 //! their trajectories, the paired comparison, and the save and exports.
 //! Nothing here computes a number: the document is
-//! [`knoblab_app::leaderboard`]'s, the comparison comes through
-//! [`super::compute`].
+//! [`knoblab_app::leaderboard`]'s; the comparison, the traces behind a
+//! list of episodes and the saved file come from the Leaderboard's
+//! worker through [`super::compute`] (the traces stay there: they are most
+//! of a big board's bytes).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use super::compute::{compute, Reply, Request};
 use crate::browser::files;
-use knoblab_app::leaderboard::publish::Published;
+use knoblab_app::leaderboard::publish::{Published, Trace};
 use knoblab_app::leaderboard::{export, Comparison, EpisodeEntry, EpisodeState, Estimate, Row};
 use knoblab_core::metrics::columns::{Column, COLUMNS};
 use knoblab_eval::play::ShareLink;
@@ -43,17 +46,55 @@ fn raw(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// The player's address replaying an episode of row `row` recorded at
-/// `line`, when the board has its trace.
-fn trace_href(board: &Published, row: usize, line: Option<usize>) -> Option<String> {
-    let t = board.trace(row, line?)?;
+/// The player's address replaying a recorded episode.
+fn trace_href(t: &Trace) -> String {
     let link = ShareLink {
         bundle: t.bundle_id.clone(),
         task: t.task_id.clone(),
         lambda: t.lambda,
         actions: t.actions.clone(),
     };
-    Some(format!("#/play?{}", link.to_query()))
+    format!("#/play?{}", link.to_query())
+}
+
+/// The traces of row `row`'s records at `lines`, asked of the worker when
+/// `traced` (a signal that fills when they come, by line; an error is
+/// logged and leaves the episodes without links).
+fn traces_of(
+    row: usize,
+    lines: Vec<usize>,
+    traced: bool,
+) -> RwSignal<Option<HashMap<usize, Trace>>> {
+    let got = RwSignal::new(None);
+    if traced && !lines.is_empty() {
+        leptos::task::spawn_local(async move {
+            match compute(Request::Traces { row, lines }).await {
+                Ok(Reply::Traces(list)) => {
+                    got.set(Some(
+                        list.into_iter().flatten().map(|t| (t.line, t)).collect(),
+                    ));
+                }
+                Ok(_) => leptos::logging::error!("the leaderboard's worker answered no traces"),
+                Err(e) => leptos::logging::error!("{e}"),
+            }
+        });
+    } else {
+        got.set(Some(HashMap::new()));
+    }
+    got
+}
+
+/// The link to a recorded episode's trajectory, once its trace is in.
+fn trace_link(
+    got: RwSignal<Option<HashMap<usize, Trace>>>,
+    line: Option<usize>,
+    text: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    move || {
+        got.with(|g| g.as_ref().and_then(|g| g.get(&line?)).map(trace_href))
+            .map(|h| view! { <a href=h target="_blank" rel="noopener" data-testid=testid>{text}</a> })
+    }
 }
 
 /// One estimate as a clickable cell.
@@ -78,8 +119,10 @@ fn cell(
 /// The whole board.
 #[component]
 pub fn BoardView(
-    /// The leaderboard with its traces.
+    /// The leaderboard (its traces stay in the worker).
     board: Arc<Published>,
+    /// Whether it has traces.
+    traced: bool,
 ) -> impl IntoView {
     let opened = RwSignal::new(None::<Opened>);
     let drill = RwSignal::new(String::new());
@@ -96,19 +139,18 @@ pub fn BoardView(
         lb.seed,
         lb.stratified_by,
     );
-    let traced = !board.traces.is_empty();
-    let b = board.clone();
     let save = move |_| {
-        let text = match b.to_text() {
-            Ok(t) => t,
-            Err(e) => {
-                leptos::logging::error!("the leaderboard could not be written: {e}");
-                return;
+        leptos::task::spawn_local(async move {
+            match compute(Request::Save).await {
+                Ok(Reply::Saved(text)) => {
+                    if let Err(e) = files::download("leaderboard.json", "application/json", &text) {
+                        leptos::logging::error!("{e}");
+                    }
+                }
+                Ok(_) => leptos::logging::error!("the leaderboard's worker saved nothing"),
+                Err(e) => leptos::logging::error!("the leaderboard could not be written: {e}"),
             }
-        };
-        if let Err(e) = files::download("leaderboard.json", "application/json", &text) {
-            leptos::logging::error!("{e}");
-        }
+        });
     };
     let b = board.clone();
     let export_file = move |kind: &'static str| {
@@ -230,7 +272,7 @@ pub fn BoardView(
 
     let b = board.clone();
     let episodes = move || {
-        opened.get().map(|o| view! { <EpisodeList board=b.clone() opened=o on_close=Callback::new(move |()| opened.set(None)) /> })
+        opened.get().map(|o| view! { <EpisodeList board=b.clone() traced=traced opened=o on_close=Callback::new(move |()| opened.set(None)) /> })
     };
 
     view! {
@@ -265,7 +307,7 @@ pub fn BoardView(
             </label>
             {drilled}
             {episodes}
-            <CompareView board=board.clone() />
+            <CompareView board=board.clone() traced=traced />
         </div>
     }
 }
@@ -337,7 +379,12 @@ fn state_label(s: EpisodeState) -> &'static str {
 
 /// The episodes behind a cell, each with its trajectory.
 #[component]
-fn EpisodeList(board: Arc<Published>, opened: Opened, on_close: Callback<()>) -> impl IntoView {
+fn EpisodeList(
+    board: Arc<Published>,
+    traced: bool,
+    opened: Opened,
+    on_close: Callback<()>,
+) -> impl IntoView {
     let Some(row) = board.leaderboard.runs.get(opened.row) else {
         return ().into_any();
     };
@@ -355,6 +402,11 @@ fn EpisodeList(board: Arc<Published>, opened: Opened, on_close: Callback<()>) ->
         .iter()
         .filter(|e| e.state == EpisodeState::Played)
         .count();
+    let got = traces_of(
+        opened.row,
+        list.iter().filter_map(|e| e.line).collect(),
+        traced,
+    );
     let title = format!(
         "{} of row {} ({}){part_text}: {} episodes, {played} played",
         opened.label,
@@ -365,8 +417,10 @@ fn EpisodeList(board: Arc<Published>, opened: Opened, on_close: Callback<()>) ->
     let body = list
         .into_iter()
         .map(|e| {
-            let href = trace_href(&board, opened.row, e.line);
-            let pct = |v: Option<f64>| v.map(|v| format!("{:.0}", v * 100.0)).unwrap_or_else(|| "–".into());
+            let pct = |v: Option<f64>| {
+                v.map(|v| format!("{:.0}", v * 100.0))
+                    .unwrap_or_else(|| "–".into())
+            };
             view! {
                 <tr data-testid="lb-episode" data-key=e.key.clone() data-state=state_label(e.state)>
                     <td><code>{e.key.clone()}</code></td>
@@ -378,13 +432,13 @@ fn EpisodeList(board: Arc<Published>, opened: Opened, on_close: Callback<()>) ->
                     <td>{pct(e.ssr)}</td>
                     <td>{pct(e.spl)}</td>
                     <td>{e.steps.map(|s| s.to_string()).unwrap_or_default()}</td>
-                    <td>{href.map(|h| view! { <a href=h target="_blank" rel="noopener" data-testid="lb-trace">"trajectory"</a> })}</td>
+                    <td>{trace_link(got, e.line, "trajectory", "lb-trace")}</td>
                 </tr>
             }
         })
         .collect_view();
     view! {
-        <section class="card lb-episodes" data-testid="lb-episodes">
+        <section class="card lb-episodes" data-testid="lb-episodes" data-traces=move || if got.with(Option::is_some) { "in" } else { "coming" }>
             <h3>{title}" "<button class="quiet" data-testid="lb-episodes-close" on:click=move |_| on_close.run(())>"Close"</button></h3>
             <p class="table-note">"SR, SSR and SPL of each episode in %, as scored; a trajectory opens in the player, which plays its actions again: pictures, actions, feedback and the optimal path."</p>
             <div class="table-scroll">
@@ -401,7 +455,7 @@ fn EpisodeList(board: Arc<Published>, opened: Opened, on_close: Callback<()>) ->
 /// Two rows compared: the difference in SR and SSR over the episodes both
 /// played, with its paired interval, and where they disagree.
 #[component]
-fn CompareView(board: Arc<Published>) -> impl IntoView {
+fn CompareView(board: Arc<Published>, traced: bool) -> impl IntoView {
     let n = board.leaderboard.runs.len();
     let a = RwSignal::new(0_usize);
     let b = RwSignal::new(if n > 1 { 1 } else { 0 });
@@ -430,7 +484,7 @@ fn CompareView(board: Arc<Published>) -> impl IntoView {
         leptos::task::spawn_local(async move {
             result.set(Some(match compute(request).await {
                 Ok(Reply::Compared(c)) => Ok(Arc::from(c)),
-                Ok(Reply::Board { .. }) => Err("the comparison gave no answer".into()),
+                Ok(_) => Err("the comparison gave no answer".into()),
                 Err(e) => Err(e),
             }));
         });
@@ -439,7 +493,7 @@ fn CompareView(board: Arc<Published>) -> impl IntoView {
     let shown = move || {
         result.get().map(|r| match r {
             Err(e) => view! { <p class="error" data-testid="lb-compare-error">{e}</p> }.into_any(),
-            Ok(c) => view! { <Compared board=bd.clone() c=c /> }.into_any(),
+            Ok(c) => view! { <Compared board=bd.clone() traced=traced c=c /> }.into_any(),
         })
     };
     view! {
@@ -456,7 +510,7 @@ fn CompareView(board: Arc<Published>) -> impl IntoView {
 
 /// A comparison's figures and its disagreeing episodes.
 #[component]
-fn Compared(board: Arc<Published>, c: Arc<Comparison>) -> impl IntoView {
+fn Compared(board: Arc<Published>, traced: bool, c: Arc<Comparison>) -> impl IntoView {
     let pct = |v: Option<f64>| knoblab_core::metrics::percent(v);
     let line = |name: &str,
                 d: &knoblab_app::leaderboard::compare::Difference,
@@ -476,16 +530,27 @@ fn Compared(board: Arc<Published>, c: Arc<Comparison>) -> impl IntoView {
             .unwrap_or_default()
     };
     let (la, lb) = (lines_of(c.a), lines_of(c.b));
+    // The traces of the listed episodes, for both rows.
+    let listed = |lines: &HashMap<String, Option<usize>>| -> Vec<usize> {
+        c.only_a
+            .iter()
+            .chain(&c.only_b)
+            .filter_map(|k| lines.get(k).copied().flatten())
+            .collect()
+    };
+    let (ga, gb) = (
+        traces_of(c.a, listed(&la), traced),
+        traces_of(c.b, listed(&lb), traced),
+    );
     let list = |keys: &[String], testid: &'static str| {
         keys.iter()
             .map(|k| {
-                let ha = trace_href(&board, c.a, la.get(k).copied().flatten());
-                let hb = trace_href(&board, c.b, lb.get(k).copied().flatten());
+                let (a, b) = (la.get(k).copied().flatten(), lb.get(k).copied().flatten());
                 view! {
                     <li data-testid=testid data-key=k.clone()>
                         <code>{k.clone()}</code>" "
-                        {ha.map(|h| view! { <a href=h target="_blank" rel="noopener">"A's trajectory"</a> })}" "
-                        {hb.map(|h| view! { <a href=h target="_blank" rel="noopener">"B's trajectory"</a> })}
+                        {trace_link(ga, a, "A's trajectory", "lb-trace-a")}" "
+                        {trace_link(gb, b, "B's trajectory", "lb-trace-b")}
                     </li>
                 }
             })

@@ -215,13 +215,18 @@ impl Published {
 
 /// What the page's leaderboard worker answers a build with
 /// (`knoblab-score-worker`'s `knoblab_board_build`, read by the page): the
-/// board (none when no file could be read as a run or a leaderboard), the
-/// files that were refused (each message names its file) and the names of
-/// those read as runs (the page keeps them for the next drop).
+/// board (none when no file could be read as a run or a leaderboard)
+/// without its traces, which stay in the worker (asked for a list of
+/// episodes at a time, and for the saved file: they are most of a big
+/// board's bytes), whether it has them, the files that were refused (each
+/// message names its file) and the names of those read as runs (the page
+/// keeps them for the next drop).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Built {
-    /// The leaderboard.
+    /// The leaderboard, its `traces` left empty.
     pub board: Option<Published>,
+    /// Whether the board has traces (in the worker).
+    pub traced: bool,
     /// Files not taken, each with why.
     pub refused: Vec<String>,
     /// The files read as runs.
