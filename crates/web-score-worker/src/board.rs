@@ -106,39 +106,40 @@ pub async fn knoblab_board_build(
     run.await.map_err(|e| JsValue::from_str(&e))
 }
 
+/// `answer` of the board the last build made; the error of either, as
+/// JavaScript's.
+fn with_board(
+    answer: impl FnOnce(&Published) -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, JsValue> {
+    BOARD
+        .with(|board| match board.borrow().as_ref() {
+            Some(board) => answer(board),
+            None => Err("no leaderboard has been made in this worker".to_string()),
+        })
+        .map_err(|e| JsValue::from_str(&e))
+}
+
 /// The traces of row `row`'s records at `lines` (in that order, `null`
 /// where the board has none), from the board the last build made: JSON
 /// of a list of [`knoblab_app::leaderboard::publish::Trace`].
 #[wasm_bindgen]
 pub fn knoblab_board_traces(row: usize, lines: Vec<usize>) -> Result<Vec<u8>, JsValue> {
-    BOARD
-        .with(|board| {
-            let board = board.borrow();
-            let board = board
-                .as_ref()
-                .ok_or("no leaderboard has been made in this worker")?;
-            let traces: Vec<_> = lines.iter().map(|&l| board.trace(row, l)).collect();
-            serde_json::to_vec(&traces).map_err(|e| format!("the traces as JSON: {e}"))
-        })
-        .map_err(|e: String| JsValue::from_str(&e))
+    with_board(|board| {
+        let traces: Vec<_> = lines.iter().map(|&l| board.trace(row, l)).collect();
+        serde_json::to_vec(&traces).map_err(|e| format!("the traces as JSON: {e}"))
+    })
 }
 
 /// The board the last build made, with its traces, as the file the page
 /// saves and reopens ([`Published::to_text`]), in UTF-8 bytes.
 #[wasm_bindgen]
 pub fn knoblab_board_saved() -> Result<Vec<u8>, JsValue> {
-    BOARD
-        .with(|board| {
-            let board = board.borrow();
-            let board = board
-                .as_ref()
-                .ok_or("no leaderboard has been made in this worker")?;
-            board
-                .to_text()
-                .map(String::into_bytes)
-                .map_err(|e| format!("the leaderboard could not be written: {e}"))
-        })
-        .map_err(|e: String| JsValue::from_str(&e))
+    with_board(|board| {
+        board
+            .to_text()
+            .map(String::into_bytes)
+            .map_err(|e| format!("the leaderboard could not be written: {e}"))
+    })
 }
 
 /// Rows `a` and `b` (0-based) of the board the last build made, compared
@@ -146,22 +147,16 @@ pub fn knoblab_board_saved() -> Result<Vec<u8>, JsValue> {
 /// [`knoblab_app::leaderboard::Comparison`].
 #[wasm_bindgen]
 pub fn knoblab_board_compare(a: usize, b: usize) -> Result<Vec<u8>, JsValue> {
-    BOARD
-        .with(|board| {
-            let board = board.borrow();
-            let board = board
-                .as_ref()
-                .ok_or("no leaderboard has been made in this worker")?;
-            let options = Options {
-                seed: board.leaderboard.seed,
-                resamples: board.leaderboard.resamples,
-                compare: Vec::new(),
-                plan: None,
-            };
-            let c = compare(&board.leaderboard, a, b, &options).map_err(|e| e.to_string())?;
-            serde_json::to_vec(&c).map_err(|e| format!("the comparison as JSON: {e}"))
-        })
-        .map_err(|e: String| JsValue::from_str(&e))
+    with_board(|board| {
+        let options = Options {
+            seed: board.leaderboard.seed,
+            resamples: board.leaderboard.resamples,
+            compare: Vec::new(),
+            plan: None,
+        };
+        let c = compare(&board.leaderboard, a, b, &options).map_err(|e| e.to_string())?;
+        serde_json::to_vec(&c).map_err(|e| format!("the comparison as JSON: {e}"))
+    })
 }
 
 async fn build(files: &[Given], options: &Options, library: &str) -> Result<Built, String> {
