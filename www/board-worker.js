@@ -5,7 +5,7 @@
 // and posted as a `WebAssembly.Module` (`{init: {module}}`, or
 // `{init: {error}}`; requests that come before it wait). Each request
 // (`{job, build: {files, options, plan_name, plan_bytes, library}}`,
-// `{job, compare: {a, b}}`, `{job, traces: {row, lines}}` or
+// `{job, compare: {a, b}}`, `{job, traces: {row, file, lines}}` or
 // `{job, save: true}`) is answered with `{job, done}` (JSON bytes,
 // transferred) or `{job, error}`, one after another in the order they came
 // (the board of the last build, whose traces stay here, is what a
@@ -45,7 +45,7 @@ const answer = async (msg) => {
     } else if (msg.compare) {
       done = m.knoblab_board_compare(msg.compare.a, msg.compare.b);
     } else if (msg.traces) {
-      done = m.knoblab_board_traces(msg.traces.row, new Uint32Array(msg.traces.lines));
+      done = m.knoblab_board_traces(msg.traces.row, msg.traces.file, new Uint32Array(msg.traces.lines));
     } else if (msg.save) {
       done = m.knoblab_board_saved();
     } else {

@@ -120,11 +120,23 @@ fn with_board(
 }
 
 /// The traces of row `row`'s records at `lines` (in that order, `null`
-/// where the board has none), from the board the last build made: JSON
-/// of a list of [`knoblab_app::leaderboard::publish::Trace`].
+/// where the board has none), from the board the last build made, whose
+/// row `row` must be `file` (the page asks of the board it shows; a build
+/// since may have put another file there): JSON of a list of
+/// [`knoblab_app::leaderboard::publish::Trace`].
 #[wasm_bindgen]
-pub fn knoblab_board_traces(row: usize, lines: Vec<usize>) -> Result<Vec<u8>, JsValue> {
+pub fn knoblab_board_traces(
+    row: usize,
+    file: String,
+    lines: Vec<usize>,
+) -> Result<Vec<u8>, JsValue> {
     with_board(|board| {
+        if board.leaderboard.runs.get(row).map(|r| r.file.as_str()) != Some(file.as_str()) {
+            return Err(format!(
+                "the leaderboard changed since it was shown: row {} is no longer {file}; open the list again",
+                row + 1
+            ));
+        }
         let traces: Vec<_> = lines.iter().map(|&l| board.trace(row, l)).collect();
         serde_json::to_vec(&traces).map_err(|e| format!("the traces as JSON: {e}"))
     })

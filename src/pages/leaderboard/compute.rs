@@ -61,6 +61,9 @@ pub enum Request {
     Traces {
         /// The row (0-based).
         row: usize,
+        /// Its file, as the page shows it (a board made since, whose row
+        /// `row` is another file, answers with an error).
+        file: String,
         /// The records' lines.
         lines: Vec<usize>,
     },
@@ -244,9 +247,10 @@ pub async fn compute(request: Request) -> Result<Reply, String> {
             })?;
             Ok(Reply::Compared(Box::new(c)))
         }
-        Request::Traces { row, lines } => {
+        Request::Traces { row, file, lines } => {
             let traces = js_sys::Object::new();
             set(&traces, "row", &JsValue::from_f64(row as f64));
+            set(&traces, "file", &JsValue::from_str(&file));
             let list = js_sys::Array::new();
             for l in lines {
                 list.push(&JsValue::from_f64(l as f64));
@@ -263,9 +267,9 @@ pub async fn compute(request: Request) -> Result<Reply, String> {
         Request::Save => {
             set(&message, "save", &JsValue::TRUE);
             let bytes = ask(message, &transfer).await?;
-            String::from_utf8(bytes)
+            knoblab_core::input::text::decode_owned(bytes)
                 .map(Reply::Saved)
-                .map_err(|_| "the leaderboard's worker wrote a file that is not UTF-8".to_string())
+                .map_err(|e| format!("the leaderboard's worker wrote a file that is not text: {e}"))
         }
     }
 }

@@ -57,26 +57,34 @@ fn trace_href(t: &Trace) -> String {
     format!("#/play?{}", link.to_query())
 }
 
-/// The traces of row `row`'s records at `lines`, asked of the worker when
-/// `traced` (a signal that fills when they come, by line; an error is
-/// logged and leaves the episodes without links).
+/// The traces of row `row`'s (file `file`) records at `lines`, asked of
+/// the worker when `traced`: a signal that fills when they come, by line.
+/// A failure is logged and fills it empty: the episodes stay listed,
+/// without links.
 fn traces_of(
     row: usize,
+    file: String,
     lines: Vec<usize>,
     traced: bool,
 ) -> RwSignal<Option<HashMap<usize, Trace>>> {
     let got = RwSignal::new(None);
     if traced && !lines.is_empty() {
         leptos::task::spawn_local(async move {
-            match compute(Request::Traces { row, lines }).await {
+            let answer = compute(Request::Traces { row, file, lines }).await;
+            let traces = match answer {
                 Ok(Reply::Traces(list)) => {
-                    got.set(Some(
-                        list.into_iter().flatten().map(|t| (t.line, t)).collect(),
-                    ));
+                    list.into_iter().flatten().map(|t| (t.line, t)).collect()
                 }
-                Ok(_) => leptos::logging::error!("the leaderboard's worker answered no traces"),
-                Err(e) => leptos::logging::error!("{e}"),
-            }
+                Ok(_) => {
+                    leptos::logging::warn!("the leaderboard's worker answered no traces");
+                    HashMap::new()
+                }
+                Err(e) => {
+                    leptos::logging::warn!("{e}");
+                    HashMap::new()
+                }
+            };
+            got.set(Some(traces));
         });
     } else {
         got.set(Some(HashMap::new()));
@@ -404,6 +412,7 @@ fn EpisodeList(
         .count();
     let got = traces_of(
         opened.row,
+        row.file.clone(),
         list.iter().filter_map(|e| e.line).collect(),
         traced,
     );
@@ -539,8 +548,8 @@ fn Compared(board: Arc<Published>, traced: bool, c: Arc<Comparison>) -> impl Int
             .collect()
     };
     let (ga, gb) = (
-        traces_of(c.a, listed(&la), traced),
-        traces_of(c.b, listed(&lb), traced),
+        traces_of(c.a, c.a_file.clone(), listed(&la), traced),
+        traces_of(c.b, c.b_file.clone(), listed(&lb), traced),
     );
     let list = |keys: &[String], testid: &'static str| {
         keys.iter()
