@@ -87,13 +87,9 @@ pub async fn fetch_bundle(url: &str) -> Result<Checked, String> {
     Ok(check_bytes(url, &bytes))
 }
 
-/// A file's bytes.
-pub async fn read_file(file: &File) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(file.array_buffer())
-        .await
-        .map_err(|e| format!("{}: could not be read ({})", file.name(), js_message(&e)))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
+/// A file's bytes: the page's and its workers' one reader
+/// (`knoblab-web-fetch`).
+pub use knoblab_web_fetch::read_file;
 
 /// The path of a file picked from a folder (`webkitRelativePath`), or its
 /// name.

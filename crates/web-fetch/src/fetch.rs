@@ -1,8 +1,8 @@
-//! [`fetch_bytes`] and the message of a JavaScript error.
+//! [`fetch_bytes`], [`read_file`] and the message of a JavaScript error.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{RequestCredentials, RequestInit, Response, Window, WorkerGlobalScope};
+use web_sys::{File, RequestCredentials, RequestInit, Response, Window, WorkerGlobalScope};
 
 /// The message of a JavaScript error (an `Error`'s message, else the value
 /// as text).
@@ -48,5 +48,14 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let buffer = JsFuture::from(buffer)
         .await
         .map_err(|e| format!("{url}: the body could not be read ({})", js_message(&e)))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// A dropped or chosen file's bytes (on the page or in a worker it was
+/// posted to).
+pub async fn read_file(file: &File) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|e| format!("{}: could not be read ({})", file.name(), js_message(&e)))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }

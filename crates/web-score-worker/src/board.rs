@@ -15,7 +15,6 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
 use knoblab_app::devices::{generated_entry, open_entry_logic};
@@ -23,7 +22,7 @@ use knoblab_app::leaderboard::plan::read_plan;
 use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped, Published};
 use knoblab_app::leaderboard::{self, compare, Options};
 use knoblab_core::bundle::{Bundle, LibraryIndex};
-use knoblab_web_fetch::{fetch_bytes, js_message};
+use knoblab_web_fetch::{fetch_bytes, read_file};
 
 thread_local! {
     /// The board the last build made: what a comparison compares.
@@ -54,11 +53,7 @@ impl Given {
         if let Some(url) = self.source.as_string() {
             return fetch_bytes(&url).await;
         }
-        let file: &File = self.source.unchecked_ref();
-        let buffer = JsFuture::from(file.array_buffer())
-            .await
-            .map_err(|e| format!("{}: could not be read ({})", self.path, js_message(&e)))?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        read_file(self.source.unchecked_ref()).await
     }
 }
 
