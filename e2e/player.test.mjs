@@ -6,16 +6,20 @@ import assert from 'node:assert/strict';
 import { launch, openPage, gotoRoute, BASE_URL, SHOTS, DESKTOP, PHONE } from './support.mjs';
 import {
   deviceOf, deviceWithDashboard, singleJson, openPlay, optimal, actByClicking, actByKeyboard,
-  clickPicture, shownPoint, logLength,
+  clickPicture, shownPoint, logLength, fetchJson,
 } from './player-support.mjs';
 
 let browser;
 let kettle;
 let panel;
+/** What an episode on a library device records (data/library-version.json). */
+let libraryStamp;
 before(async () => {
   browser = await launch();
   kettle = await deviceOf('ElectricKettle');
   panel = await deviceWithDashboard();
+  const version = await fetchJson('library-version.json');
+  libraryStamp = { version: version.version, hash: version.hash };
 });
 after(async () => { await browser?.close(); });
 
@@ -89,6 +93,9 @@ test('a kettle task is solved by clicking on the picture, and the end shows metr
   assert.equal(line.terminated, true);
   assert.equal(line.steps.length, path.length);
   assert.equal(line.settings.agent, 'human');
+  // The page reads the library's version beside its index (it is not in
+  // the page's module): a library device's episode records it.
+  assert.deepEqual(line.settings.library, libraryStamp);
   assert.deepEqual(errors, []);
 });
 
@@ -275,12 +282,21 @@ test('window.knoblab drives an episode: load, tasks, reset, step, image, traject
   assert.match(result.image, /^data:image\/png;base64,/);
   assert.equal(result.trajectory.steps.length, result.steps.length);
   assert.equal(result.trajectory.terminated, true);
+  assert.deepEqual(result.trajectory.settings.library, libraryStamp);
   assert.equal(result.metrics.sr, 1);
   assert.match(result.error, /episode is over/);
   assert.match(result.badLoad, /no-such-device/);
   // The page shows what the script did.
   await page.getByTestId('end-panel').waitFor();
   assert.equal(await logLength(page), result.steps.length);
+  // The same device given as one JSON text is still the library's device.
+  const fromJson = await page.evaluate(async (json) => {
+    const k = window.knoblab;
+    const { tasks } = await k.load(json);
+    k.reset(tasks[0]);
+    return k.trajectory().settings.library;
+  }, await singleJson(kettle.entry));
+  assert.deepEqual(fromJson, libraryStamp);
   assert.deepEqual(errors, []);
 });
 

@@ -28,15 +28,38 @@ pub const GENERATED_URL: &str = "data/generated.json";
 /// its workers' one fetch (`knoblab-web-fetch`).
 pub use knoblab_web_fetch::fetch_bytes;
 
+/// Where the library's version file is, relative to the page.
+pub const LIBRARY_VERSION_URL: &str = "data/library-version.json";
+
 /// The shipped library's index: the hand-described devices of
 /// `library.json`, then the generated ones of `generated.json`
-/// ([`LibraryIndex::with_generated`]).
+/// ([`LibraryIndex::with_generated`]); the library's version is read
+/// beside it ([`library_version`]), so that a device opened from the
+/// index records its library.
 pub async fn fetch_library() -> Result<LibraryIndex, String> {
     let bytes = fetch_bytes(LIBRARY_URL).await?;
     let hand = LibraryIndex::parse(&bytes).map_err(|e| e.to_string())?;
     let generated = GeneratedIndex::parse(&fetch_bytes(GENERATED_URL).await?)
         .map_err(|e| format!("{GENERATED_URL}: {e}"))?;
+    library_version().await?;
     Ok(hand.with_generated(&generated))
+}
+
+/// Reads the shipped library's version file once and gives it to the core
+/// ([`knoblab_core::bundle::stamp::provide`]): the page's module does not
+/// hold it (issue #46), and an episode's `settings.library` comes from it
+/// ([`knoblab_core::bundle::library_of`]). Awaited before any device opens:
+/// by the index ([`fetch_library`]), a bundle given as JSON text, and a
+/// dropped or picked bundle.
+pub async fn library_version() -> Result<(), String> {
+    use knoblab_core::bundle::stamp;
+    if stamp::shipped().is_some() {
+        return Ok(());
+    }
+    let bytes = fetch_bytes(LIBRARY_VERSION_URL).await?;
+    stamp::provide(&bytes)
+        .map(|_| ())
+        .map_err(|e| format!("{LIBRARY_VERSION_URL}: {e}"))
 }
 
 /// A library device, by the library's one rule

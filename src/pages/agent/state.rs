@@ -446,6 +446,13 @@ pub fn resume(run: Run, form: Form, meta: BatchMeta) {
     if let Some(selection) = &meta.run.selection {
         run.show_selection(selection);
     }
+    if knoblab_core::bundle::stamp::shipped().is_none() {
+        // Read with the library's index (`open_library`), which this page
+        // started when it opened.
+        return run.problems.set(vec![
+            "the library is still being read: resume once its devices are listed".into(),
+        ]);
+    }
     let key = form.key.get_untracked();
     if meta.uses_key && key.trim().is_empty() {
         return run.problems.set(vec![

@@ -18,8 +18,14 @@ use catalogue::Catalogue;
 use knoblab_core::bundle::{check_bytes, check_files_in_memory, Checked, LibraryIndex};
 use knoblab_eval::play::share::encode_component;
 
-/// Opens a checked bundle from a file: on success the play page shows it.
-fn open_checked(player: Player, checked: Checked) {
+/// Opens a checked bundle from a file: on success the play page shows it
+/// (once the library's version is read, which its episodes record when it
+/// is a library device).
+async fn open_checked(player: Player, checked: Checked) {
+    if let Err(e) = fetch::library_version().await {
+        player.problem.set(Some(LoadProblem::Message(e)));
+        return;
+    }
     match Loaded::from_checked(checked, None) {
         Ok(loaded) => {
             player.set_device(loaded);
@@ -74,7 +80,7 @@ fn OpenBundle() -> impl IntoView {
         player.problem.set(None);
         spawn_local(async move {
             match read_picked(input.clone()).await {
-                Ok(checked) => open_checked(player, checked),
+                Ok(checked) => open_checked(player, checked).await,
                 Err(e) => fail(e),
             }
             input.set_value("");
@@ -111,7 +117,7 @@ fn OpenBundle() -> impl IntoView {
                 },
             };
             match checked {
-                Ok(checked) => open_checked(player, checked),
+                Ok(checked) => open_checked(player, checked).await,
                 Err(e) => fail(e),
             }
         });

@@ -198,6 +198,11 @@ impl Player {
     /// library id, or a URL.
     pub async fn fetch(self, source: &str) -> Result<Loaded, LoadProblem> {
         let source = source.trim();
+        // The library's version, which an episode on a library device
+        // records, whatever way the device comes.
+        fetch::library_version()
+            .await
+            .map_err(LoadProblem::Message)?;
         if source.starts_with('{') {
             return Loaded::from_checked(check_bytes("the JSON given", source.as_bytes()), None);
         }

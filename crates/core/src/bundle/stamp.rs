@@ -2,7 +2,7 @@
 //! benchmark never pool (issue #19): a version number and a content hash
 //! over the whole library, and the logic hash of each of its devices,
 //! committed beside the index as `data/library-version.json` and compiled
-//! into every build ([`shipped`]).
+//! into every native build ([`shipped`]; the page fetches it instead).
 //!
 //! - **The content hash** covers the hand-described devices (every file
 //!   the index lists, bytes included, in index order) and the generated
@@ -182,6 +182,7 @@ impl LibraryVersion {
 /// The library this build ships (`data/library-version.json`, compiled
 /// in), read once; `None` only if the compiled-in file does not parse,
 /// which a test rules out.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn shipped() -> Option<&'static LibraryVersion> {
     static SHIPPED: std::sync::OnceLock<Option<LibraryVersion>> = std::sync::OnceLock::new();
     SHIPPED
@@ -189,6 +190,31 @@ pub fn shipped() -> Option<&'static LibraryVersion> {
             LibraryVersion::parse(include_bytes!("../../../../data/library-version.json")).ok()
         })
         .as_ref()
+}
+
+/// The browser's copy of the shipped library's version, once [`provide`]d.
+#[cfg(target_arch = "wasm32")]
+static PROVIDED: std::sync::OnceLock<LibraryVersion> = std::sync::OnceLock::new();
+
+/// The library this page ships: in the browser the file is not compiled in
+/// (it would be 42 KB of every first visit's download, issue #46); the page
+/// fetches `data/library-version.json` beside the library's index and gives
+/// it with [`provide`] before it opens a device. `None` until then.
+#[cfg(target_arch = "wasm32")]
+pub fn shipped() -> Option<&'static LibraryVersion> {
+    PROVIDED.get()
+}
+
+/// Gives the browser build the shipped library's version file (what
+/// [`shipped`] returns from then on). The first file given stays: a page
+/// serves one release (its service worker replaces a release whole).
+#[cfg(target_arch = "wasm32")]
+pub fn provide(bytes: &[u8]) -> Result<&'static LibraryVersion, StampError> {
+    if let Some(given) = PROVIDED.get() {
+        return Ok(given);
+    }
+    let version = LibraryVersion::parse(bytes)?;
+    Ok(PROVIDED.get_or_init(|| version))
 }
 
 /// The library stamp an episode on the device of this id and logic hash

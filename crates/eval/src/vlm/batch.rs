@@ -417,6 +417,6 @@ pub enum RunSpecError {
     },
     /// This build has no library compiled in (it cannot happen in a build
     /// of this repository: a test reads the file).
-    #[error("this build has no library version compiled in (data/library-version.json)")]
+    #[error("the shipped library's version is not known (data/library-version.json: compiled into native builds, read by the page with the library's index)")]
     NoLibrary,
 }
