@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { launch, BASE_URL, SHOTS, DESKTOP } from './support.mjs';
+import { launch, until, BASE_URL, SHOTS, DESKTOP } from './support.mjs';
 import { deviceOf, fetchJson, optimal } from './player-support.mjs';
 
 const HOST_URL = process.env.HOST_URL;
@@ -124,13 +124,26 @@ test('a project page on another origin frames the player and drives it through p
 
 /** Waits until a service worker controls the page and has finished installing. */
 async function controlled(page) {
-  await page.waitForFunction(async () => {
+  await until(page, async () => {
     const r = await navigator.serviceWorker.getRegistration();
     return Boolean(navigator.serviceWorker.controller && r?.active?.state === 'activated');
-  }, null, { timeout: 60_000 });
+  }, null, 'a service worker to control the page');
 }
 
-test('after one visit the page works offline: a reload, an opened device, a dropped results file', async () => {
+/** The URLs of `urls` that this release's cache holds. */
+const cachedOf = (page, urls) => page.evaluate(async (list) => {
+  const out = [];
+  for (const u of list) if (await caches.match(u)) out.push(u);
+  return out;
+}, urls);
+
+/** Waits until the cache holds every URL of `urls`. */
+const allCached = (page, urls) => until(page, async (list) => {
+  for (const u of list) if (!(await caches.match(u))) return false;
+  return true;
+}, urls, `the cache to hold ${urls.join(', ')}`);
+
+test('after one visit the page works offline: a reload, opened devices (hand-made and generated), a dropped results file', async () => {
   const { context, page, problems } = await watchedPage();
   const task = handMade.tasks[0].id;
   const play = new URL(`#/play?bundle=${encodeURIComponent(handMade.entry.id)}&task=${encodeURIComponent(task)}`, BASE_URL).href;
@@ -143,26 +156,39 @@ test('after one visit the page works offline: a reload, an opened device, a drop
   // The page asks the service worker to keep the device's files: all of
   // them are in this release's cache before the network goes.
   const files = handMade.entry.files.map((f) => new URL(`data/${handMade.entry.path}/${f}`, BASE_URL).href);
-  await page.waitForFunction(async (urls) => {
-    for (const u of urls) if (!(await caches.match(u))) return false;
-    return true;
-  }, files, { timeout: 30_000 });
-  // The workers' modules (the scorers', the generator's), which no route
-  // visited here loaded, are kept in the background after the install.
-  const modules = ['knoblab-score-worker.js', 'knoblab-score-worker_bg.wasm',
-    'knoblab-device-worker.js', 'knoblab-device-worker_bg.wasm'].map((f) => new URL(f, BASE_URL).href);
-  await page.waitForFunction(async (urls) => {
-    for (const u of urls) if (!(await caches.match(u))) return false;
-    return true;
-  }, modules, { timeout: 60_000 });
+  await allCached(page, files);
+  // The scorers' module, which no route visited here loaded, is kept in
+  // the background after the install; the generator's is not, until a
+  // generated device is opened.
+  const kept = (names) => names.map((f) => new URL(f, BASE_URL).href);
+  await allCached(page, kept(['knoblab-score-worker.js', 'knoblab-score-worker_bg.wasm']));
+  const generatorModule = kept(['knoblab-device-worker.js', 'knoblab-device-worker_bg.wasm']);
+  assert.deepEqual(await cachedOf(page, generatorModule), [],
+    'the generator was downloaded though no generated device was opened');
+  // A generated device opened once, online (drawn in the device worker):
+  // the generator's module and its font are kept as they are fetched.
+  await page.evaluate((id) => window.knoblab.load(id), generatedId);
+  await allCached(page, [...generatorModule, ...kept(['data/gen/fonts/DejaVuSansCondensed-Bold.ttf'])]);
 
   await context.setOffline(true);
   assert.equal(await page.evaluate(() => navigator.onLine), false, 'the network is off');
+  await page.goto(play);
   await page.reload();
   await page.getByTestId('player').waitFor({ timeout: 60_000 });
   const path = await optimal(page, task);
   for (const step of path) await page.evaluate((a) => window.knoblab.step(a), step.action);
   await page.getByTestId('end-panel').waitFor();
+  assert.equal(await page.evaluate(() => window.knoblab.trajectory().terminated), true);
+
+  // The generated device opened online is drawn again offline.
+  await page.goto(new URL(`#/play?bundle=${encodeURIComponent(generatedId)}`, BASE_URL).href);
+  await page.getByTestId('player').waitFor({ timeout: 300_000 });
+  const generatedTask = await page.evaluate(() => window.knoblab.tasks()[0].id);
+  const generatedPath = await optimal(page, generatedTask);
+  await page.evaluate(({ task, path }) => {
+    window.knoblab.reset(task);
+    for (const step of path) window.knoblab.step(step.action);
+  }, { task: generatedTask, path: generatedPath });
   assert.equal(await page.evaluate(() => window.knoblab.trajectory().terminated), true);
 
   // The Score page, reached by its own deep link while offline, scores a

@@ -35,3 +35,17 @@ export async function gotoRoute(page, hash = '') {
   await page.goto(new URL(hash, BASE_URL).href);
   await page.getByTestId('brand').waitFor();
 }
+
+/**
+ * Polls `predicate` (which may be async) in the page until it returns a
+ * truthy value, else fails after `timeout` ms naming `what`. Not
+ * `page.waitForFunction`: that one does not await a returned promise, which
+ * is truthy, so an async predicate would pass at once.
+ */
+export async function until(page, predicate, arg, what, timeout = 60_000) {
+  const end = Date.now() + timeout;
+  while (!(await page.evaluate(predicate, arg))) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await page.waitForTimeout(100);
+  }
+}

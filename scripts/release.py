@@ -8,9 +8,11 @@ written
 - into index.html's <meta name="knoblab-release"> (the About page shows it),
 - into sw.js, with the list of files the service worker keeps on install
   (the app shell and the library's index), so a new release is a new
-  service worker with a new cache, and the list it keeps in the background
-  after that: the workers' own modules (the scorers', the device
-  generator's; issue #46), which no route needs before it is usable.
+  service worker with a new cache, the list it keeps in the background
+  after that (the scorers' module, which no route needs before it is
+  usable, so that a dropped file scores offline after one visit), and the
+  list it keeps when first fetched (the device generator's module, which a
+  visitor who never meets a generated device never downloads; issue #46).
 """
 
 import hashlib
@@ -21,9 +23,14 @@ import sys
 VERSION = "{{KNOBLAB_VERSION}}"
 PRECACHE = "'{{KNOBLAB_PRECACHE}}'"
 BACKGROUND = "'{{KNOBLAB_BACKGROUND}}'"
+ON_USE = "'{{KNOBLAB_ON_USE}}'"
 # The workers' modules: Trunk names a `data-type="worker"` binary's glue
 # and wasm after the binary (index.html), so these are their names' starts.
-WORKER_MODULES = ("knoblab-score-worker", "knoblab-device-worker")
+# Kept in the background after the install: the scorers'.
+BACKGROUND_MODULES = ("knoblab-score-worker",)
+# Kept when first fetched (like an opened device's files): the generator's.
+ON_USE_MODULES = ("knoblab-device-worker",)
+WORKER_MODULES = BACKGROUND_MODULES + ON_USE_MODULES
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -39,7 +46,8 @@ def main():
         sys.exit("release.py: TRUNK_STAGING_DIR is not set; run it as a Trunk post_build hook")
     root = pathlib.Path(staging)
     page, worker = root / "index.html", root / "sw.js"
-    for f, mark in ((page, VERSION), (worker, VERSION), (worker, PRECACHE), (worker, BACKGROUND)):
+    marks = ((page, VERSION), (worker, VERSION), (worker, PRECACHE), (worker, BACKGROUND), (worker, ON_USE))
+    for f, mark in marks:
         if mark not in f.read_text(encoding="utf-8"):
             sys.exit(f"release.py: {f} has no {mark}")
     files = sorted(p for p in root.rglob("*") if p.is_file())
@@ -50,15 +58,18 @@ def main():
     version = digest.hexdigest()[:12]
     shell = ["./"]
     background = []
+    on_use = []
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top and rel.startswith(WORKER_MODULES):
+        if top and rel.startswith(BACKGROUND_MODULES):
             background.append(rel)
+        elif top and rel.startswith(ON_USE_MODULES):
+            on_use.append(rel)
         elif top or rel.startswith("snippets/"):
             shell.append(rel)
     for name in WORKER_MODULES:
-        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background):
+        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background + on_use):
             sys.exit(f"release.py: {name}_bg.wasm is missing from the build (index.html builds it)")
     for rel in DATA_SHELL:
         if not (root / rel).is_file():
@@ -66,12 +77,13 @@ def main():
         shell.append(rel)
     listed = ", ".join(f"'{p}'" for p in shell)
     later = ", ".join(f"'{p}'" for p in background)
+    when_used = ", ".join(f"'{p}'" for p in on_use)
     page.write_text(page.read_text(encoding="utf-8").replace(VERSION, version), encoding="utf-8")
-    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed).replace(BACKGROUND, later)
+    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed).replace(BACKGROUND, later).replace(ON_USE, when_used)
     worker.write_text(text, encoding="utf-8")
     print(
         f"release.py: version {version}, {len(shell)} files kept for offline use on install,"
-        f" {len(background)} after it in the background"
+        f" {len(background)} after it in the background, {len(on_use)} when first fetched"
     )
 
 

@@ -5,14 +5,15 @@
 // installing a release fills its own cache with the app shell and the
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
-// The workers' modules (the scorers', the device generator's: a few MB
-// that no route needs before it is usable) are kept after that, in the
-// background, when the page asks (www/offline.js, once it runs), so that
-// a dropped file scores offline after one visit. Files under data/ that
-// the page fetches later (an opened device's
-// bundle, the generator's font, a shipped sample) go into the same cache
-// when first fetched. Other requests (a model's endpoint, a bundle from
-// another site) are left alone.
+// The scorers' module (a few MB that no route needs before it is usable)
+// is kept after that, in the background, when the page asks
+// (www/offline.js, once it runs), so that a dropped file scores offline
+// after one visit. The device generator's module, the files under data/
+// that the page fetches later (an opened device's bundle, the generator's
+// font, a shipped sample) go into the same cache when first fetched: a
+// visitor who never meets a generated device never downloads the
+// generator, and one who opened a device plays it offline. Other requests
+// (a model's endpoint, a bundle from another site) are left alone.
 //
 // Registered by www/offline.js with the scope of the page's own folder, so
 // copies of KnobLab at two paths of one host keep apart.
@@ -20,8 +21,10 @@
 const VERSION = '{{KNOBLAB_VERSION}}';
 // Paths relative to the scope: './' is the page itself.
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
-// Kept in the background after the install (the workers' modules).
+// Kept in the background after the install (the scorers' module).
 const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
+// Kept when first fetched (the device generator's module).
+const ON_USE = ['{{KNOBLAB_ON_USE}}'];
 const SCOPE = new URL(self.registration.scope);
 const PREFIX = `knoblab ${SCOPE.pathname} `;
 const CACHE = PREFIX + VERSION;
@@ -93,7 +96,7 @@ function fetchInto(cache, href, request) {
   return pending.get(href);
 }
 
-/** Keeps the workers' modules (BACKGROUND) that the cache does not hold yet. */
+/** Keeps the modules of BACKGROUND that the cache does not hold yet. */
 async function keepBackground() {
   const cache = await caches.open(CACHE);
   for (const path of BACKGROUND) {
@@ -124,7 +127,7 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(fromCache(new URL('./', SCOPE).href, request));
     return;
   }
-  const precached = (PRECACHE.includes(path) || BACKGROUND.includes(path)) && url.search === '';
+  const precached = [PRECACHE, BACKGROUND, ON_USE].some((list) => list.includes(path)) && url.search === '';
   if (!precached && !path.startsWith(RUNTIME)) return;
   event.respondWith(fromCache(request, request));
 });
