@@ -415,8 +415,9 @@ pub enum RunSpecError {
         /// The library.
         library: LibraryStamp,
     },
-    /// This build has no library compiled in (it cannot happen in a build
-    /// of this repository: a test reads the file).
+    /// The shipped library's version is not known: in the page, before it
+    /// has read `data/library-version.json` (natively the file is compiled
+    /// in, and a test reads it).
     #[error("the shipped library's version is not known (data/library-version.json: compiled into native builds, read by the page with the library's index)")]
     NoLibrary,
 }
