@@ -200,3 +200,40 @@ fn switch_scores_the_hand_built_fixture_in_the_browser() {
     assert_eq!(tu.n, 4);
     assert!((tu.accuracy.unwrap() - 0.75).abs() < 1e-12);
 }
+
+/// In the browser the library's version file is not compiled in: the page
+/// gives it (`stamp::provide`) before a device opens. A file that is not
+/// one is refused, naming the file and what it should hold, and sets
+/// nothing; the real file makes a library device's episode record its
+/// library; a later file does not replace the first.
+#[wasm_bindgen_test]
+fn the_library_version_is_given_by_the_page_and_a_bad_file_is_refused() {
+    use knoblab_core::bundle::{library_of, stamp};
+    assert!(
+        stamp::shipped().is_none(),
+        "no other test of this binary gives the file"
+    );
+    for bad in [
+        &b"{"[..],
+        br#"{"format": "something-else/1", "version": 1, "hash": "", "devices": {}}"#,
+    ] {
+        let message = stamp::provide(bad).unwrap_err().to_string();
+        assert!(message.starts_with("library-version.json: "), "{message}");
+        assert!(message.contains("knoblab-library-version/1"), "{message}");
+    }
+    assert!(stamp::shipped().is_none(), "a refused file set nothing");
+
+    let file = include_bytes!("../data/library-version.json");
+    let given = stamp::provide(file).unwrap();
+    let (id, logic) = given.devices.iter().next().unwrap();
+    assert_eq!(library_of(id, logic), Some(given.stamp()));
+    assert_eq!(library_of(id, "0000"), None);
+    let again = stamp::provide(
+        br#"{"format": "knoblab-library-version/1", "version": 99, "hash": "x", "devices": {}}"#,
+    );
+    assert_eq!(
+        again.unwrap().version,
+        given.version,
+        "the first file given stays"
+    );
+}
