@@ -194,7 +194,7 @@ python_test() {
 library() {
   step "device library (knoblab library build)"
   cargo run --quiet --bin knoblab -- library build --out data
-  step "generated devices' manifest and task list, the library's version (knoblab library generate)"
+  step "generated devices' manifest, task list and cards, the library's version (knoblab library generate)"
   cargo run --quiet --bin knoblab -- library generate --out data
   step "per-category contact sheets (knoblab library sheet --all)"
   cargo run --quiet --bin knoblab -- library sheet --all --out docs/sheets

@@ -5,7 +5,7 @@
 // `WebAssembly.Module` (`{init: {module}}`, or `{init: {error}}`; requests
 // that come before it wait), fetches the generator's font before the first
 // drawing, then answers
-// each request (`{job, kind, id, font}`) with `{job, files | png, ms}` or
+// each request (`{job, id, font}`) with `{job, files, ms}` or
 // `{job, error}`. A trap in the module (a panic) leaves it unusable: the
 // answer says so (`broken`) and the page starts another worker.
 // The module's glue, beside this script (imported while the page compiles).
@@ -36,13 +36,8 @@ self.onmessage = async (event) => {
       font = true;
     }
     const started = performance.now();
-    if (msg.kind === "thumbnail") {
-      const png = m.knoblab_draw_thumbnail(msg.id);
-      self.postMessage({ job, png, ms: performance.now() - started }, [png.buffer]);
-    } else {
-      const files = m.knoblab_draw_device(msg.id);
-      self.postMessage({ job, files, ms: performance.now() - started }, files.map((f) => f[1].buffer));
-    }
+    const files = m.knoblab_draw_device(msg.id);
+    self.postMessage({ job, files, ms: performance.now() - started }, files.map((f) => f[1].buffer));
   } catch (e) {
     const broken = failed || e instanceof WebAssembly.RuntimeError;
     self.postMessage({ job, error: String(e && e.message ? e.message : e), broken });

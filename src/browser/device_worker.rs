@@ -4,11 +4,12 @@
 //! [`super::module_worker`]), started when the first drawing is asked for
 //! and kept while the page lives. It makes
 //! a whole device by the library's rule ([`knoblab_app::devices::generated_files`],
-//! the half of [`knoblab_app::devices::open_entry`] that draws) or a card's front
-//! view alone, and posts back bytes: the bundle's files, which the main
-//! thread checks with the page's one loader ([`knoblab_core::bundle::open_made`],
-//! the other half), and PNG pictures, which it shows as they are. Nothing
-//! is drawn twice and no rule is written here.
+//! the half of [`knoblab_app::devices::open_entry`] that draws) and posts back
+//! its files, which the main thread checks with the page's one loader
+//! ([`knoblab_core::bundle::open_made`], the other half). Nothing is drawn
+//! twice and no rule is written here. (A library card's front view is not
+//! drawn here: `knoblab library generate` draws it into `data/`, so that
+//! browsing the cards loads no generator.)
 //!
 //! **Decision:** the device travels as its files (names and bytes, the
 //! buffers transferred, not copied), not as a zip or a single JSON file of
@@ -22,8 +23,7 @@
 //! that page cancels its requests ([`cancel`]): queued ones are dropped, and
 //! a device being drawn stops the worker at once (a new one starts for the
 //! next request: seconds of drawing are worth more than the hundred or so
-//! milliseconds of starting one), while a card's front view being drawn is
-//! left to finish (a fraction of a second) and its answer dropped.
+//! milliseconds of starting one).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -34,13 +34,13 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
 use super::js_message;
-use super::module_worker::{bytes_field, set, spawn, string_field};
+use super::module_worker::{set, spawn, string_field};
 use knoblab_devicegen::render::FONT_PATH;
 
 /// The worker's script, beside the page (`www/device-worker.js`, copied
 /// by Trunk): instantiates [`WORKER_WASM`] once, fetches the generator's font before
-/// the first drawing, then answers each request (`{job, kind, id, font}`)
-/// with `{job, files | png, ms}` or `{job, error}`. A trap in the module (a
+/// the first drawing, then answers each request (`{job, id, font}`)
+/// with `{job, files, ms}` or `{job, error}`. A trap in the module (a
 /// panic) leaves it unusable: the answer says so (`broken`) and the page
 /// starts another worker.
 const WORKER_JS: &str = "device-worker.js";
@@ -76,8 +76,6 @@ pub fn files_of(value: &JsValue) -> Result<Vec<(String, Vec<u8>)>, String> {
 pub enum Asker {
     /// The player: the Play and Embed pages and `window.knoblab`.
     Player,
-    /// The Library page's cards.
-    Catalogue,
     /// The Agent page's batches.
     Agent,
 }
@@ -108,30 +106,11 @@ impl From<String> for DrawError {
     }
 }
 
-/// What a request asks the worker to draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// A whole device: its bundle's files.
-    Device,
-    /// A library card's front view.
-    Thumbnail,
-}
-
-impl Kind {
-    fn as_str(self) -> &'static str {
-        match self {
-            Kind::Device => "device",
-            Kind::Thumbnail => "thumbnail",
-        }
-    }
-}
-
 /// One request, queued or being drawn; its caller awaits a promise that
 /// `resolve` or `reject` settles (rejected with `undefined` when cancelled).
 struct Job {
     number: u64,
     asker: Asker,
-    kind: Kind,
     id: String,
     resolve: js_sys::Function,
     reject: js_sys::Function,
@@ -217,7 +196,6 @@ impl Drawer {
             .ok_or("the device worker did not start")?;
         let msg = js_sys::Object::new();
         set(&msg, "job", &JsValue::from_f64(job.number as f64));
-        set(&msg, "kind", &JsValue::from_str(job.kind.as_str()));
         set(&msg, "id", &JsValue::from_str(&job.id));
         set(&msg, "font", &JsValue::from_str(&font_url()?));
         worker.post_message(&msg).map_err(|e| js_message(&e))
@@ -273,7 +251,7 @@ impl Drawer {
         let stop_drawing = match &mut self.drawing {
             Some(job) if which(job) => {
                 job.cancel();
-                job.kind == Kind::Device
+                true
             }
             _ => false,
         };
@@ -315,7 +293,7 @@ fn start() -> Result<Running, String> {
 }
 
 /// Queues a request and awaits the worker's answer (the message's data).
-async fn request(kind: Kind, id: &str, asker: Asker) -> Result<JsValue, DrawError> {
+async fn request(id: &str, asker: Asker) -> Result<JsValue, DrawError> {
     let mut settle = None;
     let promise = js_sys::Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
     let (resolve, reject) =
@@ -326,7 +304,6 @@ async fn request(kind: Kind, id: &str, asker: Asker) -> Result<JsValue, DrawErro
         let job = Job {
             number: d.numbered,
             asker,
-            kind,
             id: id.to_string(),
             resolve,
             reject,
@@ -357,19 +334,10 @@ pub async fn draw_device(
     id: &str,
     asker: Asker,
 ) -> Result<(Vec<(String, Vec<u8>)>, Option<f64>), DrawError> {
-    let data = request(Kind::Device, id, asker).await?;
+    let data = request(id, asker).await?;
     let files = js_sys::Reflect::get(&data, &JsValue::from_str("files"))
         .map_err(|e| DrawError::Failed(js_message(&e)))?;
     Ok((files_of(&files)?, worker_ms(&data)))
-}
-
-/// A generated device's front view (a library card's picture), as PNG,
-/// drawn in the worker.
-pub async fn draw_thumbnail(id: &str, asker: Asker) -> Result<Vec<u8>, DrawError> {
-    let data = request(Kind::Thumbnail, id, asker).await?;
-    let png = bytes_field(&data, "png")
-        .ok_or_else(|| DrawError::Failed(format!("{id}: the worker's answer has no picture")))?;
-    Ok(png.to_vec())
 }
 
 /// Cancels every request of `asker`, queued or being drawn (the page that

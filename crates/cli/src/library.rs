@@ -19,9 +19,10 @@ pub enum Command {
     Build(BuildArgs),
     /// Make every generated device (no pictures) and write their manifest,
     /// OUT/generated.json (ids, task and action counts, content hashes),
-    /// their task list, OUT/generated-tasks.json, and the library's
-    /// identity, OUT/library-version.json (one version more when the
-    /// library's content hash changed).
+    /// their task list, OUT/generated-tasks.json, the library's identity,
+    /// OUT/library-version.json (one version more when the library's
+    /// content hash changed), and each one's card, its front view drawn at
+    /// OUT/generated/ID/views/front.png (replacing OUT/generated entirely).
     Generate(GenerateArgs),
     /// The library's figures (devices, episodes, devices per category,
     /// action mix) beside the paper's (VGEBench Tables 2, 7 and 8).
@@ -237,13 +238,14 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
     devices.extend(made.logic.clone());
     let version = LibraryVersion::next(previous.as_ref(), hash, devices);
     knoblab_core::input::fs::write_atomic(&version_path, version.to_text()?.as_bytes())?;
+    let cards = write_cards(inputs, manifest, &args.out)?;
     let change = match &previous {
         Some(p) if p.version == version.version => "unchanged".to_string(),
         Some(p) => format!("was {}", p.stamp()),
         None => "the first".to_string(),
     };
     super::out::text(&format!(
-        "{} generated devices, {} tasks, in {:.1} s; manifest {}, task list {}; {} ({change}) in {}\n",
+        "{} generated devices, {} tasks, in {:.1} s; manifest {}, task list {}; {} ({change}) in {}; {cards}\n",
         manifest.devices.len(),
         manifest
             .devices
@@ -257,6 +259,45 @@ fn generate(args: GenerateArgs) -> anyhow::Result<ExitCode> {
         version_path.display()
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Draws each generated device's card (its front view) where its library
+/// entry points (`OUT/generated/ID/views/front.png`), replacing
+/// `OUT/generated` whole, a line on stderr every 100 devices. Returns what
+/// it wrote, for the summary.
+fn write_cards(
+    inputs: &knoblab_devicegen::generated::Inputs,
+    manifest: &knoblab_devicegen::generated::GeneratedIndex,
+    out: &std::path::Path,
+) -> anyhow::Result<String> {
+    use knoblab_core::bundle::generated::GENERATED_PATH;
+    let folder = out.join(GENERATED_PATH);
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", folder.display()))?;
+    }
+    let total = manifest.devices.len();
+    let mut bytes = 0;
+    for (done, device) in manifest.devices.iter().enumerate() {
+        let card = device.library_entry();
+        let path = out.join(card.file_url(&card.thumbnail));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        }
+        let png = inputs
+            .thumbnail(&device.id)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", device.id))?;
+        knoblab_core::input::fs::write_atomic(&path, &png)?;
+        bytes += png.len();
+        if (done + 1) % 100 == 0 || done + 1 == total {
+            eprintln!("cards: {} of {total} drawn", done + 1);
+        }
+    }
+    Ok(format!(
+        "{total} cards, {:.1} MB, in {}",
+        bytes as f64 / 1e6,
+        folder.display()
+    ))
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<ExitCode> {

@@ -374,3 +374,57 @@ fn the_committed_contact_sheets_are_what_the_generator_draws() {
         drawn.len()
     );
 }
+
+/// Each generated device's card (its front view, drawn by `knoblab library
+/// generate` where its library entry points, so that browsing the cards
+/// loads no generator in the page) is committed, nothing else lies in
+/// `data/generated/`, and a seeded sample is what the generator draws now.
+#[test]
+fn the_committed_cards_are_what_the_generator_draws() {
+    use knoblab_core::bundle::generated::GENERATED_PATH;
+    let manifest = committed();
+    let mut expected = BTreeSet::new();
+    for device in &manifest.devices {
+        let card = device.library_entry();
+        expected.insert(data().join(card.file_url(&card.thumbnail)));
+    }
+    let mut found = BTreeSet::new();
+    let mut stack = vec![data().join(GENERATED_PATH)];
+    while let Some(dir) = stack.pop() {
+        for item in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = item.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.insert(path);
+            }
+        }
+    }
+    let missing: Vec<_> = expected.difference(&found).take(5).collect();
+    let stale: Vec<_> = found.difference(&expected).take(5).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "data/{GENERATED_PATH}: missing {missing:?}, not a card {stale:?}: run `knoblab library generate`"
+    );
+    assert_eq!(found.len(), 916);
+    let offset = (0x5eed_u64 % 229) as usize;
+    for device in manifest.devices.iter().skip(offset).step_by(229) {
+        let card = device.library_entry();
+        let path = data().join(card.file_url(&card.thumbnail));
+        let committed = std::fs::read(&path).unwrap();
+        // The front view alone, at half the canvas's size.
+        let image = knoblab_core::bundle::image::read_view_image(committed.clone()).unwrap();
+        assert_eq!(
+            (image.media_type.as_str(), image.width, image.height),
+            ("image/png", 320, 240)
+        );
+        let drawn = inputs().thumbnail(&device.id).unwrap();
+        assert!(
+            committed == drawn,
+            "{} ({} bytes) differs from the card drawn now ({} bytes): run `knoblab library generate`",
+            path.display(),
+            committed.len(),
+            drawn.len()
+        );
+    }
+}

@@ -1,9 +1,8 @@
 //! The device worker's entries, each a call of `www/device-worker.js`: a
 //! whole device made by the library's rule
 //! ([`knoblab_app::devices::generated_files`], the half of
-//! [`knoblab_app::devices::open_entry`] that draws) or a card's front view
-//! alone, as bytes (the page checks a device's files with its one loader,
-//! `knoblab_core::bundle::open_made`, and shows a picture as it is).
+//! [`knoblab_app::devices::open_entry`] that draws), as its files' bytes (the
+//! page checks them with its one loader, `knoblab_core::bundle::open_made`).
 
 use wasm_bindgen::prelude::*;
 
@@ -23,16 +22,6 @@ pub fn knoblab_draw_device(id: &str) -> Result<js_sys::Array, JsValue> {
         out.push(&pair);
     }
     Ok(out)
-}
-
-/// A library card's picture: a generated device's front view alone, as
-/// PNG ([`knoblab_devicegen::generated::Inputs::thumbnail`]).
-#[wasm_bindgen]
-pub fn knoblab_draw_thumbnail(id: &str) -> Result<Vec<u8>, JsValue> {
-    knoblab_devicegen::generated::Inputs::embedded()
-        .map_err(|e| e.to_string())
-        .and_then(|inputs| inputs.thumbnail(id).map_err(|e| e.to_string()))
-        .map_err(|e| JsValue::from_str(&e))
 }
 
 /// Gives the generator its font (fetched by the worker's script before the

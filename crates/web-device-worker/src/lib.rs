@@ -7,7 +7,7 @@
 //! The page asks and checks what comes back (`src/browser/device_worker.rs`
 //! of the page); this binary draws.
 //!
-//! - [`draw`]: a generated device's files, a library card's front view,
+//! - [`draw`]: a generated device's files,
 //!   the generator's font.
 
 #[cfg(target_arch = "wasm32")]

@@ -2,47 +2,23 @@
 //! with their counts, the search, the page's cards and the pager. Which
 //! cards a query shows is the core's ([`knoblab_eval::play::catalogue`]).
 //!
-//! A hand-described device's card shows its shipped front view (a lazy
-//! `<img>`: only the cards in sight are fetched). A generated device has
-//! no picture to fetch: its front view alone is drawn in the device worker
-//! ([`device_worker::draw_thumbnail`], off the main thread) when its card
-//! is on the page shown, one card after another, and kept for the rest of
-//! the visit. Showing another page of cards, or leaving the Library page,
-//! cancels the drawings still queued.
-
-use std::cell::RefCell;
-use std::collections::HashMap;
+//! Each card shows its device's front view from the library's files (a lazy
+//! `<img>`: only the cards in sight are fetched): a hand-described device's
+//! shipped view, a generated device's card drawn when the library was made
+//! (`knoblab library generate`, at the path its entry names), so that
+//! browsing loads no generator; a generated device is drawn when opened.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
-use crate::browser::device_worker::{self, Asker, DrawError};
 use crate::browser::fetch::LIBRARY_URL;
 use knoblab_core::bundle::generated::is_generated;
 use knoblab_core::bundle::{LibraryEntry, LibraryIndex};
 use knoblab_eval::play::catalogue::{category_counts, Query};
 use knoblab_eval::play::share::encode_component;
 
-thread_local! {
-    /// Generated devices' front views drawn in this visit, as `data:` URLs.
-    static THUMBNAILS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
-}
-
-/// A generated device's front view, drawn in the device worker, kept for
-/// the visit.
-async fn generated_thumbnail(id: &str) -> Result<String, DrawError> {
-    let png = device_worker::draw_thumbnail(id, Asker::Catalogue).await?;
-    let url = format!(
-        "data:image/png;base64,{}",
-        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png)
-    );
-    THUMBNAILS.with(|t| t.borrow_mut().insert(id.to_string(), url.clone()));
-    Ok(url)
-}
-
-/// One device card. `drawn` is a generated device's front view once drawn.
+/// One device card.
 #[component]
-fn DeviceCard(entry: LibraryEntry, drawn: RwSignal<Option<String>>) -> impl IntoView {
+fn DeviceCard(entry: LibraryEntry) -> impl IntoView {
     let base = LIBRARY_URL.rsplit_once('/').map_or("", |(dir, _)| dir);
     let href = format!("#/play?bundle={}", encode_component(&entry.id));
     let tasks = format!(
@@ -51,17 +27,8 @@ fn DeviceCard(entry: LibraryEntry, drawn: RwSignal<Option<String>>) -> impl Into
         if entry.tasks == 1 { "" } else { "s" }
     );
     let generated = is_generated(&entry);
-    let picture = if generated {
-        (move || match drawn.get() {
-            Some(src) => view! { <img src=src alt="" data-testid="thumbnail" /> }.into_any(),
-            None => view! { <span class="thumb-drawing" data-testid="thumbnail-drawing">"drawing…"</span> }
-                .into_any(),
-        })
-        .into_any()
-    } else {
-        let src = format!("{base}/{}", entry.file_url(&entry.thumbnail));
-        view! { <img src=src alt="" loading="lazy" data-testid="thumbnail" /> }.into_any()
-    };
+    let src = format!("{base}/{}", entry.file_url(&entry.thumbnail));
+    let picture = view! { <img src=src alt="" loading="lazy" data-testid="thumbnail" /> };
     view! {
         <li>
             <a class="card" href=href data-testid="device-card" data-id=entry.id.clone()
@@ -89,8 +56,6 @@ pub fn Catalogue(
     let counts = category_counts(&index.devices);
     let total = index.devices.len();
     let devices = StoredValue::new(index.devices);
-    // Leaving the Library page drops the cards still to draw.
-    on_cleanup(|| device_worker::cancel(Asker::Catalogue));
 
     let category_button = move |category: String, label: String, count: usize| {
         let value = category.clone();
@@ -120,31 +85,6 @@ pub fn Catalogue(
             let cards: Vec<LibraryEntry> = p.cards.into_iter().cloned().collect();
             (cards, p.matching, p.page, p.pages)
         });
-        let with_signals: Vec<(LibraryEntry, RwSignal<Option<String>>)> = cards
-            .into_iter()
-            .map(|e| {
-                let cached = THUMBNAILS.with(|t| t.borrow().get(&e.id).cloned());
-                (e, RwSignal::new(cached))
-            })
-            .collect();
-        let queue: Vec<(String, RwSignal<Option<String>>)> = with_signals
-            .iter()
-            .filter(|(e, s)| is_generated(e) && s.get_untracked().is_none())
-            .map(|(e, s)| (e.id.clone(), *s))
-            .collect();
-        // The cards of the page shown before are not drawn any more.
-        device_worker::cancel(Asker::Catalogue);
-        for (id, drawn) in queue {
-            spawn_local(async move {
-                match generated_thumbnail(&id).await {
-                    Ok(url) => {
-                        let _ = drawn.try_set(Some(url));
-                    }
-                    Err(DrawError::Cancelled) => {}
-                    Err(e) => leptos::logging::warn!("knoblab: the card of {id}: {e}"),
-                }
-            });
-        }
         let first = page * knoblab_eval::play::catalogue::PAGE_SIZE;
         let range = if matching == 0 {
             "no device matches".to_string()
@@ -158,7 +98,7 @@ pub fn Catalogue(
         view! {
             <p class="count" data-testid="device-count" data-matching=matching.to_string()>{range}</p>
             <ul class="cards" data-testid="cards">
-                {with_signals.into_iter().map(|(entry, drawn)| view! { <DeviceCard entry=entry drawn=drawn /> }).collect_view()}
+                {cards.into_iter().map(|entry| view! { <DeviceCard entry=entry /> }).collect_view()}
             </ul>
             <nav class="pager" data-testid="pager" aria-label="pages">
                 <button type="button" data-testid="page-previous" disabled={page == 0}

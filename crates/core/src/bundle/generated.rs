@@ -87,8 +87,11 @@ impl GeneratedIndex {
 }
 
 impl GeneratedEntry {
-    /// The card a library index shows for it (no folder, no files: the
-    /// device is made when it is opened).
+    /// The card a library index shows for it (no files: the device is made
+    /// when it is opened). Its card's picture, the front view, is the one
+    /// file of its folder, drawn when the library is made (`knoblab library
+    /// generate` writes it at `file_url(&thumbnail)` under `data/`), so that
+    /// browsing the cards loads no generator.
     pub fn library_entry(&self) -> LibraryEntry {
         LibraryEntry {
             id: self.id.clone(),
