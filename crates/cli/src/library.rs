@@ -290,7 +290,7 @@ fn write_cards(
         knoblab_core::input::fs::write_atomic(&path, &png)?;
         bytes += png.len();
         if (done + 1) % 100 == 0 || done + 1 == total {
-            eprintln!("cards: {} of {total} drawn", done + 1);
+            super::out::warn(&format!("cards: {} of {total} drawn", done + 1));
         }
     }
     Ok(format!(
