@@ -49,7 +49,7 @@ const answer = async (msg) => {
     } else if (msg.save) {
       done = m.knoblab_board_saved();
     } else {
-      throw new Error("the leaderboard worker was asked neither to build nor to compare");
+      throw new Error("the leaderboard worker was asked none of build, compare, traces or save");
     }
     self.postMessage({ job, done }, [done.buffer]);
   } catch (e) {
