@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14
 # wasm-bindgen-cli must equal the wasm-bindgen that Cargo.lock pins.
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+# The page's split step (scripts/split_page.py): wasm-split-cli, from the crate
+# registry, at the version tried with Leptos 0.8's split points.
+WASM_SPLIT_VERSION=0.2.4
 PORT="${PORT:-8080}"
 
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH" # npm's wasm-opt first
@@ -38,6 +41,11 @@ setup_build() {
     # Not --locked: the registry does not serve a dependency version its lockfile names.
     # --force: cargo may remember an install whose binary is gone or another version.
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  fi
+  if ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:" \
+    || ! command -v wasm-split-cli >/dev/null 2>&1; then
+    step "installing wasm-split-cli $WASM_SPLIT_VERSION (about 2 minutes, once)"
+    cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary --locked --force
   fi
 }
 
@@ -99,6 +107,8 @@ lint() {
   cargo clippy --workspace --all-targets -- -D warnings
   step "clippy, wasm32 (the page and its browser tests; the layers it uses)"
   cargo clippy --target wasm32-unknown-unknown -p knoblab-page --lib --bins --tests -- -D warnings
+  step "clippy, wasm32: the release's page, with its split points (feature split)"
+  cargo clippy --target wasm32-unknown-unknown -p knoblab-page --lib --bins --features split -- -D warnings
   step "clippy, each layer alone for wasm32 (what the page can load)"
   cargo clippy --target wasm32-unknown-unknown -p knoblab-core -p knoblab-score -p knoblab-eval \
     -p knoblab-devicegen -p knoblab-app --lib -- -D warnings

@@ -8,11 +8,14 @@
 // deep link, until it is ready (and the network idle). Two sums:
 // - page: Chromium's encodedDataLength (bytes on the wire, gzipped as the
 //   server sent them, headers included) of the page's and its workers'
-//   requests, read from the DevTools protocol; `ready` is its part when the
-//   route became usable, and `app ready` that part's wasm + JS + CSS alone
-//   (the issue's "before the library page is interactive");
-// - server: the bytes of bodies the server sent (e2e/serve.mjs's counters,
-//   which also see the service worker's own requests).
+//   requests, read from the DevTools protocol, in a visit with the service
+//   worker blocked (so that nothing the route needs reaches it from the
+//   service worker's cache uncounted); `ready` is its part when the route
+//   became usable, and `app ready` that part's wasm + JS + CSS alone (the
+//   issue's "before the library page is interactive");
+// - server: the bytes of bodies the server sent (e2e/serve.mjs's counters)
+//   in a second cold visit with the service worker allowed, so they include
+//   what it keeps for offline use.
 // Prints a Markdown table, gzipped KiB.
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -40,7 +43,7 @@ const ROUTES = [
     await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
     await page.getByTestId('score-time').waitFor({ timeout: 300_000 });
   }],
-  ['Agent', '#/agent', async (page) => page.getByTestId('brand').waitFor()],
+  ['Agent', '#/agent', async (page) => page.getByTestId('agent-page').waitFor()],
 ];
 
 const browser = await chromium.launch({
@@ -50,29 +53,32 @@ const browser = await chromium.launch({
 const rows = [];
 // Each wasm file's bytes on the wire (gzipped), as first seen.
 const wasm = new Map();
-for (const [name, hash, ready] of ROUTES) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+/** One cold visit of a route in a fresh context. With the service worker
+ * blocked, every file the route needs comes from the network and is
+ * counted once (with it allowed, a file the service worker had already
+ * kept in the background reaches the page as 0 bytes, which would hide
+ * it); with it allowed, the server's counters also see what the service
+ * worker keeps. */
+async function visit(name, hash, ready, serviceWorkers) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers });
   const page = await context.newPage();
   let wire = 0;
   let requests = 0;
   let app = 0;
   const urls = new Map();
   // The page's and every worker's network, through the DevTools protocol.
-  const watch = async (session) => {
-    await session.send('Network.enable');
-    session.on('Network.responseReceived', (e) => urls.set(e.requestId, e.response.url));
-    session.on('Network.loadingFinished', (e) => {
-      wire += e.encodedDataLength;
-      requests += 1;
-      const path = new URL(urls.get(e.requestId) ?? 'about:blank').pathname;
-      if (/\.(wasm|js|css)$/.test(path)) {
-        app += e.encodedDataLength;
-        if (path.endsWith('.wasm')) wasm.set(path.split('/').pop(), e.encodedDataLength);
-      }
-    });
-  };
-  await watch(await context.newCDPSession(page));
-  context.on('serviceworker', async (sw) => { try { await watch(await context.newCDPSession(sw)); } catch { /* not attachable */ } });
+  const session = await context.newCDPSession(page);
+  await session.send('Network.enable');
+  session.on('Network.responseReceived', (e) => urls.set(e.requestId, e.response.url));
+  session.on('Network.loadingFinished', (e) => {
+    wire += e.encodedDataLength;
+    requests += 1;
+    const path = new URL(urls.get(e.requestId) ?? 'about:blank').pathname;
+    if (/\.(wasm|js|css)$/.test(path)) {
+      app += e.encodedDataLength;
+      if (path.endsWith('.wasm') && serviceWorkers === 'block') wasm.set(path.split('/').pop(), e.encodedDataLength);
+    }
+  });
   await fetch(new URL('__bytes/reset', server));
   await page.goto(new URL(hash, BASE).href);
   await ready(page);
@@ -81,8 +87,13 @@ for (const [name, hash, ready] of ROUTES) {
   await page.waitForLoadState('networkidle', { timeout: 30_000 }).catch(() => console.error(`${name}: the network did not go idle`));
   await new Promise((r) => setTimeout(r, 1000)); // a service worker's install finishes
   const sent = await (await fetch(new URL('__bytes', server))).json();
-  rows.push([name, atReady, requests, wire, sent.requests, sent.bytes]);
   await context.close();
+  return { atReady, requests, wire, sent };
+}
+for (const [name, hash, ready] of ROUTES) {
+  const own = await visit(name, hash, ready, 'block');
+  const { sent } = await visit(name, hash, ready, 'allow');
+  rows.push([name, own.atReady, own.requests, own.wire, sent.requests, sent.bytes]);
 }
 await browser.close();
 const kib = (n) => (n / 1024).toFixed(0);

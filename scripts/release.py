@@ -9,8 +9,9 @@ written
 - into sw.js, with the list of files the service worker keeps on install
   (the app shell and the library's index), so a new release is a new
   service worker with a new cache, the list it keeps in the background
-  after that (the scorers' module, which no route needs before it is
-  usable, so that a dropped file scores offline after one visit), and the
+  after that (the scorers' module and the page's chunks, which no route
+  needs before it is usable, so that a dropped file scores offline after
+  one visit), and the
   list it keeps when first fetched (the device generator's module, which a
   visitor who never meets a generated device never downloads; issue #46).
 """
@@ -18,6 +19,7 @@ written
 import hashlib
 import os
 import pathlib
+import re
 import sys
 
 VERSION = "{{KNOBLAB_VERSION}}"
@@ -31,6 +33,10 @@ BACKGROUND_MODULES = ("knoblab-score-worker",)
 # Kept when first fetched (like an opened device's files): the generator's.
 ON_USE_MODULES = ("knoblab-device-worker",)
 WORKER_MODULES = BACKGROUND_MODULES + ON_USE_MODULES
+# The page's chunks (scripts/split_page.py): the Agent, Score and Leaderboard
+# pages' code, kept in the background too; the page's main module, glue and
+# the chunks' loader are the shell.
+PAGE_CHUNK = re.compile(r"knoblab-page-[0-9a-f]+\.[A-Za-z0-9_]+\.wasm")
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -62,7 +68,7 @@ def main():
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top and rel.startswith(BACKGROUND_MODULES):
+        if top and (rel.startswith(BACKGROUND_MODULES) or PAGE_CHUNK.fullmatch(rel)):
             background.append(rel)
         elif top and rel.startswith(ON_USE_MODULES):
             on_use.append(rel)

@@ -3,15 +3,12 @@
 use leptos::prelude::*;
 
 use super::pages::about::AboutPage;
-use super::pages::agent::AgentPage;
-use super::pages::leaderboard::LeaderboardPage;
 use super::pages::library::LibraryPage;
 use super::pages::not_found::NotFoundPage;
 use super::pages::panic_test::PanicTestPage;
 use super::pages::play::embed::EmbedPage;
 use super::pages::play::page::PlayPage;
 use super::pages::play::Player;
-use super::pages::score::ScorePage;
 use super::route::{Location, LocationSignal, Page};
 
 fn current_location() -> Location {
@@ -42,9 +39,9 @@ pub fn App() -> impl IntoView {
             {move || match page.get() {
                 Page::Library => view! { <LibraryPage /> }.into_any(),
                 Page::Play => view! { <PlayPage /> }.into_any(),
-                Page::Agent => view! { <AgentPage /> }.into_any(),
-                Page::Score => view! { <ScorePage /> }.into_any(),
-                Page::Leaderboard => view! { <LeaderboardPage /> }.into_any(),
+                Page::Agent => chunked::agent(),
+                Page::Score => chunked::score(),
+                Page::Leaderboard => chunked::leaderboard(),
                 Page::About => view! { <AboutPage /> }.into_any(),
                 Page::PanicTest => view! { <PanicTestPage /> }.into_any(),
                 Page::Embed => view! { <EmbedPage /> }.into_any(),
@@ -105,5 +102,117 @@ pub fn Header(
                     .collect_view()}
             </nav>
         </header>
+    }
+}
+
+/// The Agent, Score and Leaderboard pages, which most visits never open.
+///
+/// In the release (feature `split`) each is a split point: its code moves
+/// into a chunk of the module that the page downloads when the route is first
+/// shown (scripts/split_page.py), so the library and the player load none of
+/// it. Elsewhere each page is simply built in place.
+mod chunked {
+    #[cfg(not(feature = "split"))]
+    use leptos::prelude::*;
+
+    use crate::pages::agent::AgentPage;
+    use crate::pages::leaderboard::LeaderboardPage;
+    use crate::pages::score::ScorePage;
+
+    #[cfg(not(feature = "split"))]
+    pub fn agent() -> AnyView {
+        view! { <AgentPage /> }.into_any()
+    }
+
+    #[cfg(not(feature = "split"))]
+    pub fn score() -> AnyView {
+        view! { <ScorePage /> }.into_any()
+    }
+
+    #[cfg(not(feature = "split"))]
+    pub fn leaderboard() -> AnyView {
+        view! { <LeaderboardPage /> }.into_any()
+    }
+
+    #[cfg(feature = "split")]
+    pub use split::{agent, leaderboard, score};
+
+    #[cfg(feature = "split")]
+    mod split {
+        use leptos::prelude::*;
+        use wasm_split_helpers::{wasm_split, SplitLoaderError};
+
+        use super::{AgentPage, LeaderboardPage, ScorePage};
+
+        /// A chunk that could not be downloaded: offline before this page
+        /// was ever opened, or the server gone.
+        pub struct Missing;
+
+        impl From<SplitLoaderError> for Missing {
+            fn from(_: SplitLoaderError) -> Self {
+                Missing
+            }
+        }
+
+        #[wasm_split(agent_page, fallible)]
+        fn agent_page() -> Result<AnyView, Missing> {
+            Ok(view! { <AgentPage /> }.into_any())
+        }
+
+        #[wasm_split(score_page, fallible)]
+        fn score_page() -> Result<AnyView, Missing> {
+            Ok(view! { <ScorePage /> }.into_any())
+        }
+
+        #[wasm_split(leaderboard_page, fallible)]
+        fn leaderboard_page() -> Result<AnyView, Missing> {
+            Ok(view! { <LeaderboardPage /> }.into_any())
+        }
+
+        pub fn agent() -> AnyView {
+            shown("Agent", agent_page())
+        }
+
+        pub fn score() -> AnyView {
+            shown("Score", score_page())
+        }
+
+        pub fn leaderboard() -> AnyView {
+            shown("Leaderboard", leaderboard_page())
+        }
+
+        /// The page once its chunk is in, or why it is not. Nothing is shown
+        /// while it downloads (a few hundred kilobytes at most); a failed
+        /// download is not remembered, so a reload tries again.
+        fn shown(
+            name: &'static str,
+            load: impl std::future::Future<Output = Result<AnyView, Missing>> + 'static,
+        ) -> AnyView {
+            let load = send_wrapper::SendWrapper::new(load);
+            view! {
+                <Suspense fallback=|| ()>
+                    {Suspend::new(async move {
+                        match load.await {
+                            Ok(page) => page,
+                            Err(Missing) => view! {
+                                <section class="page" data-testid="chunk-missing">
+                                    <h1>{name}</h1>
+                                    <p class="error" role="alert">
+                                        {format!(
+                                            "The {name} page's code could not be downloaded: \
+                                             the network is off and this browser had not kept it \
+                                             for offline use yet, or the server did not answer. \
+                                             Reload once the network is back; nothing you did \
+                                             here is lost."
+                                        )}
+                                    </p>
+                                </section>
+                            }.into_any(),
+                        }
+                    })}
+                </Suspense>
+            }
+            .into_any()
+        }
     }
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Trunk post_build hook (first of three): splits the page's module.
+
+The release builds the page with the cargo feature `split` (index.html), so
+the Agent, Score and Leaderboard pages are split points (src/app.rs) and the
+linker keeps its relocations (build.rs). Trunk 0.21 has no step between
+cargo and wasm-bindgen, so this hook redoes the page's part after it, from
+cargo's own output:
+
+1. `wasm-split-cli` cuts cargo's module into a main module and one chunk per
+   split point (and chunks for the code two of them share), with a small
+   loader, `__wasm_split.js`, that fetches a chunk the first time its point
+   is called;
+2. `wasm-bindgen --keep-lld-exports` makes the main module's glue (the
+   chunks import the main module's table and memory through those exports);
+3. `wasm-opt -Os` shrinks the main module and every chunk, as Trunk would;
+4. the results replace Trunk's page files under Trunk's hashed name
+   (`knoblab-page-HASH.js`, `…_bg.wasm`, the page's snippets), beside
+   `knoblab-page-HASH.split.js` (the loader) and `knoblab-page-HASH.NAME.wasm`
+   (the chunks), and index.html's subresource hashes are recomputed.
+
+Every name is relative (the loader resolves chunks against its own URL), so
+the folder still runs at any path; every name carries the build's hash, so
+a browser never pairs a chunk with another release's main module.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+PAGE = "knoblab-page"
+PROFILE = "page"  # index.html's data-cargo-profile
+TARGET = "wasm32-unknown-unknown"
+# The import module of a split point before the split step resolves it.
+PLACEHOLDER = b"__wasm_split_placeholder__"
+# What the main module and chunks use (.cargo/config.toml: simd128); as Trunk's wasm-opt.
+WASM_OPT = ["-Os", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-simd",
+            "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types"]
+
+
+def fail(message):
+    sys.exit(f"split_page.py: {message}")
+
+
+def run(*command):
+    try:
+        subprocess.run(command, check=True)
+    except FileNotFoundError:
+        fail(f"{command[0]} is not installed; `scripts/dev.sh setup` installs it")
+    except subprocess.CalledProcessError as err:
+        fail(f"{' '.join(map(str, command))} failed with status {err.returncode}")
+
+
+def target_dir():
+    out = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"],
+                         check=True, capture_output=True, text=True).stdout
+    return pathlib.Path(json.loads(out)["target_directory"])
+
+
+def sri(path):
+    return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
+
+
+def main():
+    staging = os.environ.get("TRUNK_STAGING_DIR")
+    if not staging:
+        fail("TRUNK_STAGING_DIR is not set; run it as a Trunk post_build hook")
+    staging = pathlib.Path(staging)
+    glue = [p for p in staging.glob(f"{PAGE}-*.js") if re.fullmatch(rf"{PAGE}-[0-9a-f]+\.js", p.name)]
+    if len(glue) != 1:
+        fail(f"expected one {PAGE}-HASH.js in {staging}, found {[p.name for p in glue]}")
+    stem = glue[0].name[:-len(".js")]
+
+    work = target_dir() / "knoblab-split"
+    raw = target_dir() / TARGET / PROFILE / f"{PAGE}.wasm"
+    if not raw.is_file():
+        fail(f"{raw} is missing: the page is built by the cargo profile `{PROFILE}` (index.html)")
+    if PLACEHOLDER not in raw.read_bytes():
+        fail(f"{raw} has no split points: build it with the cargo feature `split` (index.html)")
+    shutil.rmtree(work, ignore_errors=True)
+    split, bound = work / "split", work / "bound"
+    run("wasm-split-cli", "--target", "web", "--out-name", PAGE, raw, split)
+    run("wasm-bindgen", "--target", "web", "--no-typescript", "--keep-lld-exports",
+        "--out-dir", bound, "--out-name", PAGE, split / f"{PAGE}.wasm")
+
+    # The main module and its glue, under Trunk's names.
+    run("wasm-opt", *WASM_OPT, bound / f"{PAGE}_bg.wasm", "-o", staging / f"{stem}_bg.wasm")
+    # The loader's module specifier changes; the import module's name, the
+    # key of the imports object, stays what the main module asks for.
+    main_js = (bound / f"{PAGE}.js").read_text(encoding="utf-8")
+    if 'from "./__wasm_split.js"' not in main_js:
+        fail("wasm-bindgen's glue does not import the split loader; is the page built with `split`?")
+    main_js = main_js.replace('from "./__wasm_split.js"', f'from "./{stem}.split.js"')
+    (staging / f"{stem}.js").write_text(main_js, encoding="utf-8")
+    for old in staging.glob(f"snippets/{PAGE}-*"):
+        shutil.rmtree(old)
+    for new in (bound / "snippets").iterdir():
+        shutil.copytree(new, staging / "snippets" / new.name)
+
+    # The chunks and their loader.
+    loader = (split / "__wasm_split.js").read_text(encoding="utf-8")
+    if f'"./{PAGE}.js"' not in loader:
+        fail("the split loader does not import the page's glue by its expected name")
+    loader = loader.replace(f'"./{PAGE}.js"', f'"./{stem}.js"')
+    chunks = sorted(p for p in split.glob("*.wasm") if p.name != f"{PAGE}.wasm")
+    for chunk in chunks:
+        name = f"{stem}.{chunk.stem}.wasm"
+        if f'"./{chunk.name}"' not in loader:
+            fail(f"the split loader does not name {chunk.name}")
+        loader = loader.replace(f'"./{chunk.name}"', f'"./{name}"')
+        run("wasm-opt", *WASM_OPT, chunk, "-o", staging / name)
+    (staging / f"{stem}.split.js").write_text(loader, encoding="utf-8")
+
+    # index.html's subresource hashes, for the files just replaced.
+    page = staging / "index.html"
+    html = page.read_text(encoding="utf-8")
+
+    def rehash(match):
+        target = staging / match.group(2)
+        if not target.is_file():
+            fail(f"index.html links {match.group(2)}, which the split build does not have")
+        return f'{match.group(1)}{match.group(2)}{match.group(3)}{sri(target)}"'
+
+    html, count = re.subn(r'(href="\./)([^"]+)("[^>]*?integrity=")sha384-[^"]+"', rehash, html)
+    if count == 0:
+        fail("index.html has no subresource hashes to recompute")
+    page.write_text(html, encoding="utf-8")
+    print(f"split_page.py: {stem}: main module and {len(chunks)} chunks")
+
+
+if __name__ == "__main__":
+    main()
