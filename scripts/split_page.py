@@ -130,6 +130,14 @@ def main():
     html, count = re.subn(r'(href="\./)([^"]+)("[^>]*?integrity=")sha384-[^"]+"', rehash, html)
     if count == 0:
         fail("index.html has no subresource hashes to recompute")
+    # The loader preloaded beside the glue that imports it, as Trunk does for
+    # the snippets, so that it does not wait for the glue to be parsed.
+    glue_link = re.search(rf'<link rel="modulepreload" href="\./{re.escape(stem)}\.js"[^>]*>', html)
+    if not glue_link:
+        fail(f"index.html does not preload {stem}.js")
+    loader_link = (f'\n<link rel="modulepreload" href="./{stem}.split.js" crossorigin="anonymous" '
+                   f'integrity="{sri(staging / f"{stem}.split.js")}">')
+    html = html[:glue_link.end()] + loader_link + html[glue_link.end():]
     page.write_text(html, encoding="utf-8")
     print(f"split_page.py: {stem}: main module and {len(chunks)} chunks")
 
