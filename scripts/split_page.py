@@ -33,7 +33,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGE = "knoblab-page"
 PROFILE = "page"  # index.html's data-cargo-profile
 TARGET = "wasm32-unknown-unknown"
@@ -55,6 +57,22 @@ def run(*command):
         fail(f"{command[0]} is not installed; `scripts/dev.sh setup` installs it")
     except subprocess.CalledProcessError as err:
         fail(f"{' '.join(map(str, command))} failed with status {err.returncode}")
+
+
+def wasm_opt():
+    """The wasm-opt Trunk uses: npm's binaryen at the version Trunk.toml pins
+    (Debian's older wasm-opt builds a page that stays blank)."""
+    with open(ROOT / "Trunk.toml", "rb") as f:
+        pinned = tomllib.load(f)["tools"]["wasm_opt"]
+    local = ROOT / "node_modules" / ".bin" / "wasm-opt"
+    tool = str(local) if local.exists() else "wasm-opt"
+    try:
+        found = subprocess.run([tool, "--version"], check=True, capture_output=True, text=True).stdout.strip()
+    except (FileNotFoundError, subprocess.CalledProcessError):
+        fail(f"{tool} does not run; `scripts/dev.sh setup` installs npm's binaryen")
+    if f"({pinned})" not in found:
+        fail(f"{tool} is `{found}`, not binaryen {pinned} (Trunk.toml); `scripts/dev.sh setup` installs it")
+    return tool
 
 
 def target_dir():
@@ -90,7 +108,8 @@ def main():
         "--out-dir", bound, "--out-name", PAGE, split / f"{PAGE}.wasm")
 
     # The main module and its glue, under Trunk's names.
-    run("wasm-opt", *WASM_OPT, bound / f"{PAGE}_bg.wasm", "-o", staging / f"{stem}_bg.wasm")
+    optimizer = wasm_opt()
+    run(optimizer, *WASM_OPT, bound / f"{PAGE}_bg.wasm", "-o", staging / f"{stem}_bg.wasm")
     # The loader's module specifier changes; the import module's name, the
     # key of the imports object, stays what the main module asks for.
     main_js = (bound / f"{PAGE}.js").read_text(encoding="utf-8")
@@ -114,7 +133,7 @@ def main():
         if f'"./{chunk.name}"' not in loader:
             fail(f"the split loader does not name {chunk.name}")
         loader = loader.replace(f'"./{chunk.name}"', f'"./{name}"')
-        run("wasm-opt", *WASM_OPT, chunk, "-o", staging / name)
+        run(optimizer, *WASM_OPT, chunk, "-o", staging / name)
     (staging / f"{stem}.split.js").write_text(loader, encoding="utf-8")
 
     # index.html's subresource hashes, for the files just replaced.
