@@ -19,8 +19,12 @@ written
 import hashlib
 import os
 import pathlib
-import re
 import sys
+
+# The page's chunks (the Agent, Score and Leaderboard pages' code), named by
+# split_page.py, are kept in the background too; the page's main module, glue
+# and the chunks' loader are the shell.
+from split_page import CHUNK_NAME
 
 VERSION = "{{KNOBLAB_VERSION}}"
 PRECACHE = "'{{KNOBLAB_PRECACHE}}'"
@@ -33,10 +37,6 @@ BACKGROUND_MODULES = ("knoblab-score-worker",)
 # Kept when first fetched (like an opened device's files): the generator's.
 ON_USE_MODULES = ("knoblab-device-worker",)
 WORKER_MODULES = BACKGROUND_MODULES + ON_USE_MODULES
-# The page's chunks (scripts/split_page.py): the Agent, Score and Leaderboard
-# pages' code, kept in the background too; the page's main module, glue and
-# the chunks' loader are the shell.
-PAGE_CHUNK = re.compile(r"knoblab-page-[0-9a-f]+\.[A-Za-z0-9_]+\.wasm")
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -68,7 +68,7 @@ def main():
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top and (rel.startswith(BACKGROUND_MODULES) or PAGE_CHUNK.fullmatch(rel)):
+        if top and (rel.startswith(BACKGROUND_MODULES) or CHUNK_NAME.fullmatch(rel)):
             background.append(rel)
         elif top and rel.startswith(ON_USE_MODULES):
             on_use.append(rel)

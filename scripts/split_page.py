@@ -41,6 +41,9 @@ PROFILE = "page"  # index.html's data-cargo-profile
 TARGET = "wasm32-unknown-unknown"
 # The import module of a split point before the split step resolves it.
 PLACEHOLDER = b"__wasm_split_placeholder__"
+# A chunk's name beside the page: the glue's stem (`knoblab-page-HASH`), then
+# the chunk's own name (release.py keeps these in the background).
+CHUNK_NAME = re.compile(rf"{PAGE}-[0-9a-f]+\.[A-Za-z0-9_]+\.wasm")
 # What the main module and chunks use (.cargo/config.toml: simd128); as Trunk's wasm-opt.
 WASM_OPT = ["-Os", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-simd",
             "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types"]
@@ -130,6 +133,8 @@ def main():
     chunks = sorted(p for p in split.glob("*.wasm") if p.name != f"{PAGE}.wasm")
     for chunk in chunks:
         name = f"{stem}.{chunk.stem}.wasm"
+        if not CHUNK_NAME.fullmatch(name):
+            fail(f"{chunk.name}: a chunk name release.py would not recognise ({name})")
         if f'"./{chunk.name}"' not in loader:
             fail(f"the split loader does not name {chunk.name}")
         loader = loader.replace(f'"./{chunk.name}"', f'"./{name}"')

@@ -112,27 +112,26 @@ pub fn Header(
 /// shown (scripts/split_page.py), so the library and the player load none of
 /// it. Elsewhere each page is simply built in place.
 mod chunked {
-    #[cfg(not(feature = "split"))]
     use leptos::prelude::*;
 
     use crate::pages::agent::AgentPage;
     use crate::pages::leaderboard::LeaderboardPage;
     use crate::pages::score::ScorePage;
 
-    #[cfg(not(feature = "split"))]
-    pub fn agent() -> AnyView {
+    pub fn agent_view() -> AnyView {
         view! { <AgentPage /> }.into_any()
     }
 
-    #[cfg(not(feature = "split"))]
-    pub fn score() -> AnyView {
+    pub fn score_view() -> AnyView {
         view! { <ScorePage /> }.into_any()
     }
 
-    #[cfg(not(feature = "split"))]
-    pub fn leaderboard() -> AnyView {
+    pub fn leaderboard_view() -> AnyView {
         view! { <LeaderboardPage /> }.into_any()
     }
+
+    #[cfg(not(feature = "split"))]
+    pub use self::{agent_view as agent, leaderboard_view as leaderboard, score_view as score};
 
     #[cfg(feature = "split")]
     pub use split::{agent, leaderboard, score};
@@ -142,10 +141,8 @@ mod chunked {
         use leptos::prelude::*;
         use wasm_split_helpers::{wasm_split, SplitLoaderError};
 
-        use super::{AgentPage, LeaderboardPage, ScorePage};
-
-        /// A chunk that could not be downloaded: offline before this page
-        /// was ever opened, or the server gone.
+        /// A chunk that could not be downloaded: offline before the service
+        /// worker kept it, or the server gone.
         pub struct Missing;
 
         impl From<SplitLoaderError> for Missing {
@@ -156,17 +153,17 @@ mod chunked {
 
         #[wasm_split(agent_page, fallible)]
         fn agent_page() -> Result<AnyView, Missing> {
-            Ok(view! { <AgentPage /> }.into_any())
+            Ok(super::agent_view())
         }
 
         #[wasm_split(score_page, fallible)]
         fn score_page() -> Result<AnyView, Missing> {
-            Ok(view! { <ScorePage /> }.into_any())
+            Ok(super::score_view())
         }
 
         #[wasm_split(leaderboard_page, fallible)]
         fn leaderboard_page() -> Result<AnyView, Missing> {
-            Ok(view! { <LeaderboardPage /> }.into_any())
+            Ok(super::leaderboard_view())
         }
 
         pub fn agent() -> AnyView {

@@ -5,8 +5,9 @@
 // installing a release fills its own cache with the app shell and the
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
-// The scorers' module (a few MB that no route needs before it is usable)
-// is kept after that, in the background, when the page asks
+// The scorers' module and the page's chunks (the Agent, Score and
+// Leaderboard pages' code: no route needs them before it is usable) are
+// kept after that, in the background, when the page asks
 // (www/offline.js, once it runs), so that a dropped file scores offline
 // after one visit. The device generator's module, the files under data/
 // that the page fetches later (an opened device's bundle, the generator's
@@ -21,7 +22,7 @@
 const VERSION = '{{KNOBLAB_VERSION}}';
 // Paths relative to the scope: './' is the page itself.
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
-// Kept in the background after the install (the scorers' module).
+// Kept in the background after the install (the scorers' module, the page's chunks).
 const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
 // Kept when first fetched (the device generator's module).
 const ON_USE = ['{{KNOBLAB_ON_USE}}'];
