@@ -157,11 +157,15 @@ test('after one visit the page works offline: a reload, opened devices (hand-mad
   // them are in this release's cache before the network goes.
   const files = handMade.entry.files.map((f) => new URL(`data/${handMade.entry.path}/${f}`, BASE_URL).href);
   await allCached(page, files);
-  // The scorers' module, which no route visited here loaded, is kept in
-  // the background after the install; the generator's is not, until a
-  // generated device is opened.
+  // The scorers' chunks (run by the Score page's workers) and the
+  // Leaderboard's module, which no route visited here loaded, are kept in
+  // the background after the install; the generator's module is not, until
+  // a generated device is opened.
   const kept = (names) => names.map((f) => new URL(f, BASE_URL).href);
-  await allCached(page, kept(['knoblab-score-worker.js', 'knoblab-score-worker_bg.wasm']));
+  const scorers = await page.evaluate(() => document.querySelector('meta[name="knoblab-worker-chunks"]')
+    .content.split(' ').map((u) => new URL(u, document.baseURI).href));
+  assert.ok(scorers.some((u) => /\.split_score_job\.wasm$/.test(u)), scorers.join('\n'));
+  await allCached(page, [...scorers, ...kept(['knoblab-board-worker.js', 'knoblab-board-worker_bg.wasm'])]);
   const generatorModule = kept(['knoblab-device-worker.js', 'knoblab-device-worker_bg.wasm']);
   assert.deepEqual(await cachedOf(page, generatorModule), [],
     'the generator was downloaded though no generated device was opened');

@@ -1,13 +1,17 @@
-// Each route loads what it uses (issue #46). The page's module holds no
-// scorer and no device generator: those are the workers' own modules
-// (knoblab-score-worker_bg.wasm, knoblab-device-worker_bg.wasm), which the
-// library and a hand-made device's player never request, a generated
-// device's player requests the generator's alone, and the service worker
-// keeps in the background (not counted here: it is not the page's).
-// Deterministic: which files a route requests, and their sizes on the wire
-// (gzipped by e2e/serve.mjs), not how long anything took.
+// Each route loads what it uses (issue #46). The page's main module holds
+// no scorer and no device generator: the scorers are chunks of it that only
+// the Score page's workers run (split_score_job, and split_score_devices for
+// trajectories of generated devices), the leaderboard's computation and the
+// drawing generator are modules of their own (knoblab-board-worker_bg.wasm,
+// knoblab-device-worker_bg.wasm). The library and a hand-made device's
+// player request none of them, a generated device's player the generator's
+// alone; the service worker keeps them in the background (not counted
+// here: it is not the page's). Deterministic: which files a route
+// requests, and their sizes on the wire (gzipped by e2e/serve.mjs), not how
+// long anything took.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { launch, BASE_URL, DESKTOP } from './support.mjs';
 import { deviceOf, fetchJson } from './player-support.mjs';
 
@@ -21,7 +25,7 @@ import { deviceOf, fetchJson } from './player-support.mjs';
  * docs/performance.md, "What each route downloads"). This bound fails if
  * any of them comes back. */
 const BUDGET = 0.75 * 1024 * 1024;
-const SCORER = /knoblab-score-worker/;
+const SCORER = /knoblab-board-worker|\.split_score_(job|devices)\.wasm$/;
 const GENERATOR = /knoblab-device-worker/;
 /** A chunk of the page's module: `knoblab-page-HASH.NAME.wasm`. */
 const CHUNK = /knoblab-page-[0-9a-f]+\.([A-Za-z0-9_]+)\.wasm$/;
@@ -124,4 +128,68 @@ test("a generated device's player loads the generator's module, and no scorer", 
     (page) => page.getByTestId('player').waitFor({ timeout: 300_000 }));
   assert.equal(requested.filter((u) => /knoblab-device-worker_bg\.wasm$/.test(u)).length, 1, requested.join('\n'));
   assert.deepEqual(requested.filter((u) => SCORER.test(u)), []);
+});
+
+/** The Score page's route with an EPIC-Bench file and its ground truth, as
+ * the issue's table measures it: what the page and its workers download
+ * until the report shows, read from the server's counters (e2e/serve.mjs),
+ * since a page's DevTools protocol does not see its workers' requests.
+ * At most 1.5 MiB of wasm + JS + CSS (1,482 KiB when this bound was set,
+ * from 2,597 when the scorers were a module of their own; the issue's
+ * 1.27 MiB is not reached yet: docs/performance.md, "What each route
+ * downloads"). It fails if the scorers' chunk is downloaded by each worker
+ * (1.3 MB more) or the scorers' own module comes back. */
+const SCORE_BUDGET = 1.5 * 1024 * 1024;
+const OFFICIAL = join(new URL('..', import.meta.url).pathname, 'tests/fixtures/official');
+
+test("the Score page scores an EPIC file with its scorers' chunk fetched once, by the page, for all its workers", async () => {
+  const server = new URL('/', BASE_URL);
+  const context = await browser.newContext({ viewport: DESKTOP, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const requested = [];
+  context.on('request', (r) => requested.push(r.url()));
+  await fetch(new URL('__bytes/reset', server));
+  await page.goto(new URL('#/score', BASE_URL).href);
+  await page.getByTestId('drop-zone').waitFor();
+  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
+  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+  await page.getByTestId('score-time').waitFor({ timeout: 120_000 });
+  const sent = await (await fetch(new URL('__bytes', server))).json();
+  await context.close();
+  const code = Object.entries(sent.files).filter(([path]) => /\.(wasm|js|css)$/.test(path));
+  const total = code.reduce((sum, [, bytes]) => sum + bytes, 0);
+  const listing = code.map(([path, bytes]) => `${path} ${bytes}`).join('\n');
+  // The scorers' chunk was counted, once: the sum is of the real files.
+  const job = code.filter(([path]) => /\.split_score_job\.wasm$/.test(path));
+  assert.equal(job.length, 1, listing);
+  assert.ok(job[0][1] > 200 * 1024, listing);
+  assert.equal(requested.filter((u) => /\.split_score_job\.wasm$/.test(u)).length, 1, requested.join('\n'));
+  // No trajectory was dropped: the generator is not downloaded, nor any module of a worker's own.
+  assert.deepEqual(requested.filter((u) => /split_score_devices|knoblab-(board|device)-worker/.test(u)), []);
+  assert.ok(total <= SCORE_BUDGET, `${total} bytes of wasm + JS + CSS for the Score route, over ${SCORE_BUDGET}:\n${listing}`);
+});
+
+test("a Score job whose scorers' chunk cannot be fetched says so, and scores once it can", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let blocked = true;
+  await context.route(/\.split_score_job\.wasm$/, (route) => (blocked ? route.abort('internetdisconnected') : route.continue()));
+  const drop = async () => {
+    await page.getByTestId('drop-zone').waitFor();
+    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
+    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+  };
+  await page.goto(new URL('#/score', BASE_URL).href);
+  await drop();
+  const failed = page.getByTestId('job-error');
+  await failed.waitFor({ timeout: 60_000 });
+  assert.match(await failed.textContent(), /scorers' code could not be downloaded.*reload/s);
+  blocked = false;
+  await page.reload();
+  await drop();
+  await page.getByTestId('score-time').waitFor({ timeout: 120_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
 });

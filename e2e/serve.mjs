@@ -34,7 +34,10 @@ const TYPES = {
 };
 const COMPRESS = new Set(['.html', '.js', '.mjs', '.wasm', '.css', '.json', '.svg', '.ttf', '.jsonl', '.txt', '.md']);
 
-let sent = { bytes: 0, requests: 0 };
+// Bodies sent since the last reset: in all, and by path (the page's and its
+// workers' requests alike, which the DevTools protocol of a page does not see).
+const unsent = () => ({ bytes: 0, requests: 0, files: {} });
+let sent = unsent();
 // Gzipped bodies by path and modification time: a 7 MB wasm is compressed once.
 const gzipped = new Map();
 
@@ -58,7 +61,7 @@ function handler(root, mount, counted) {
   return async (req, res) => {
     const url = new URL(req.url, 'http://x');
     if (counted && url.pathname === '/__bytes') return json(res, sent);
-    if (counted && url.pathname === '/__bytes/reset') { sent = { bytes: 0, requests: 0 }; return json(res, sent); }
+    if (counted && url.pathname === '/__bytes/reset') { sent = unsent(); return json(res, sent); }
     if (url.pathname === mount.slice(0, -1)) {
       res.writeHead(301, { location: mount });
       return res.end();
@@ -85,7 +88,11 @@ function handler(root, mount, counted) {
     }
     headers['content-length'] = body.length;
     res.writeHead(200, headers);
-    if (counted) { sent.bytes += body.length; sent.requests += 1; }
+    if (counted) {
+      sent.bytes += body.length;
+      sent.requests += 1;
+      sent.files[rel] = (sent.files[rel] ?? 0) + body.length;
+    }
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 }

@@ -5,18 +5,19 @@
 //   node scripts/page_sizes.mjs URL
 //
 // Each route is visited in a fresh browser context (an empty cache), by
-// deep link, until it is ready (and the network idle). Two sums:
-// - page: Chromium's encodedDataLength (bytes on the wire, gzipped as the
-//   server sent them, headers included) of the page's and its workers'
-//   requests, read from the DevTools protocol, in a visit with the service
-//   worker blocked (so that nothing the route needs reaches it from the
-//   service worker's cache uncounted); `ready` is its part when the route
-//   became usable, and `app ready` that part's wasm + JS + CSS alone (the
-//   issue's "before the library page is interactive");
-// - server: the bytes of bodies the server sent (e2e/serve.mjs's counters)
-//   in a second cold visit with the service worker allowed, so they include
-//   what it keeps for offline use.
-// Prints a Markdown table, gzipped KiB.
+// deep link, until it is ready (and the network idle). The bytes are the
+// bodies the server sent (e2e/serve.mjs's counters, gzipped as sent, headers
+// not included), so that the workers' requests count as the page's do (the
+// Score page's workers download the scorers' chunks themselves, which a
+// page's DevTools protocol does not see):
+// - at ready, SW blocked: what the route downloaded until it became usable,
+//   with the service worker blocked (so that nothing it needs reaches it
+//   from the service worker's cache uncounted); `wasm+JS+CSS` is that part's
+//   code alone (the issue's "before the library page is interactive");
+// - then the same visit once the network is idle;
+// - SW allowed: a second cold visit with the service worker allowed, which
+//   adds what it keeps for offline use.
+// Prints a Markdown table, gzipped KiB, and each wasm's gzipped bytes.
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -51,56 +52,46 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking'],
 });
 const rows = [];
-// Each wasm file's bytes on the wire (gzipped), as first seen.
+// Each wasm file's bytes as sent (gzipped), as first seen.
 const wasm = new Map();
-/** One cold visit of a route in a fresh context. With the service worker
- * blocked, every file the route needs comes from the network and is
- * counted once (with it allowed, a file the service worker had already
- * kept in the background reaches the page as 0 bytes, which would hide
- * it); with it allowed, the server's counters also see what the service
- * worker keeps. */
+const CODE = /\.(wasm|js|css)$/;
+/** The server's counters: everything, and wasm + JS + CSS alone. */
+async function counters() {
+  const sent = await (await fetch(new URL('__bytes', server))).json();
+  const files = Object.entries(sent.files);
+  const code = files.filter(([path]) => CODE.test(path)).reduce((sum, [, bytes]) => sum + bytes, 0);
+  return { ...sent, code, files };
+}
+/** One cold visit of a route in a fresh context, with the service worker
+ * blocked or allowed. */
 async function visit(name, hash, ready, serviceWorkers) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers });
   const page = await context.newPage();
-  let wire = 0;
-  let requests = 0;
-  let app = 0;
-  const urls = new Map();
-  // The page's and every worker's network, through the DevTools protocol.
-  const session = await context.newCDPSession(page);
-  await session.send('Network.enable');
-  session.on('Network.responseReceived', (e) => urls.set(e.requestId, e.response.url));
-  session.on('Network.loadingFinished', (e) => {
-    wire += e.encodedDataLength;
-    requests += 1;
-    const path = new URL(urls.get(e.requestId) ?? 'about:blank').pathname;
-    if (/\.(wasm|js|css)$/.test(path)) {
-      app += e.encodedDataLength;
-      if (path.endsWith('.wasm') && serviceWorkers === 'block') wasm.set(path.split('/').pop(), e.encodedDataLength);
-    }
-  });
   await fetch(new URL('__bytes/reset', server));
   await page.goto(new URL(hash, BASE).href);
   await ready(page);
-  const atReady = [wire, app];
+  const atReady = await counters();
   // The network idle (a page that keeps polling is measured at 30 s).
   await page.waitForLoadState('networkidle', { timeout: 30_000 }).catch(() => console.error(`${name}: the network did not go idle`));
   await new Promise((r) => setTimeout(r, 1000)); // a service worker's install finishes
-  const sent = await (await fetch(new URL('__bytes', server))).json();
+  const idle = await counters();
+  if (serviceWorkers === 'block') {
+    for (const [path, bytes] of idle.files) if (path.endsWith('.wasm') && !wasm.has(path)) wasm.set(path, bytes);
+  }
   await context.close();
-  return { atReady, requests, wire, sent };
+  return { atReady, idle };
 }
 for (const [name, hash, ready] of ROUTES) {
   const own = await visit(name, hash, ready, 'block');
-  const { sent } = await visit(name, hash, ready, 'allow');
-  rows.push([name, own.atReady, own.requests, own.wire, sent.requests, sent.bytes]);
+  const kept = await visit(name, hash, ready, 'allow');
+  rows.push([name, own, kept]);
 }
 await browser.close();
 const kib = (n) => (n / 1024).toFixed(0);
-console.log('| route | app KiB at ready (wasm+JS+CSS) | page KiB at ready | page requests | page KiB (wire) | server requests | server KiB sent |');
+console.log('| route | wasm+JS+CSS at ready, SW blocked | all at ready | requests | all once idle | SW allowed: requests | SW allowed: KiB |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-for (const [name, [readyWire, readyApp], req, wire, sreq, sent] of rows) {
-  console.log(`| ${name} | ${kib(readyApp)} | ${kib(readyWire)} | ${req} | ${kib(wire)} | ${sreq} | ${kib(sent)} |`);
+for (const [name, own, kept] of rows) {
+  console.log(`| ${name} | ${kib(own.atReady.code)} | ${kib(own.atReady.bytes)} | ${own.atReady.requests} | ${kib(own.idle.bytes)} | ${kept.idle.requests} | ${kib(kept.idle.bytes)} |`);
 }
-console.log('\n| wasm | KiB gzipped (wire) |\n| --- | ---: |');
-for (const [file, bytes] of wasm) console.log(`| ${file} | ${kib(bytes)} |`);
+console.log('\n| wasm | bytes gzipped (as sent) |\n| --- | ---: |');
+for (const [file, bytes] of wasm) console.log(`| ${file} | ${bytes} |`);

@@ -32,8 +32,9 @@ BACKGROUND = "'{{KNOBLAB_BACKGROUND}}'"
 ON_USE = "'{{KNOBLAB_ON_USE}}'"
 # The workers' modules: Trunk names a `data-type="worker"` binary's glue
 # and wasm after the binary (index.html), so these are their names' starts.
-# Kept in the background after the install: the scorers'.
-BACKGROUND_MODULES = ("knoblab-score-worker",)
+# Kept in the background after the install: the Leaderboard's (the scorers
+# are chunks of the page's module, kept by CHUNK_NAME).
+BACKGROUND_MODULES = ("knoblab-board-worker",)
 # Kept when first fetched (like an opened device's files): the generator's.
 ON_USE_MODULES = ("knoblab-device-worker",)
 WORKER_MODULES = BACKGROUND_MODULES + ON_USE_MODULES

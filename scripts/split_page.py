@@ -41,6 +41,28 @@ PROFILE = "page"  # index.html's data-cargo-profile
 TARGET = "wasm32-unknown-unknown"
 # The import module of a split point before the split step resolves it.
 PLACEHOLDER = b"__wasm_split_placeholder__"
+# The <meta> that names the page's glue (`knoblab-page-HASH.js`) in index.html.
+GLUE_META = "knoblab-page-glue"
+# The split points that the Score page's workers call (the page's src/worker),
+# and the <meta> that lists their chunks (each with the chunks it needs): the
+# page downloads and compiles those once and posts them to every worker, so
+# that two workers starting together do not each download them.
+WORKER_SPLITS = ("score_job",)
+WORKER_CHUNKS_META = "knoblab-worker-chunks"
+# Put before the split loader: a chunk posted compiled (a worker's
+# `globalThis.knoblabChunks`, by absolute URL) is instantiated from it; any
+# other is downloaded as the loader does.
+LOADER_PRELUDE = """// scripts/split_page.py: a chunk the page posted compiled (a worker's
+// globalThis.knoblabChunks, by URL) is not downloaded again.
+const knoblabChunk = (url) => {
+    const compiled = globalThis.knoblabChunks?.get(url.href);
+    return compiled ? Promise.resolve(compiled) : fetch(url);
+};
+const knoblabInstantiate = async (src, imports) => {
+    const got = await src;
+    return got instanceof WebAssembly.Module ? WebAssembly.instantiate(got, imports) : WebAssembly.instantiateStreaming(got, imports);
+};
+"""
 # A chunk's name beside the page: the glue's stem (`knoblab-page-HASH`), then
 # the chunk's own name (release.py keeps these in the background).
 CHUNK_NAME = re.compile(rf"{PAGE}-[0-9a-f]+\.[A-Za-z0-9_]+\.wasm")
@@ -86,6 +108,24 @@ def target_dir():
 
 def sri(path):
     return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
+
+
+def needed(loader, splits):
+    """The chunk files that the split points `splits` load (each point's own
+    and those it needs), read from the split loader."""
+    files = dict(re.findall(r'const (__chunk_\d+) = makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("\./([^"]+\.wasm)"', loader))
+    out = []
+    for split in splits:
+        found = re.search(rf'export const __wasm_split_load_{split} = wrapAsyncCb\(makeLoad\(\(\) => \{{\s*'
+                          rf'const src = fetch\(new URL\("\./([^"]+\.wasm)".*?\}}\s*,\s*\[([^\]]*)\]\)\)', loader, re.S)
+        if not found:
+            fail(f"the split loader has no split point {split} (the page's src/worker)")
+        out.append(found.group(1))
+        for dep in filter(None, (d.strip() for d in found.group(2).split(","))):
+            if dep not in files:
+                fail(f"the split loader's {split} needs {dep}, which it does not define")
+            out.append(files[dep])
+    return sorted(set(out))
 
 
 def main():
@@ -139,6 +179,12 @@ def main():
             fail(f"the split loader does not name {chunk.name}")
         loader = loader.replace(f'"./{chunk.name}"', f'"./{name}"')
         run(optimizer, *WASM_OPT, chunk, "-o", staging / name)
+    worker_chunks = needed(loader, WORKER_SPLITS)
+    loader, fetches = re.subn(r'fetch\((new URL\("\./[^"]+\.wasm", import\.meta\.url\))\)', r"knoblabChunk(\1)", loader)
+    loader, streams = re.subn(r"WebAssembly\.instantiateStreaming\(src, imports\)", "knoblabInstantiate(src, imports)", loader)
+    if fetches != len(chunks) or streams != len(chunks):
+        fail(f"the split loader fetches {fetches} and instantiates {streams} of {len(chunks)} chunks the expected way")
+    loader = LOADER_PRELUDE + loader
     (staging / f"{stem}.split.js").write_text(loader, encoding="utf-8")
 
     # index.html's subresource hashes, for the files just replaced.
@@ -162,6 +208,13 @@ def main():
     loader_link = (f'\n<link rel="modulepreload" href="./{stem}.split.js" crossorigin="anonymous" '
                    f'integrity="{sri(staging / f"{stem}.split.js")}">')
     html = html[:glue_link.end()] + loader_link + html[glue_link.end():]
+    # The glue's name, for the Score page's workers, which run this module
+    # too (the page's src/browser/module_worker.rs reads it).
+    if "</head>" not in html:
+        fail("index.html has no </head>")
+    listed = " ".join(f"./{name}" for name in worker_chunks)
+    html = html.replace("</head>", f'<meta name="{GLUE_META}" content="./{stem}.js">\n'
+                        f'<meta name="{WORKER_CHUNKS_META}" content="{listed}">\n</head>', 1)
     page.write_text(html, encoding="utf-8")
     print(f"split_page.py: {stem}: main module and {len(chunks)} chunks")
 

@@ -11,10 +11,12 @@
 //!   the Play and Embed pages with the player in [`pages::play`]).
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
+//! - [`worker`]: the entries the Score page's workers call on this same
+//!   module, whose scorers and generator are chunks they download (issue #46).
 //!
-//! The Score page's scorers and the device generator are not in this
-//! module: each runs in a worker on a wasm binary of its own
-//! (`crates/web-score-worker`, `crates/web-device-worker`; issue #46).
+//! The device generator that draws pictures and the Leaderboard's
+//! computation each run in a worker on a wasm binary of their own
+//! (`crates/web-device-worker`, `crates/web-board-worker`).
 
 #[cfg(target_arch = "wasm32")]
 pub mod api;
@@ -28,6 +30,8 @@ pub mod pages;
 pub mod panic;
 #[cfg(target_arch = "wasm32")]
 pub mod route;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
 
 #[cfg(target_arch = "wasm32")]
 pub use app::App;
@@ -36,6 +40,10 @@ pub use app::App;
 /// (in a worker, nothing).
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
+    // The Score page's workers instantiate this module too (`worker`).
+    if web_sys::window().is_none() {
+        return;
+    }
     panic::install_hook();
     browser::offline::register();
     leptos::mount::mount_to_body(App);

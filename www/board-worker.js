@@ -1,6 +1,6 @@
 // The Leaderboard page's worker (src/pages/leaderboard/compute.rs starts it
-// as a module worker, by URL relative to the page). It runs the scorers' own
-// wasm module (crates/web-score-worker, `board.rs`: the page's module holds
+// as a module worker, by URL relative to the page). It runs the Leaderboard's
+// own wasm module (crates/web-board-worker, `board.rs`: the page's module holds
 // neither the metrics nor the device generator), compiled once by the page
 // and posted as a `WebAssembly.Module` (`{init: {module}}`, or
 // `{init: {error}}`; requests that come before it wait). Each request
@@ -10,7 +10,7 @@
 // transferred) or `{job, error}`, one after another in the order they came
 // (the board of the last build, whose traces stay here, is what a
 // comparison compares, a list of traces reads and a save writes).
-const glue = import("./knoblab-score-worker.js");
+const glue = import("./knoblab-board-worker.js");
 let loaded;
 const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
   .then(async (module) => {

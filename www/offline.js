@@ -22,7 +22,7 @@ export function knoblab_offline_register() {
     .register(new URL('sw.js', document.baseURI), { scope: './', updateViaCache: 'none' })
     .then(() => null, (e) => String(e && e.message ? e.message : e));
   // Once a release is installed and active (its shell kept), it keeps the
-  // scorers' module and the page's chunks in the background: no route waits for them.
+  // Leaderboard's module and the page's chunks (the scorers among them) in the background: no route waits for them.
   navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage('background'));
   return registering;
 }

@@ -1,19 +1,26 @@
 // The Score page's scoring worker (src/pages/score/worker.rs starts it as a
-// module worker, by URL relative to the page). It runs the scorers' own wasm
-// module (crates/web-score-worker, built by Trunk beside this script: the
-// page's module holds no scorer), compiled once by the page and posted as a
-// `WebAssembly.Module` (`{init: {module}}`, or `{init: {error}}`); then for
-// each job it reads its files (dropped `File`s or URLs of shipped samples),
-// scores them in Rust and posts progress (JSON text) and the outcome (JSON
-// bytes) back. Messages that come before the module wait for it.
+// module worker, by URL relative to the page). It runs the page's own wasm
+// module, posted by the page compiled, with the URL of its glue and the
+// scorers' chunks, also compiled (`{init: {module, glue, chunks}}`); the
+// trajectories' generator is a chunk this worker downloads when a job needs
+// it (the page's src/worker).
+// Then for each job it reads its files (dropped `File`s or URLs of shipped
+// samples), scores them in Rust and posts progress (JSON text) and the
+// outcome (JSON bytes) back. Messages that come before the module wait for
+// it. Every call into the module is async: it rejects with a message when a
+// chunk cannot be downloaded.
 const FONT_PATH = "knoblab-font";
-// The module's glue, beside this script (imported while the page compiles).
-const glue = import("./knoblab-score-worker.js");
 let loaded;
 const ready = new Promise((resolve, reject) => { loaded = { resolve, reject }; })
-  .then(async (module) => { const m = await glue; await m.default({ module_or_path: module }); mark("module: ready"); return m; });
+  .then(async ({ module, glue, chunks }) => {
+    // The chunks the page compiled, which the split loader takes from here.
+    globalThis.knoblabChunks = new Map(chunks);
+    const m = await import(glue);
+    await m.default({ module_or_path: module });
+    mark("module: ready");
+    return m;
+  });
 // A module that fails is reported by each message that awaits it.
-glue.catch(() => {});
 ready.catch(() => {});
 // A job came: the warm-up stops after its round.
 let busy = false;
@@ -31,7 +38,7 @@ self.onmessage = async (event) => {
   if (msg.init) {
     mark("module: start");
     // The compiled module: instantiated here, not fetched and compiled again.
-    if (msg.init.module) loaded.resolve(msg.init.module);
+    if (msg.init.module) loaded.resolve(msg.init);
     else loaded.reject(new Error(msg.init.error));
     return;
   }
@@ -44,7 +51,7 @@ self.onmessage = async (event) => {
       const m = await ready;
       mark("warm-up: start");
       while (rounds < msg.warm.rounds && !busy) {
-        m.knoblab_warm_up(msg.warm.scale);
+        await m.knoblab_warm_up(msg.warm.scale);
         rounds += 1;
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
@@ -67,7 +74,7 @@ self.onmessage = async (event) => {
     const { file, index, id } = msg.item;
     try {
       const m = await ready;
-      self.postMessage({ item: m.knoblab_epic_item(file, index), id });
+      self.postMessage({ item: await m.knoblab_epic_item(file, index), id });
     } catch (e) {
       self.postMessage({ item: JSON.stringify({ error: message(e) }), id });
     }
@@ -96,41 +103,42 @@ self.onmessage = async (event) => {
     const m = await ready;
     const files = await reading;
     mark("bytes in");
-    m.knoblab_take_job(...files, msg.options);
+    await m.knoblab_take_job(...files, msg.options);
     mark("files read");
     const { index, of } = msg.part;
     // A helper scores its shard of the EPIC-Bench files and is done.
     if (index > 0) {
-      const shard = m.knoblab_score_shard(index, of);
+      const shard = await m.knoblab_score_shard(index, of);
       mark("shard scored");
       post({ shard }, [shard.buffer]);
       return;
     }
     // Library bundles are fetched only when a file needs them (trajectories).
-    if (msg.bundles.length && m.knoblab_job_needs_bundles()) {
+    if (msg.bundles.length && await m.knoblab_job_needs_bundles()) {
       for (const b of msg.bundles) {
         post({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
         const response = await fetch(b.url);
         if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
         const bytes = new Uint8Array(await response.arrayBuffer());
-        // The generator's font: generated devices are drawn here when played.
-        if (b.path === FONT_PATH) { m.knoblab_provide_font(bytes); continue; }
-        m.knoblab_add_job_files([b.path], [bytes]);
+        // The generator (a chunk of its own) with its font: the generated
+        // devices the trajectories were played on are made here.
+        if (b.path === FONT_PATH) { await m.knoblab_give_generator(bytes); continue; }
+        await m.knoblab_add_job_files([b.path], [bytes]);
       }
     }
     // The merging worker scores its own shard, then merges each helper's
     // as it comes.
     if (of > 1) {
       post({ progress: JSON.stringify({ done: 0, total: 1, stage: `scoring in ${of} workers` }) });
-      m.knoblab_merge_own_shard(of);
+      await m.knoblab_merge_own_shard(of);
       mark("shard scored");
       for (let merged = 1; merged < of; merged++) {
         await next();
-        m.knoblab_merge_shard(inbox.shift());
+        await m.knoblab_merge_shard(inbox.shift());
         mark("shard merged");
       }
     }
-    const out = m.knoblab_score_job((p) => post({ progress: p }));
+    const out = await m.knoblab_score_job((p) => post({ progress: p }));
     mark("job scored");
     post({ done: out }, [out.buffer]);
   } catch (e) {

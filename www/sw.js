@@ -5,8 +5,9 @@
 // installing a release fills its own cache with the app shell and the
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
-// The scorers' module and the page's chunks (the Agent, Score and
-// Leaderboard pages' code: no route needs them before it is usable) are
+// The Leaderboard's module and the page's chunks (the Agent, Score and
+// Leaderboard pages' code, the scorers and the trajectories' generator that
+// the Score page's workers run: no route needs them before it is usable) are
 // kept after that, in the background, when the page asks
 // (www/offline.js, once it runs), so that a dropped file scores offline
 // after one visit. The device generator's module, the files under data/
@@ -22,7 +23,7 @@
 const VERSION = '{{KNOBLAB_VERSION}}';
 // Paths relative to the scope: './' is the page itself.
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
-// Kept in the background after the install (the scorers' module, the page's chunks).
+// Kept in the background after the install (the Leaderboard's module, the page's chunks).
 const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
 // Kept when first fetched (the device generator's module).
 const ON_USE = ['{{KNOBLAB_ON_USE}}'];

@@ -1,20 +1,25 @@
-//! Module Web Workers that run a wasm module of their own: the scorers'
-//! (`knoblab-score-worker`) or the device generator's
-//! (`knoblab-device-worker`), each a binary that Trunk builds beside the
-//! page (`data-type="worker"` in `index.html`), so that the page's module
-//! holds neither and a route downloads only what it uses (issue #46). A
-//! worker is a small script of its own (`www/*.js`, copied beside
-//! `index.html` by Trunk and started by its URL relative to the page, so
-//! the same build runs at any path) that imports its module's glue from
-//! beside itself.
-//! The Score page's workers ([`crate::pages::score::worker`]) and the
-//! device worker ([`super::device_worker`]) start this way.
+//! Module Web Workers, each a small script of its own (`www/*.js`, copied
+//! beside `index.html` by Trunk and started by its URL relative to the
+//! page, so the same build runs at any path), of two kinds:
 //!
-//! **Decision:** the page fetches and compiles each worker module once per
-//! page load ([`spawn`]) and posts the compiled `WebAssembly.Module` to
-//! every worker that runs it, so that the Score page's two or more workers
-//! neither download nor compile it twice (as they did the page's own
-//! module before it was split).
+//! - [`spawn`]: on a wasm module of its own, the Leaderboard's
+//!   (`knoblab-board-worker`) or the device generator's
+//!   (`knoblab-device-worker`), each a binary that Trunk builds beside the
+//!   page (`data-type="worker"` in `index.html`), whose glue the script
+//!   imports from beside itself. The Leaderboard's worker and the device
+//!   worker ([`super::device_worker`]) start this way.
+//! - [`spawn_page`]: on the page's own module, whose code the worker calls
+//!   comes in chunks that the page never fetches for itself (`crate::worker`).
+//!   The Score page's workers ([`crate::pages::score::worker`]) start this way.
+//!
+//! Either way a route downloads only what it uses (issue #46).
+//!
+//! **Decision:** the page fetches and compiles each worker module, and the
+//! chunks its workers call, once per page load and posts the compiled
+//! `WebAssembly.Module`s to every worker that runs them, so that the Score
+//! page's two or more workers neither download nor compile them twice
+//! (when each downloaded the scorers' chunk itself, a cold Score route
+//! downloaded it twice: 1.3 MB instead of 0.65).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -111,6 +116,69 @@ pub fn spawn(file: &str, wasm: &str) -> Result<Worker, String> {
                 set(&init, "error", &JsValue::from_str(&why));
             }
         }
+        let message = js_sys::Object::new();
+        set(&message, "init", &init);
+        // A worker stopped meanwhile takes no message: nothing to do.
+        let _ = to.post_message(&message);
+    });
+    Ok(worker)
+}
+
+/// The `<meta>`s of index.html that name the page's glue
+/// (`knoblab-page-HASH.js`) and the chunks its workers call
+/// (space-separated), written by scripts/split_page.py.
+const GLUE_META: &str = "knoblab-page-glue";
+const WORKER_CHUNKS_META: &str = "knoblab-worker-chunks";
+
+/// The content of index.html's `<meta name=…>`, when it has one.
+fn meta(name: &str) -> Option<String> {
+    window()
+        .document()?
+        .query_selector(&format!("meta[name={name}]"))
+        .ok()
+        .flatten()?
+        .get_attribute("content")
+}
+
+/// A module worker running the script `file` (a path relative to the page)
+/// on the page's own module. Once the chunks that workers call are
+/// compiled (downloaded and compiled once per page load, like [`spawn`]'s
+/// modules), it is posted `{init: {module, glue, chunks}}`: the module this
+/// page runs, the absolute URL of its glue, which the worker imports, and
+/// the chunks, `[URL, WebAssembly.Module]` pairs, which its split loader
+/// instantiates instead of downloading them (`crate::worker`). A chunk
+/// that cannot be had is left out: the worker's call of it then says so.
+pub fn spawn_page(file: &str) -> Result<Worker, String> {
+    let glue = meta(GLUE_META).ok_or_else(|| {
+        format!("index.html has no <meta name=\"{GLUE_META}\">: scripts/split_page.py writes it")
+    })?;
+    let glue = page_relative(&glue)?;
+    let chunks = meta(WORKER_CHUNKS_META)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(page_relative)
+        .collect::<Result<Vec<_>, _>>()?;
+    let worker_options = WorkerOptions::new();
+    worker_options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options(&page_relative(file)?, &worker_options)
+        .map_err(|e| js_message(&e))?;
+    let to = worker.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let compiled_chunks = js_sys::Array::new();
+        for url in chunks {
+            match JsFuture::from(compiled(&url)).await {
+                Ok(module) => {
+                    compiled_chunks.push(&js_sys::Array::of2(&JsValue::from_str(&url), &module));
+                }
+                Err(_) => {
+                    COMPILED.with(|c| c.borrow_mut().remove(&url));
+                }
+            }
+        }
+        let init = js_sys::Object::new();
+        set(&init, "module", &wasm_bindgen::module());
+        set(&init, "glue", &JsValue::from_str(&glue));
+        set(&init, "chunks", &compiled_chunks);
         let message = js_sys::Object::new();
         set(&message, "init", &init);
         // A worker stopped meanwhile takes no message: nothing to do.

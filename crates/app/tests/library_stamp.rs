@@ -358,3 +358,43 @@ fn eval_resume_refuses_a_file_or_description_of_another_library() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The Score page's workers hold the generator only when a job needs it
+/// (`job::Generator`): a worker's job without it names the generated device
+/// it cannot make, and scores the same file once given it, as the CLI does.
+#[test]
+fn a_workers_job_makes_generated_devices_once_given_the_generator() {
+    let index: GeneratedIndex =
+        serde_json::from_slice(&std::fs::read(data().join("generated.json")).unwrap()).unwrap();
+    let id = &index.devices[0].id;
+    let entry = knoblab_app::devices::generated_entry(id).unwrap();
+    let bundle = knoblab_app::devices::open_entry_logic(&entry, Vec::new()).unwrap();
+    let runs = oracle_run(&bundle);
+    let file = InputFile {
+        path: "generated.jsonl".into(),
+        bytes: Trajectory::to_json_lines(&runs).unwrap().into_bytes(),
+    };
+
+    let mut job = Job::from_worker(vec![file.clone()], "{}").unwrap();
+    let without = knoblab_app::job::run(&job, &mut |_| {});
+    assert!(without.reports.is_empty(), "{:?}", without.reports.len());
+    assert_eq!(without.failures.len(), 1);
+    assert!(
+        without.failures[0].message.contains(id.as_str()),
+        "{}",
+        without.failures[0].message
+    );
+
+    job.generator = knoblab_app::job::Generator::linked();
+    let with = knoblab_app::job::run(&job, &mut |_| {});
+    assert!(with.failures.is_empty(), "{:?}", with.failures);
+    let cli = knoblab_app::job::run(
+        &Job::from_files(vec![file], JobOptions::default()),
+        &mut |_| {},
+    );
+    assert_eq!(
+        serde_json::to_value(&with.reports).unwrap(),
+        serde_json::to_value(&cli.reports).unwrap()
+    );
+    assert_eq!(with.reports.len(), 1);
+}

@@ -38,7 +38,7 @@ const RANKS: [(&str, u8); 13] = [
     ("knoblab-eval", 1),
     ("knoblab-devicegen", 2),
     ("knoblab-app", 3),
-    ("knoblab-score-worker", 4),
+    ("knoblab-board-worker", 4),
     ("knoblab-device-worker", 4),
     ("knoblab-cli", 5),
     ("knoblab-page", 5),

@@ -74,7 +74,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the page's EPIC shard messages between its workers",
     ),
     (
-        "crates/web-score-worker/src/job.rs",
+        "src/worker/job.rs",
         "the EPIC shard digests the page's workers send each other",
     ),
     (

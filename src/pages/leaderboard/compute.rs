@@ -1,6 +1,6 @@
 //! The page's one way into the leaderboard computation: [`compute`], which
-//! asks the Leaderboard's worker (`www/board-worker.js`, on the scorers'
-//! module, `knoblab-score-worker`: its `board.rs` calls
+//! asks the Leaderboard's worker (`www/board-worker.js`, on its own
+//! module, `knoblab-board-worker`: its `board.rs` calls
 //! [`knoblab_app::leaderboard`]). Everything heavy (reading the dropped
 //! runs, opening the devices they played, scoring, the bootstraps, a
 //! paired comparison) happens there, off the page's thread and out of the
@@ -31,8 +31,9 @@ use crate::pages::score::worker::{JobFile, Source};
 
 /// The worker's script, beside the page (`www/board-worker.js`).
 const WORKER_JS: &str = "board-worker.js";
-/// The scorers' module, beside the page (the Score page's workers run it too).
-const WORKER_WASM: &str = "knoblab-score-worker_bg.wasm";
+/// The Leaderboard's module, beside the page (Trunk builds it from
+/// `crates/web-board-worker`, `data-type="worker"`).
+const WORKER_WASM: &str = "knoblab-board-worker_bg.wasm";
 
 /// What the page asks.
 pub enum Request {

@@ -1,8 +1,8 @@
-//! Scoring off the main thread: module Web Workers that load the scorers'
-//! own wasm module (`knoblab-score-worker`, a binary of its own that the
-//! page's module does not hold: issue #46), compiled once by the page and
-//! instantiated by each worker ([`crate::browser::module_worker`]), and
-//! call its entries (`knoblab_score_shard`, `knoblab_score_job`, ...). Each
+//! Scoring off the main thread: module Web Workers that run the page's own
+//! module, posted to each compiled ([`crate::browser::module_worker::spawn_page`]),
+//! and call its entries ([`crate::worker`]: `knoblab_score_shard`,
+//! `knoblab_score_job`, ...), whose code each worker downloads as chunks
+//! that the page itself never fetches (issue #46). Each
 //! worker reads the dropped `File`s itself, so a big results set never
 //! passes through the page's thread; cancel is `Worker.terminate()`. A
 //! helper's shard and the job's outcome (about a megabyte of JSON each on
@@ -20,21 +20,16 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
 use crate::browser::js_message;
-use crate::browser::module_worker::{bytes_field, set, spawn, string_field};
+use crate::browser::module_worker::{bytes_field, set, spawn_page, string_field};
 use knoblab_app::job::{self, JobOptions};
 use knoblab_score::view::ItemView;
 
 /// The worker's script, beside the page (`www/score-worker.js`, copied
-/// by Trunk): instantiates the scorers' module once, then for each job
+/// by Trunk): instantiates the page's module once, then for each job
 /// reads its files (dropped `File`s or URLs of shipped samples), scores
 /// them in Rust and posts progress (JSON text) and the outcome (JSON
 /// bytes) back.
 const WORKER_JS: &str = "score-worker.js";
-
-/// The scorers' module, beside the page (Trunk builds it from
-/// `crates/web-score-worker`, `data-type="worker"`: named after the
-/// binary, not hashed).
-const WORKER_WASM: &str = "knoblab-score-worker_bg.wasm";
 
 #[wasm_bindgen(inline_js = r#"
 export function knoblab_record_marks(prefix, marks) {
@@ -109,7 +104,7 @@ pub fn warm_up() {
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
         while spare.len() < want {
-            match spawn(WORKER_JS, WORKER_WASM) {
+            match spawn_page(WORKER_JS) {
                 Ok(w) => {
                     WARMING.with(|warming| {
                         let mut warming = warming.borrow_mut();
@@ -163,7 +158,7 @@ pub fn stand_down() {
 fn take_or_spawn() -> Result<Worker, String> {
     match SPARE.with(|spare| spare.borrow_mut().pop()) {
         Some(w) => Ok(w),
-        None => spawn(WORKER_JS, WORKER_WASM),
+        None => spawn_page(WORKER_JS),
     }
 }
 

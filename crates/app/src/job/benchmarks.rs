@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::files::{file_name, folder_of, Unit};
 use super::ground::Ground;
-use super::{BundleFiles, Download, InputFile, JobOptions, SwitchOptions};
+use super::{Download, Generator, InputFile, Job, JobOptions, SwitchOptions};
 use crate::scoring::finestate::FinestateOptions;
 use crate::scoring::switch::{Named, SwitchInputs};
 use crate::scoring::ScoreError;
@@ -33,12 +33,12 @@ pub(super) fn text_of(file: &InputFile) -> Result<&str, ScoreError> {
 
 pub(super) fn score_unit(
     unit: &Unit,
-    options: &JobOptions,
-    bundles: &[BundleFiles],
+    job: &Job,
     ground: &mut Ground,
     epic_merged: Option<super::EpicMerged>,
 ) -> Result<ReportView, ScoreError> {
     let first = unit.files.first().ok_or(ScoreError::Nothing)?;
+    let options = &job.options;
     match unit.format.scores() {
         Some(Benchmark::Epic) => match epic_merged {
             Some(m) => {
@@ -82,8 +82,8 @@ pub(super) fn score_unit(
             score_switch(first, &unit.label, unit.format, &options.switch, ground)
         }
         Some(Benchmark::Trajectories) => {
-            let given = ground.bundles(bundles)?;
-            score_trajectories(first, &unit.label, given.to_vec())
+            let given = ground.bundles(&job.bundles)?;
+            score_trajectories(first, &unit.label, given.to_vec(), job.generator)
         }
         None => Err(ScoreError::NotResults {
             name: unit.name.clone(),
@@ -287,16 +287,20 @@ pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<Str
 }
 
 /// Scores trajectories as `knoblab metrics` does for one file
-/// ([`crate::scoring::metrics::score_file`]: the generated devices it was
-/// played on that are not among `bundles` are made).
+/// ([`crate::scoring::metrics::score_file_with`]: the generated devices it
+/// was played on that are not among `bundles` are made by `generator`).
 pub fn score_trajectories(
     file: &InputFile,
     label: &str,
     mut bundles: Vec<Bundle>,
+    generator: Generator,
 ) -> Result<ReportView, ScoreError> {
     let read = knoblab_core::metrics::file::read_trajectory_file(&file.path, &file.bytes)
         .map_err(|e| ScoreError::Trajectories(Box::new(e)))?;
-    let scored = crate::scoring::metrics::score_file(&file.path, &read, &mut bundles)?;
+    let scored =
+        crate::scoring::metrics::score_file_with(&file.path, &read, &mut bundles, |ids, given| {
+            generator.missing(ids, given)
+        })?;
     let doc = scored.to_json()?;
     let agent = read
         .episodes

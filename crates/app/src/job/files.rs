@@ -205,7 +205,17 @@ impl Job {
     /// The job of these files and options: files under [`BUNDLE_PREFIX`]
     /// are grouped into bundles by name (in the order each first appears,
     /// with the path inside the bundle), every other file is a dropped file.
+    /// Its trajectories' generated devices are made by this binary's
+    /// generator ([`super::Generator::linked`]).
     pub fn from_files(files: Vec<InputFile>, options: JobOptions) -> Job {
+        Job {
+            generator: super::Generator::linked(),
+            ..Job::sorted(files, options)
+        }
+    }
+
+    /// [`Job::from_files`] without the generator.
+    pub(super) fn sorted(files: Vec<InputFile>, options: JobOptions) -> Job {
         let mut job = Job {
             options,
             ..Job::default()

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use knoblab_core::bundle::Bundle;
 use knoblab_score::detect::{too_large, Benchmark, Format};
 use knoblab_score::epic::{self, report::Shard};
 use knoblab_score::limits::MAX_RESULTS_FILE_BYTES;
@@ -125,6 +126,46 @@ pub struct Job {
     pub options: JobOptions,
     /// Bundles for trajectories (the page's library).
     pub bundles: Vec<BundleFiles>,
+    /// How the generated devices that trajectories were played on are
+    /// made: none by default (a trajectory on one is then refused, with
+    /// why), the generator with [`Job::from_files`].
+    #[serde(skip)]
+    pub generator: Generator,
+}
+
+/// Makes the generated devices among a run's device ids that the given
+/// bundles lack ([`crate::devices::open_missing_generated`]).
+pub type MakeDevices = fn(&[&str], &[Bundle]) -> Result<Vec<Bundle>, crate::devices::OpenError>;
+
+/// Whether a job can make generated devices, and how: a seam, so that a
+/// module that scores benchmark files only need not hold the generator.
+/// The page's scoring worker runs the job in a chunk of the page's module
+/// without it, and gives it ([`Generator::linked`], from a chunk of its
+/// own) only when a dropped file holds trajectories.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Generator(Option<MakeDevices>);
+
+impl Generator {
+    /// The generator built into this binary.
+    pub fn linked() -> Generator {
+        Generator(Some(|ids, given| {
+            crate::devices::open_missing_generated(ids.iter().copied(), given)
+        }))
+    }
+
+    /// The generated devices among `ids` that `given` lacks, made; none
+    /// when this job has no generator (the trajectories then name the
+    /// devices that are missing).
+    pub fn missing(
+        &self,
+        ids: &[&str],
+        given: &[Bundle],
+    ) -> Result<Vec<Bundle>, crate::devices::OpenError> {
+        match self.0 {
+            Some(make) => make(ids, given),
+            None => Ok(Vec::new()),
+        }
+    }
 }
 
 /// How far a job is.
@@ -496,7 +537,7 @@ impl Merging {
             if let Some(m) = &merged {
                 outcome.epic_shards = outcome.epic_shards.max(m.merge.shards());
             }
-            match score_unit(unit, &job.options, &job.bundles, &mut ground, merged) {
+            match score_unit(unit, job, &mut ground, merged) {
                 Ok(v) => outcome.reports.push(v),
                 Err(problem) => outcome.failures.push(Failure {
                     file: unit.name.clone(),

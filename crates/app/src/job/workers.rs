@@ -54,9 +54,11 @@ impl JobOptions {
 
 impl Job {
     /// The job a worker receives: the files (bundle files among them, under
-    /// [`super::BUNDLE_PREFIX`]) and the options' JSON.
+    /// [`super::BUNDLE_PREFIX`]) and the options' JSON; without the
+    /// generator, which the worker gives ([`super::Generator::linked`]) when
+    /// the job has trajectories ([`Job::needs_bundles`]).
     pub fn from_worker(files: Vec<InputFile>, options: &str) -> Result<Job, WorkerError> {
-        Ok(Job::from_files(files, JobOptions::from_json(options)?))
+        Ok(Job::sorted(files, JobOptions::from_json(options)?))
     }
 }
 
@@ -129,7 +131,7 @@ impl WarmUpSet {
             },
         ];
         WarmUpSet {
-            job: Job::from_files(files, JobOptions::default()),
+            job: Job::sorted(files, JobOptions::default()),
             samples: set.samples,
         }
     }

@@ -1,26 +1,30 @@
-//! The Score page's job, in the worker ([`knoblab_app::job`] does the
-//! work): each `#[wasm_bindgen]` entry is a call of `www/score-worker.js`.
-//! A worker keeps its job in the module ([`knoblab_take_job`]) for every
-//! call after (its shard, the merge, the drill-down). A helper's shard and
-//! the job's outcome (about a megabyte of JSON each on a benchmark-sized
-//! set) travel as UTF-8 bytes, never as a JS string: a string going into
-//! the module is copied a character at a time by wasm-bindgen's glue, and
-//! cloned again at each `postMessage`. Moved out of the page's module
-//! (issue #46): the page starts the workers
-//! (`src/pages/score/worker.rs` of the page) and reads what they post.
+//! The Score page's job, as its workers run it ([`knoblab_app::job`] does
+//! the work): each function is the body of one entry of [`super`], which
+//! `www/score-worker.js` calls. A worker keeps its job in the module
+//! ([`take_job`]) for every call after (its shard, the merge, the
+//! drill-down). A helper's shard and the job's outcome (about a megabyte of
+//! JSON each on a benchmark-sized set) travel as UTF-8 bytes, never as a JS
+//! string: a string going into the module is copied a character at a time
+//! by wasm-bindgen's glue, and cloned again at each `postMessage`.
 
 use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use knoblab_app::job::{self, InputFile, Job};
+use knoblab_app::job::{self, Generator, InputFile, Job};
 use knoblab_score::epic::report::Shard;
 
-/// Gives the core the generator's font, so that the trajectories of
-/// generated devices are scored against devices drawn here.
-#[wasm_bindgen]
-pub fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
-    knoblab_devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
+/// Gives the kept job the generator, and the generator its font, so that
+/// the trajectories of generated devices are scored against devices made
+/// here (the devices' chunk of [`super`], fetched only for such a job).
+pub fn give_generator(font: Vec<u8>) -> Result<(), JsValue> {
+    knoblab_devicegen::render::provide_font(font).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    JOB.with(|j| {
+        if let Ok(job) = j.borrow_mut().as_mut() {
+            job.generator = Generator::linked();
+        }
+    });
+    Ok(())
 }
 
 /// The dropped files from their paths and bytes (in the same order).
@@ -36,14 +40,14 @@ fn input_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<Inpu
 }
 
 thread_local! {
-    /// This worker's job, read once ([`knoblab_take_job`]) and kept for
+    /// This worker's job, read once ([`take_job`]) and kept for
     /// every call after (its shard, the merge, the drill-down): or why its
     /// options could not be read.
     static JOB: RefCell<Result<Job, String>> = RefCell::new(Err("no job was given to this worker".into()));
     /// The merging worker's EPIC-Bench shards, merged as they come
-    /// ([`knoblab_merge_shard`]) until the job is run ([`knoblab_score_job`]).
+    /// ([`merge_shard`]) until the job is run ([`score_job`]).
     static MERGING: RefCell<Option<job::Merging>> = const { RefCell::new(None) };
-    /// The warm-up's set ([`knoblab_warm_up`]), made once.
+    /// The warm-up's set ([`warm_up`]), made once.
     static WARM_UP: RefCell<Option<job::WarmUpSet>> = const { RefCell::new(None) };
 }
 
@@ -51,8 +55,7 @@ thread_local! {
 /// same order, bundle files under [`job::BUNDLE_PREFIX`]) and options
 /// (JSON of [`job::JobOptions`]), read by the core ([`Job::from_worker`]) and
 /// kept in the module for the calls that follow.
-#[wasm_bindgen]
-pub fn knoblab_take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, options: &str) {
+pub fn take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, options: &str) {
     let job = Job::from_worker(input_files(paths, buffers), options).map_err(|e| e.to_string());
     JOB.with(|j| *j.borrow_mut() = job);
     MERGING.with(|m| *m.borrow_mut() = None);
@@ -60,8 +63,7 @@ pub fn knoblab_take_job(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>, op
 
 /// Adds files to the kept job (the library's bundles, fetched once the
 /// job is known to need them).
-#[wasm_bindgen]
-pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) {
+pub fn add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array>) {
     JOB.with(|j| {
         if let Ok(job) = j.borrow_mut().as_mut() {
             job.add_files(input_files(paths, buffers));
@@ -71,8 +73,7 @@ pub fn knoblab_add_job_files(paths: Vec<String>, buffers: Vec<js_sys::Uint8Array
 
 /// Whether any of the kept job's files is scored against bundles
 /// (trajectories): [`Job::needs_bundles`].
-#[wasm_bindgen]
-pub fn knoblab_job_needs_bundles() -> bool {
+pub fn needs_bundles() -> bool {
     JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::needs_bundles))
 }
 
@@ -81,8 +82,7 @@ pub fn knoblab_job_needs_bundles() -> bool {
 /// benchmark-sized one, made at the first call and kept) and keeps nothing
 /// else, so that the browser optimizes the scoring code before the first
 /// job needs it. Says how many samples were scored.
-#[wasm_bindgen]
-pub fn knoblab_warm_up(scale: f64) -> usize {
+pub fn warm_up(scale: f64) -> usize {
     WARM_UP.with(|w| {
         let mut w = w.borrow_mut();
         let set = w.get_or_insert_with(|| job::WarmUpSet::new(scale));
@@ -96,8 +96,7 @@ pub fn knoblab_warm_up(scale: f64) -> usize {
 /// [`job::EpicShardText`] the merging worker reads (`[]` when there is
 /// none, or the options are invalid: the merging worker then scores alone),
 /// in UTF-8 bytes.
-#[wasm_bindgen]
-pub fn knoblab_score_shard(index: usize, of: usize) -> Vec<u8> {
+pub fn score_shard(index: usize, of: usize) -> Vec<u8> {
     let shards = JOB.with(|j| {
         j.borrow()
             .as_ref()
@@ -110,8 +109,7 @@ pub fn knoblab_score_shard(index: usize, of: usize) -> Vec<u8> {
 /// The merging worker's entry for its own shard (the first of `of`):
 /// scored and merged as it is, not written as text
 /// ([`job::Merging::score_own`]).
-#[wasm_bindgen]
-pub fn knoblab_merge_own_shard(of: usize) {
+pub fn merge_own_shard(of: usize) {
     JOB.with(|j| {
         MERGING.with(|m| {
             let mut m = m.borrow_mut();
@@ -128,8 +126,7 @@ pub fn knoblab_merge_own_shard(of: usize) {
 /// The merging worker's entry for each helper's shard list (its UTF-8
 /// bytes), as it comes: merged at once ([`job::Merging::add`]). Bytes that
 /// are not UTF-8 are a list that cannot be read: still the worker's.
-#[wasm_bindgen]
-pub fn knoblab_merge_shard(shard: &[u8]) {
+pub fn merge_shard(shard: &[u8]) {
     let text = std::str::from_utf8(shard).unwrap_or("");
     MERGING.with(|m| {
         m.borrow_mut()
@@ -140,11 +137,10 @@ pub fn knoblab_merge_shard(shard: &[u8]) {
 
 /// The merging worker's entry that runs the kept job, calling `progress`
 /// with JSON [`job::Progress`] values, with the shards merged so far
-/// ([`knoblab_merge_shard`]; none when one worker scores alone). Returns
+/// ([`merge_shard`]; none when one worker scores alone). Returns
 /// the JSON of [`job::Outcome`], or of `{"error": …}` when the options are
 /// invalid, in UTF-8 bytes.
-#[wasm_bindgen]
-pub fn knoblab_score_job(progress: &js_sys::Function) -> Vec<u8> {
+pub fn score_job(progress: &js_sys::Function) -> Vec<u8> {
     let merging = MERGING.with(|m| m.borrow_mut().take()).unwrap_or_default();
     let outcome = JOB.with(|j| {
         j.borrow().as_ref().map_err(Clone::clone).map(|job| {
@@ -168,8 +164,7 @@ pub fn knoblab_score_job(progress: &js_sys::Function) -> Vec<u8> {
 /// The merging worker's entry for a drill-down: item `index` of the
 /// EPIC-Bench results file `file` of the kept job ([`job::epic_item`]), as
 /// the JSON of its [`knoblab_score::view::ItemView`], or of `{"error": …}`.
-#[wasm_bindgen]
-pub fn knoblab_epic_item(file: &str, index: usize) -> String {
+pub fn epic_item(file: &str, index: usize) -> String {
     let item = JOB.with(|j| {
         j.borrow()
             .as_ref()
