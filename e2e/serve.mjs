@@ -36,7 +36,8 @@ const COMPRESS = new Set(['.html', '.js', '.mjs', '.wasm', '.css', '.json', '.sv
 
 // Bodies sent since the last reset: in all, and by path (the page's and its
 // workers' requests alike, which the DevTools protocol of a page does not see).
-const unsent = () => ({ bytes: 0, requests: 0, files: {} });
+// `headers`: the response headers' bytes, which a browser's "transferred" counts too.
+const unsent = () => ({ bytes: 0, requests: 0, headers: 0, files: {} });
 let sent = unsent();
 // Gzipped bodies by path and modification time: a 7 MB wasm is compressed once.
 const gzipped = new Map();
@@ -76,7 +77,10 @@ function handler(root, mount, counted) {
     const headers = { 'content-type': TYPES[ext] ?? 'application/octet-stream', etag: tag, 'cache-control': 'no-cache', vary: 'accept-encoding' };
     if (req.headers['if-none-match'] === tag) {
       res.writeHead(304, headers);
-      if (counted) sent.requests += 1;
+      if (counted) {
+        sent.requests += 1;
+        sent.headers += headerBytes(res);
+      }
       return res.end();
     }
     let body = await readFile(found.path);
@@ -91,10 +95,16 @@ function handler(root, mount, counted) {
     if (counted) {
       sent.bytes += body.length;
       sent.requests += 1;
+      sent.headers += headerBytes(res);
       sent.files[rel] = (sent.files[rel] ?? 0) + body.length;
     }
     res.end(req.method === 'HEAD' ? undefined : body);
   };
+}
+
+/** The bytes of the status line and headers a response sent (Node keeps them as text). */
+function headerBytes(res) {
+  return Buffer.byteLength(res._header ?? '');
 }
 
 function json(res, value) {

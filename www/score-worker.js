@@ -1,9 +1,9 @@
 // The Score page's scoring worker (src/pages/score/worker.rs starts it as a
 // module worker, by URL relative to the page). It runs the page's own wasm
 // module, posted by the page compiled, with the URL of its glue and the
-// scorers' chunks, also compiled (`{init: {module, glue, chunks}}`); the
-// trajectories' generator is a chunk this worker downloads when a job needs
-// it (the page's src/worker).
+// chunks of the job and EPIC-Bench's scorer, also compiled (`{init:
+// {module, glue, chunks}}`); the other benchmarks' scorers are chunks this
+// worker downloads when a job needs them (the page's src/worker).
 // Then for each job it reads its files (dropped `File`s or URLs of shipped
 // samples), scores them in Rust and posts progress (JSON text) and the
 // outcome (JSON bytes) back. Messages that come before the module wait for
@@ -113,6 +113,9 @@ self.onmessage = async (event) => {
       post({ shard }, [shard.buffer]);
       return;
     }
+    // The scorers of the job's other benchmarks, each a chunk fetched here
+    // only for a job with such a file.
+    await m.knoblab_give_scorers();
     // Library bundles are fetched only when a file needs them (trajectories).
     if (msg.bundles.length && await m.knoblab_job_needs_bundles()) {
       for (const b of msg.bundles) {
@@ -120,9 +123,10 @@ self.onmessage = async (event) => {
         const response = await fetch(b.url);
         if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
         const bytes = new Uint8Array(await response.arrayBuffer());
-        // The generator (a chunk of its own) with its font: the generated
-        // devices the trajectories were played on are made here.
-        if (b.path === FONT_PATH) { await m.knoblab_give_generator(bytes); continue; }
+        // The trajectories' scorer (a chunk of its own, with the generator)
+        // and the generator's font: the generated devices the trajectories
+        // were played on are made here.
+        if (b.path === FONT_PATH) { await m.knoblab_give_trajectories(bytes); continue; }
         await m.knoblab_add_job_files([b.path], [bytes]);
       }
     }

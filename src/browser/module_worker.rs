@@ -33,13 +33,16 @@ use super::js_message;
 
 #[wasm_bindgen(inline_js = r#"
 export function knoblab_compile_module(url) {
-  return fetch(url).then(async (response) => {
+  const compiled = fetch(url).then(async (response) => {
     if (!response.ok) throw new Error(`the server answered ${response.status}`);
     // A host that serves .wasm with another type: compiled from its bytes.
     const type = response.headers.get('content-type') || '';
     if (type.split(';')[0].trim() === 'application/wasm') return WebAssembly.compileStreaming(response);
     return WebAssembly.compile(await response.arrayBuffer());
   });
+  // Awaited later, maybe after it failed: not an unhandled rejection meanwhile.
+  compiled.catch(() => {});
+  return compiled;
 }
 "#)]
 extern "C" {
@@ -163,10 +166,18 @@ pub fn spawn_page(file: &str) -> Result<Worker, String> {
     let worker = Worker::new_with_options(&page_relative(file)?, &worker_options)
         .map_err(|e| js_message(&e))?;
     let to = worker.clone();
+    // All are requested at once (the job's code is a few dozen chunks).
+    let pending: Vec<(String, js_sys::Promise)> = chunks
+        .into_iter()
+        .map(|url| {
+            let promise = compiled(&url);
+            (url, promise)
+        })
+        .collect();
     wasm_bindgen_futures::spawn_local(async move {
         let compiled_chunks = js_sys::Array::new();
-        for url in chunks {
-            match JsFuture::from(compiled(&url)).await {
+        for (url, promise) in pending {
+            match JsFuture::from(promise).await {
                 Ok(module) => {
                     compiled_chunks.push(&js_sys::Array::of2(&JsValue::from_str(&url), &module));
                 }

@@ -11,20 +11,48 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use knoblab_app::job::{self, Generator, InputFile, Job};
+use knoblab_app::job::{self, InputFile, Job, Scorers};
+use knoblab_score::detect::Benchmark;
 use knoblab_score::epic::report::Shard;
 
-/// Gives the kept job the generator, and the generator its font, so that
-/// the trajectories of generated devices are scored against devices made
-/// here (the devices' chunk of [`super`], fetched only for such a job).
-pub fn give_generator(font: Vec<u8>) -> Result<(), JsValue> {
+/// Gives the kept job the trajectories' scorer, and the generator its
+/// font, so that the trajectories of generated devices are scored against
+/// devices made here (the chunk `score_trajectories` of [`super`], fetched
+/// only for such a job).
+pub fn give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
     knoblab_devicegen::render::provide_font(font).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    give(Scorers::with_trajectories);
+    Ok(())
+}
+
+/// Gives the kept job FineState-Bench's scorer (the chunk `score_finestate`).
+pub fn give_finestate() {
+    give(Scorers::with_finestate);
+}
+
+/// Gives the kept job SWITCH's scorer (the chunk `score_switch`).
+pub fn give_switch() {
+    give(Scorers::with_switch);
+}
+
+/// Adds a scorer to the kept job's.
+fn give(with: fn(Scorers) -> Scorers) {
     JOB.with(|j| {
         if let Ok(job) = j.borrow_mut().as_mut() {
-            job.generator = Generator::linked();
+            job.scorers = with(job.scorers);
         }
     });
-    Ok(())
+}
+
+/// The benchmarks of the kept job's files whose scorer it does not hold
+/// yet ([`Job::missing_scorers`]).
+pub fn missing_scorers() -> Vec<Benchmark> {
+    JOB.with(|j| {
+        j.borrow()
+            .as_ref()
+            .map(Job::missing_scorers)
+            .unwrap_or_default()
+    })
 }
 
 /// The dropped files from their paths and bytes (in the same order).

@@ -1,16 +1,20 @@
 //! The page's module as the Score page's workers run it
 //! (`www/score-worker.js`): each worker instantiates this very module (the
-//! page posts it compiled, with its glue's URL), then calls these entries.
+//! page posts it compiled, with its glue's URL and the job's chunks), then
+//! calls these entries.
 //! Nothing of the page starts there ([`crate::start`] returns in a worker).
 //!
 //! **Decision** (issue #46, each route loads what it uses): the scorers are
 //! code of this module, not of a module of their own. In the release
-//! (feature `split`) the job's code is the chunk `score_job`, which a worker
-//! downloads at its first entry; the generator that trajectories need is the
-//! chunk `score_devices`, downloaded only for a job that has trajectories
-//! ([`knoblab_give_generator`]). A module of their own carried its own copy
-//! of the standard library, serde_json and the picture code, and the Score
-//! route downloaded both: docs/performance.md, "What each route downloads".
+//! (feature `split`) the job's code with EPIC-Bench's scorer is the chunk
+//! `score_job`, which the page downloads and compiles for its workers; each
+//! other benchmark's scorer is a chunk that the merging worker downloads
+//! only for a job with such a file ([`knoblab_give_scorers`]:
+//! `score_finestate`, `score_switch`; [`knoblab_give_trajectories`]:
+//! `score_trajectories`, with the generator that trajectories of generated
+//! devices need). A module of their own carried its own copy of the
+//! standard library, serde_json and the picture code, and the Score route
+//! downloaded both: docs/performance.md, "What each route downloads".
 //!
 //! Every entry is async (the first call of a chunk downloads it) and
 //! rejects with a message when its chunk cannot be downloaded.
@@ -96,9 +100,27 @@ chunk_fn! { score_job:
     }
 }
 
-chunk_fn! { score_devices:
-    fn give_generator(font: Vec<u8>) -> Result<(), JsValue> {
-        job::give_generator(font)
+chunk_fn! { score_job:
+    fn missing_scorers() -> Vec<knoblab_score::detect::Benchmark> {
+        job::missing_scorers()
+    }
+}
+
+chunk_fn! { score_finestate:
+    fn give_finestate() -> () {
+        job::give_finestate()
+    }
+}
+
+chunk_fn! { score_switch:
+    fn give_switch() -> () {
+        job::give_switch()
+    }
+}
+
+chunk_fn! { score_trajectories:
+    fn give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
+        job::give_trajectories(font)
     }
 }
 
@@ -129,11 +151,31 @@ pub async fn knoblab_job_needs_bundles() -> Result<bool, JsValue> {
     Ok(call!(needs_bundles())?)
 }
 
-/// Gives the kept job the generator (its own chunk) and the generator
-/// its font: for a job with trajectories, before it is scored.
+/// Gives the kept job the scorers its FineState-Bench and SWITCH files
+/// need (each its own chunk): before it is scored. A scorer whose chunk
+/// cannot be downloaded is left out: the job then scores the other files
+/// and says of each of that benchmark's that it has no scorer, and why.
 #[wasm_bindgen]
-pub async fn knoblab_give_generator(font: Vec<u8>) -> Result<(), JsValue> {
-    call!(give_generator(font))?
+pub async fn knoblab_give_scorers() -> Result<(), JsValue> {
+    use knoblab_score::detect::Benchmark;
+    for benchmark in call!(missing_scorers())? {
+        let _given: Result<(), Missing> = match benchmark {
+            Benchmark::FineState => call!(give_finestate()),
+            Benchmark::Switch => call!(give_switch()),
+            // EPIC-Bench's is the job's own; the trajectories' comes with
+            // the library's bundles (`knoblab_give_trajectories`).
+            Benchmark::Epic | Benchmark::Trajectories => Ok(()),
+        };
+    }
+    Ok(())
+}
+
+/// Gives the kept job the trajectories' scorer (its own chunk, with the
+/// generator) and the generator its font: for a job with trajectories,
+/// before it is scored.
+#[wasm_bindgen]
+pub async fn knoblab_give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
+    call!(give_trajectories(font))?
 }
 
 /// A spare worker's round of warming the scoring code up: says how many

@@ -22,6 +22,7 @@ use knoblab_core::metrics::MetricsError;
 use knoblab_core::sim::{Settings, Trajectory};
 use knoblab_eval::agents::{run_tasks, Oracle};
 use knoblab_eval::vlm::{AgentSettings, ApiKey, Source};
+use knoblab_score::detect::Benchmark;
 
 fn data() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("data")
@@ -359,11 +360,13 @@ fn eval_resume_refuses_a_file_or_description_of_another_library() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The Score page's workers hold the generator only when a job needs it
-/// (`job::Generator`): a worker's job without it names the generated device
-/// it cannot make, and scores the same file once given it, as the CLI does.
+/// The Score page's workers hold a scorer other than EPIC-Bench's only
+/// when a job needs it (`job::Scorers`): a worker's job without the
+/// trajectories' scorer names it among those it lacks and refuses the file
+/// with why, and once given it scores the same file as the CLI does,
+/// making the generated device the run was played on.
 #[test]
-fn a_workers_job_makes_generated_devices_once_given_the_generator() {
+fn a_workers_job_scores_trajectories_once_given_their_scorer() {
     let index: GeneratedIndex =
         serde_json::from_slice(&std::fs::read(data().join("generated.json")).unwrap()).unwrap();
     let id = &index.devices[0].id;
@@ -376,18 +379,23 @@ fn a_workers_job_makes_generated_devices_once_given_the_generator() {
     };
 
     let mut job = Job::from_worker(vec![file.clone()], "{}").unwrap();
+    assert_eq!(job.missing_scorers(), [Benchmark::Trajectories]);
     let without = knoblab_app::job::run(&job, &mut |_| {});
-    assert!(without.reports.is_empty(), "{:?}", without.reports.len());
+    assert!(without.reports.is_empty());
     assert_eq!(without.failures.len(), 1);
     assert!(
-        without.failures[0].message.contains(id.as_str()),
+        without.failures[0]
+            .message
+            .contains("no KnobLab trajectories scorer in this job"),
         "{}",
         without.failures[0].message
     );
 
-    job.generator = knoblab_app::job::Generator::linked();
+    job.scorers = job.scorers.with_trajectories();
+    assert_eq!(job.missing_scorers(), []);
     let with = knoblab_app::job::run(&job, &mut |_| {});
     assert!(with.failures.is_empty(), "{:?}", with.failures);
+    assert_eq!(with.reports.len(), 1);
     let cli = knoblab_app::job::run(
         &Job::from_files(vec![file], JobOptions::default()),
         &mut |_| {},
@@ -396,5 +404,4 @@ fn a_workers_job_makes_generated_devices_once_given_the_generator() {
         serde_json::to_value(&with.reports).unwrap(),
         serde_json::to_value(&cli.reports).unwrap()
     );
-    assert_eq!(with.reports.len(), 1);
 }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use knoblab_app::job::{run, InputFile, Job, JobOptions};
+use knoblab_app::job::{run, InputFile, Job, JobOptions, Scorers};
 use knoblab_score::detect::Format;
 use knoblab_score::view::{ReportView, Shape};
 use serde_json::Value;
@@ -80,6 +80,7 @@ fn epic_raw_outputs_with_the_dropped_gt_folder_equal_the_official_summary() {
     let mut stages = Vec::new();
     let job = Job {
         files,
+        scorers: Scorers::all(),
         ..Job::default()
     };
     let out = run(&job, &mut |p| stages.push(p.stage.clone()));
@@ -176,6 +177,7 @@ fn epic_without_ground_truth_says_what_to_drop() {
     let out = run(
         &Job {
             files,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -208,6 +210,7 @@ fn finestate_json_lines_with_the_dataset_folder_equal_the_report_json() {
         &Job {
             files: files.clone(),
             options,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -246,6 +249,7 @@ fn finestate_json_lines_with_the_dataset_folder_equal_the_report_json() {
     let out = run(
         &Job {
             files,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -268,6 +272,7 @@ fn switch_predictions_with_the_dataset_root_equal_the_cli_json() {
     let out = run(
         &Job {
             files,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -296,6 +301,7 @@ fn garbage_alone_gets_its_detection_message_and_a_chosen_format_wins() {
     let out = run(
         &Job {
             files: files.clone(),
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -316,6 +322,7 @@ fn garbage_alone_gets_its_detection_message_and_a_chosen_format_wins() {
         &Job {
             files,
             options,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -373,6 +380,7 @@ fn a_refused_epic_ground_truth_file_is_named_on_the_page() {
     }
     let job = Job {
         files,
+        scorers: Scorers::all(),
         ..Job::default()
     };
     let named = |failures: &[knoblab_app::job::Failure]| {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::files::{file_name, folder_of, Unit};
 use super::ground::Ground;
-use super::{Download, Generator, InputFile, Job, JobOptions, SwitchOptions};
+use super::{Download, InputFile, Job, JobOptions, SwitchOptions};
 use crate::scoring::finestate::FinestateOptions;
 use crate::scoring::switch::{Named, SwitchInputs};
 use crate::scoring::ScoreError;
@@ -64,31 +64,85 @@ pub(super) fn score_unit(
             }
             None => score_epic(first, &unit.label, options, ground.epic()),
         },
-        Some(Benchmark::FineState) => {
-            let preds = if unit.format == Format::FineStateResultFile {
-                let files: Vec<(String, Vec<u8>)> = unit
-                    .files
-                    .iter()
-                    .map(|f| (file_name(&f.path).to_string(), f.bytes.clone()))
-                    .collect();
-                read_result_files(&files)
-            } else {
-                read_predictions(&first.path, &first.bytes)
-                    .map_err(|e| ScoreError::FineStatePredictions(Box::new(e)))?
-            };
-            score_finestate(&unit.name, &unit.label, options, &preds, ground.finestate())
-        }
-        Some(Benchmark::Switch) => {
-            score_switch(first, &unit.label, unit.format, &options.switch, ground)
-        }
-        Some(Benchmark::Trajectories) => {
-            let given = ground.bundles(&job.bundles)?;
-            score_trajectories(first, &unit.label, given.to_vec(), job.generator)
-        }
+        Some(b @ Benchmark::FineState) => run(job.scorers.finestate, b, unit, job, ground),
+        Some(b @ Benchmark::Switch) => run(job.scorers.switch, b, unit, job, ground),
+        Some(b @ Benchmark::Trajectories) => run(
+            job.scorers.trajectories.map(|t| t.score),
+            b,
+            unit,
+            job,
+            ground,
+        ),
         None => Err(ScoreError::NotResults {
             name: unit.name.clone(),
         }),
     }
+}
+
+/// Scores `unit` with `scorer`, the job's scorer of `benchmark`, or says
+/// that the job does not hold it.
+fn run(
+    scorer: Option<super::UnitScorer>,
+    benchmark: Benchmark,
+    unit: &Unit,
+    job: &Job,
+    ground: &mut Ground,
+) -> Result<ReportView, ScoreError> {
+    let scorer = scorer.ok_or(ScoreError::NoScorer {
+        benchmark: benchmark.name(),
+    })?;
+    scorer(unit, job, ground)
+}
+
+/// A FineState-Bench unit: its predictions (JSON Lines, or the official
+/// `result_<i>.json` files of one folder) against the dropped dataset.
+pub(super) fn finestate_unit(
+    unit: &Unit,
+    job: &Job,
+    ground: &mut Ground,
+) -> Result<ReportView, ScoreError> {
+    let first = unit.files.first().ok_or(ScoreError::Nothing)?;
+    let preds = if unit.format == Format::FineStateResultFile {
+        let files: Vec<(String, Vec<u8>)> = unit
+            .files
+            .iter()
+            .map(|f| (file_name(&f.path).to_string(), f.bytes.clone()))
+            .collect();
+        read_result_files(&files)
+    } else {
+        read_predictions(&first.path, &first.bytes)
+            .map_err(|e| ScoreError::FineStatePredictions(Box::new(e)))?
+    };
+    score_finestate(
+        &unit.name,
+        &unit.label,
+        &job.options,
+        &preds,
+        ground.finestate(),
+    )
+}
+
+/// A SWITCH unit: predictions or video judgements against the dropped
+/// release.
+pub(super) fn switch_unit(
+    unit: &Unit,
+    job: &Job,
+    ground: &mut Ground,
+) -> Result<ReportView, ScoreError> {
+    let first = unit.files.first().ok_or(ScoreError::Nothing)?;
+    score_switch(first, &unit.label, unit.format, &job.options.switch, ground)
+}
+
+/// A trajectories unit: the metrics against the library's bundles sent
+/// with the job, the generated devices made here.
+pub(super) fn trajectories_unit(
+    unit: &Unit,
+    job: &Job,
+    ground: &mut Ground,
+) -> Result<ReportView, ScoreError> {
+    let first = unit.files.first().ok_or(ScoreError::Nothing)?;
+    let given = ground.bundles(&job.bundles)?;
+    score_trajectories(first, &unit.label, given.to_vec())
 }
 
 /// The EPIC-Bench run options of a results file.
@@ -262,7 +316,7 @@ pub fn switch_downloads(
 /// one, each with why: their episodes are of another library version (the
 /// core's rule, [`crate::scoring::metrics::one_library`], as `knoblab
 /// metrics` applies it to the files it is given).
-pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<String, String> {
+pub(super) fn library_refusals(units: &[Unit<'_>]) -> std::collections::BTreeMap<String, String> {
     let read: Vec<(String, TrajectoryFile)> = units
         .iter()
         .filter(|u| u.format.scores() == Some(Benchmark::Trajectories))
@@ -287,20 +341,16 @@ pub(super) fn library_refusals(units: &[Unit]) -> std::collections::BTreeMap<Str
 }
 
 /// Scores trajectories as `knoblab metrics` does for one file
-/// ([`crate::scoring::metrics::score_file_with`]: the generated devices it
-/// was played on that are not among `bundles` are made by `generator`).
+/// ([`crate::scoring::metrics::score_file`]: the generated devices it was
+/// played on that are not among `bundles` are made).
 pub fn score_trajectories(
     file: &InputFile,
     label: &str,
     mut bundles: Vec<Bundle>,
-    generator: Generator,
 ) -> Result<ReportView, ScoreError> {
     let read = knoblab_core::metrics::file::read_trajectory_file(&file.path, &file.bytes)
         .map_err(|e| ScoreError::Trajectories(Box::new(e)))?;
-    let scored =
-        crate::scoring::metrics::score_file_with(&file.path, &read, &mut bundles, |ids, given| {
-            generator.missing(ids, given)
-        })?;
+    let scored = crate::scoring::metrics::score_file(&file.path, &read, &mut bundles)?;
     let doc = scored.to_json()?;
     let agent = read
         .episodes

@@ -205,16 +205,15 @@ impl Job {
     /// The job of these files and options: files under [`BUNDLE_PREFIX`]
     /// are grouped into bundles by name (in the order each first appears,
     /// with the path inside the bundle), every other file is a dropped file.
-    /// Its trajectories' generated devices are made by this binary's
-    /// generator ([`super::Generator::linked`]).
+    /// It holds every scorer ([`super::Scorers::all`]).
     pub fn from_files(files: Vec<InputFile>, options: JobOptions) -> Job {
         Job {
-            generator: super::Generator::linked(),
+            scorers: super::Scorers::all(),
             ..Job::sorted(files, options)
         }
     }
 
-    /// [`Job::from_files`] without the generator.
+    /// [`Job::from_files`] with EPIC-Bench's scorer alone.
     pub(super) fn sorted(files: Vec<InputFile>, options: JobOptions) -> Job {
         let mut job = Job {
             options,

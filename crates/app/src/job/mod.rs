@@ -16,12 +16,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use knoblab_core::bundle::Bundle;
 use knoblab_score::detect::{too_large, Benchmark, Format};
 use knoblab_score::epic::{self, report::Shard};
 use knoblab_score::limits::MAX_RESULTS_FILE_BYTES;
 use knoblab_score::switch;
 use knoblab_score::view::{ItemView, LeaderRow, ReportView};
+
+use crate::scoring::ScoreError;
 
 mod benchmarks;
 mod error;
@@ -29,7 +30,7 @@ mod files;
 mod ground;
 mod workers;
 
-use benchmarks::{epic_options, library_refusals, score_unit, text_of};
+use benchmarks::{epic_options, score_unit, text_of};
 pub use benchmarks::{score_epic, score_finestate, score_trajectories, switch_downloads};
 pub use error::{GroundError, ItemError, ZipError};
 pub use files::{classify, unzip, BUNDLE_PREFIX};
@@ -126,44 +127,82 @@ pub struct Job {
     pub options: JobOptions,
     /// Bundles for trajectories (the page's library).
     pub bundles: Vec<BundleFiles>,
-    /// How the generated devices that trajectories were played on are
-    /// made: none by default (a trajectory on one is then refused, with
-    /// why), the generator with [`Job::from_files`].
+    /// The scorers it holds beyond EPIC-Bench's: none by default (a file
+    /// of another benchmark is then refused, with why), all of them with
+    /// [`Job::from_files`].
     #[serde(skip)]
-    pub generator: Generator,
+    pub scorers: Scorers,
 }
 
-/// Makes the generated devices among a run's device ids that the given
-/// bundles lack ([`crate::devices::open_missing_generated`]).
-pub type MakeDevices = fn(&[&str], &[Bundle]) -> Result<Vec<Bundle>, crate::devices::OpenError>;
+/// One unit of a job scored by one benchmark's scorer.
+type UnitScorer = fn(&Unit<'_>, &Job, &mut Ground<'_>) -> Result<ReportView, ScoreError>;
 
-/// Whether a job can make generated devices, and how: a seam, so that a
-/// module that scores benchmark files only need not hold the generator.
-/// The page's scoring worker runs the job in a chunk of the page's module
-/// without it, and gives it ([`Generator::linked`], from a chunk of its
-/// own) only when a dropped file holds trajectories.
+/// The trajectories' scorer: a unit scored, and the files that are refused
+/// beside the first ([`benchmarks::library_refusals`]).
+#[derive(Debug, Clone, Copy)]
+struct TrajectoryScorer {
+    score: UnitScorer,
+    refusals: fn(&[Unit<'_>]) -> BTreeMap<String, String>,
+}
+
+/// The scorers a job holds beyond EPIC-Bench's, which every job holds: a
+/// seam, so that a module that scores EPIC-Bench files need not hold the
+/// others' code. The page's scoring workers run a job in a chunk of the
+/// page's module that holds EPIC-Bench's scorer alone, and give it another
+/// ([`Scorers::with_finestate`] and so on, each in a chunk of its own) only
+/// when a dropped file needs it ([`Job::missing_scorers`]).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Generator(Option<MakeDevices>);
+pub struct Scorers {
+    finestate: Option<UnitScorer>,
+    switch: Option<UnitScorer>,
+    trajectories: Option<TrajectoryScorer>,
+}
 
-impl Generator {
-    /// The generator built into this binary.
-    pub fn linked() -> Generator {
-        Generator(Some(|ids, given| {
-            crate::devices::open_missing_generated(ids.iter().copied(), given)
-        }))
+impl Scorers {
+    /// Every scorer, as the CLI and Python score.
+    pub fn all() -> Scorers {
+        Scorers::default()
+            .with_finestate()
+            .with_switch()
+            .with_trajectories()
     }
 
-    /// The generated devices among `ids` that `given` lacks, made; none
-    /// when this job has no generator (the trajectories then name the
-    /// devices that are missing).
-    pub fn missing(
-        &self,
-        ids: &[&str],
-        given: &[Bundle],
-    ) -> Result<Vec<Bundle>, crate::devices::OpenError> {
-        match self.0 {
-            Some(make) => make(ids, given),
-            None => Ok(Vec::new()),
+    /// With FineState-Bench's scorer.
+    pub fn with_finestate(self) -> Scorers {
+        Scorers {
+            finestate: Some(benchmarks::finestate_unit),
+            ..self
+        }
+    }
+
+    /// With SWITCH's scorer.
+    pub fn with_switch(self) -> Scorers {
+        Scorers {
+            switch: Some(benchmarks::switch_unit),
+            ..self
+        }
+    }
+
+    /// With the trajectories' metrics, which make the generated devices a
+    /// run was played on with this binary's generator
+    /// ([`crate::devices::open_missing_generated`]).
+    pub fn with_trajectories(self) -> Scorers {
+        Scorers {
+            trajectories: Some(TrajectoryScorer {
+                score: benchmarks::trajectories_unit,
+                refusals: benchmarks::library_refusals,
+            }),
+            ..self
+        }
+    }
+
+    /// Whether it holds the scorer of `benchmark`.
+    pub fn holds(&self, benchmark: Benchmark) -> bool {
+        match benchmark {
+            Benchmark::Epic => true,
+            Benchmark::FineState => self.finestate.is_some(),
+            Benchmark::Switch => self.switch.is_some(),
+            Benchmark::Trajectories => self.trajectories.is_some(),
         }
     }
 }
@@ -516,7 +555,11 @@ impl Merging {
             });
         }
         let mut ground = Ground::new(&pool);
-        let mut refused = library_refusals(&units);
+        let mut refused = job
+            .scorers
+            .trajectories
+            .map(|t| (t.refusals)(&units))
+            .unwrap_or_default();
         for (i, unit) in units.iter().enumerate() {
             progress(&Progress {
                 done: i + 1,

@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use super::files::classify;
 use super::{InputFile, Job, JobOptions};
-use knoblab_score::detect::Format;
+use knoblab_score::detect::{Benchmark, Format};
 use knoblab_score::epic::report::Shard;
 
 /// Each worker reads every dropped file; past this many the copies cost
@@ -54,9 +54,9 @@ impl JobOptions {
 
 impl Job {
     /// The job a worker receives: the files (bundle files among them, under
-    /// [`super::BUNDLE_PREFIX`]) and the options' JSON; without the
-    /// generator, which the worker gives ([`super::Generator::linked`]) when
-    /// the job has trajectories ([`Job::needs_bundles`]).
+    /// [`super::BUNDLE_PREFIX`]) and the options' JSON; with EPIC-Bench's
+    /// scorer alone: the worker gives it the others its files need
+    /// ([`Job::missing_scorers`]).
     pub fn from_worker(files: Vec<InputFile>, options: &str) -> Result<Job, WorkerError> {
         Ok(Job::sorted(files, JobOptions::from_json(options)?))
     }
@@ -66,9 +66,28 @@ impl Job {
     /// Whether any of the job's files is scored against bundles
     /// (trajectories), by detection or by the user's choice.
     pub fn needs_bundles(&self) -> bool {
-        classify(&self.files, &self.options.overrides)
+        self.benchmarks().contains(&Benchmark::Trajectories)
+    }
+
+    /// The benchmarks of the job's results files, each once, by detection
+    /// or by the user's choice.
+    pub fn benchmarks(&self) -> Vec<Benchmark> {
+        let mut out: Vec<Benchmark> = classify(&self.files, &self.options.overrides)
             .iter()
-            .any(|e| e.format == Some(Format::Trajectories))
+            .filter_map(|e| e.format.and_then(Format::scores))
+            .collect();
+        out.sort_by_key(|b| b.name());
+        out.dedup();
+        out
+    }
+
+    /// The benchmarks of the job's files whose scorer it does not hold
+    /// ([`super::Scorers`]).
+    pub fn missing_scorers(&self) -> Vec<Benchmark> {
+        self.benchmarks()
+            .into_iter()
+            .filter(|b| !self.scorers.holds(*b))
+            .collect()
     }
 }
 

@@ -35,6 +35,13 @@ pub enum InputKind {
 /// Why a results file (or a set of them) was not scored.
 #[derive(Debug, Error)]
 pub enum ScoreError {
+    /// A job was not given the scorer of a benchmark of its files (the
+    /// page's scoring workers give each scorer from its own chunk).
+    #[error("no {benchmark} scorer in this job (in the page: its code could not be downloaded, the network being off before this browser kept it; reload the page once the network is back)")]
+    NoScorer {
+        /// The benchmark's name.
+        benchmark: &'static str,
+    },
     /// The input layer refused a file (its message names the file).
     #[error("{error}")]
     Read {
@@ -240,6 +247,7 @@ impl ScoreError {
             | E::Switch(_)
             | E::Trajectories(_)
             | E::Nothing
+            | E::NoScorer { .. }
             | E::NotResults { .. }
             | E::Json(_) => InputKind::Results,
             E::CoordMode(_)

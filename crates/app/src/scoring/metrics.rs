@@ -96,27 +96,11 @@ pub fn score_file(
     file: &TrajectoryFile,
     bundles: &mut Vec<Bundle>,
 ) -> Result<RunScored, ScoreError> {
-    score_file_with(name, file, bundles, |ids, given| {
-        crate::devices::open_missing_generated(ids.iter().copied(), given)
-    })
-}
-
-/// [`score_file`], with the generated devices that `bundles` lack made by
-/// `make` (given the run's device ids and the bundles at hand): the page's
-/// scoring worker holds the generator only when a job needs it
-/// ([`crate::job::Generator`]).
-pub fn score_file_with(
-    name: &str,
-    file: &TrajectoryFile,
-    bundles: &mut Vec<Bundle>,
-    make: impl FnOnce(&[&str], &[Bundle]) -> Result<Vec<Bundle>, crate::devices::OpenError>,
-) -> Result<RunScored, ScoreError> {
-    let ids: Vec<&str> = file
-        .episodes
-        .iter()
-        .map(|(_, t)| t.bundle_id.as_str())
-        .collect();
-    let made = make(&ids, bundles).map_err(|problem| ScoreError::Devices {
+    let made = crate::devices::open_missing_generated(
+        file.episodes.iter().map(|(_, t)| t.bundle_id.as_str()),
+        bundles,
+    )
+    .map_err(|problem| ScoreError::Devices {
         path: name.to_string(),
         problem: Box::new(problem),
     })?;
