@@ -17,7 +17,12 @@ cargo's own output:
 4. the results replace Trunk's page files under Trunk's hashed name
    (`knoblab-page-HASH.js`, `…_bg.wasm`, the page's snippets), beside
    `knoblab-page-HASH.split.js` (the loader) and `knoblab-page-HASH.NAME.wasm`
-   (the chunks), and index.html's subresource hashes are recomputed.
+   (the chunks), and index.html's subresource hashes are recomputed;
+5. the loader takes a chunk already compiled when one was posted to it (the
+   Score page's workers run this module too, and the page posts them the
+   job's chunks compiled once), and index.html names the glue and those
+   chunks in two <meta> tags for the page to read (src/worker,
+   src/browser/module_worker.rs).
 
 Every name is relative (the loader resolves chunks against its own URL), so
 the folder still runs at any path; every name carries the build's hash, so
@@ -25,6 +30,7 @@ a browser never pairs a chunk with another release's main module.
 """
 
 import base64
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -171,6 +177,7 @@ def main():
         fail("the split loader does not import the page's glue by its expected name")
     loader = loader.replace(f'"./{PAGE}.js"', f'"./{stem}.js"')
     chunks = sorted(p for p in split.glob("*.wasm") if p.name != f"{PAGE}.wasm")
+    optimized = []
     for chunk in chunks:
         name = f"{stem}.{chunk.stem}.wasm"
         if not CHUNK_NAME.fullmatch(name):
@@ -178,7 +185,10 @@ def main():
         if f'"./{chunk.name}"' not in loader:
             fail(f"the split loader does not name {chunk.name}")
         loader = loader.replace(f'"./{chunk.name}"', f'"./{name}"')
-        run(optimizer, *WASM_OPT, chunk, "-o", staging / name)
+        optimized.append((chunk, staging / name))
+    # The chunks are many (most under a kilobyte): optimized side by side.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(lambda pair: run(optimizer, *WASM_OPT, pair[0], "-o", pair[1]), optimized))
     worker_chunks = needed(loader, WORKER_SPLITS)
     loader, fetches = re.subn(r'fetch\((new URL\("\./[^"]+\.wasm", import\.meta\.url\))\)', r"knoblabChunk(\1)", loader)
     loader, streams = re.subn(r"WebAssembly\.instantiateStreaming\(src, imports\)", "knoblabInstantiate(src, imports)", loader)
@@ -208,8 +218,8 @@ def main():
     loader_link = (f'\n<link rel="modulepreload" href="./{stem}.split.js" crossorigin="anonymous" '
                    f'integrity="{sri(staging / f"{stem}.split.js")}">')
     html = html[:glue_link.end()] + loader_link + html[glue_link.end():]
-    # The glue's name, for the Score page's workers, which run this module
-    # too (the page's src/browser/module_worker.rs reads it).
+    # The glue's name and the job's chunks, for the Score page's workers,
+    # which run this module too (the page's src/browser/module_worker.rs).
     if "</head>" not in html:
         fail("index.html has no </head>")
     listed = " ".join(f"./{name}" for name in worker_chunks)

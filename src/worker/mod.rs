@@ -98,9 +98,6 @@ chunk_fn! { score_job:
     fn epic_item(file: String, index: usize) -> String {
         job::epic_item(&file, index)
     }
-}
-
-chunk_fn! { score_job:
     fn missing_scorers() -> Vec<knoblab_score::detect::Benchmark> {
         job::missing_scorers()
     }

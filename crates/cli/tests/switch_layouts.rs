@@ -561,7 +561,7 @@ fn cli_layouts_json_and_the_submission() {
 
 #[test]
 fn the_page_scores_a_dropped_release_folder_in_the_leaderboard_layout() {
-    use knoblab_app::job::{run, InputFile, Job, JobOptions, SwitchOptions};
+    use knoblab_app::job::{run, InputFile, Job, JobOptions, Scorers, SwitchOptions};
     let root = fixture("switch_release");
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];
@@ -591,6 +591,7 @@ fn the_page_scores_a_dropped_release_folder_in_the_leaderboard_layout() {
         &Job {
             files,
             options,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},
@@ -695,7 +696,7 @@ fn three_runs() -> Vec<(String, SwitchReport)> {
 
 #[test]
 fn a_leaderboard_of_several_runs_lists_them_under_the_papers_access_groups() {
-    use knoblab_app::job::{run, InputFile, Job};
+    use knoblab_app::job::{run, InputFile, Job, Scorers};
     use knoblab_score::view::grouped;
     // The page's path: the release folder and the two other runs dropped
     // together; the leaderboard's rows come in the order dropped.
@@ -721,6 +722,7 @@ fn a_leaderboard_of_several_runs_lists_them_under_the_papers_access_groups() {
     let out = run(
         &Job {
             files,
+            scorers: Scorers::all(),
             ..Job::default()
         },
         &mut |_| {},

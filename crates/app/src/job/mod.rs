@@ -159,7 +159,8 @@ pub struct Scorers {
 }
 
 impl Scorers {
-    /// Every scorer, as the CLI and Python score.
+    /// Every scorer: a job made natively ([`Job::from_files`]: tests, the
+    /// example) scores as the CLI does.
     pub fn all() -> Scorers {
         Scorers::default()
             .with_finestate()
