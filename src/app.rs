@@ -139,17 +139,9 @@ mod chunked {
     #[cfg(feature = "split")]
     mod split {
         use leptos::prelude::*;
-        use wasm_split_helpers::{wasm_split, SplitLoaderError};
+        use wasm_split_helpers::wasm_split;
 
-        /// A chunk that could not be downloaded: offline before the service
-        /// worker kept it, or the server gone.
-        pub struct Missing;
-
-        impl From<SplitLoaderError> for Missing {
-            fn from(_: SplitLoaderError) -> Self {
-                Missing
-            }
-        }
+        use crate::chunk::Missing;
 
         #[wasm_split(agent_page, fallible)]
         fn agent_page() -> Result<AnyView, Missing> {

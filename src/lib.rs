@@ -11,6 +11,7 @@
 //!   the Play and Embed pages with the player in [`pages::play`]).
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
+//! - [`chunk`]: what a split point returns when its chunk cannot be downloaded.
 //! - [`worker`]: the entries the Score page's workers call on this same
 //!   module, whose scorers and generator are chunks they download (issue #46).
 //!
@@ -24,6 +25,8 @@ pub mod api;
 pub mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+#[cfg(target_arch = "wasm32")]
+pub mod chunk;
 #[cfg(target_arch = "wasm32")]
 pub mod pages;
 #[cfg(target_arch = "wasm32")]

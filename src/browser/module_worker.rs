@@ -101,11 +101,8 @@ pub fn page_relative(file: &str) -> Result<String, String> {
 /// (`{init: {module}}`) when it is ready, or why it is not
 /// (`{init: {error}}`); its script waits for it before running anything.
 pub fn spawn(file: &str, wasm: &str) -> Result<Worker, String> {
-    let url = page_relative(file)?;
     let wasm_url = page_relative(wasm)?;
-    let worker_options = WorkerOptions::new();
-    worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&url, &worker_options).map_err(|e| js_message(&e))?;
+    let worker = start(file)?;
     let module = compiled(&wasm_url);
     let to = worker.clone();
     let name = wasm.to_string();
@@ -119,12 +116,24 @@ pub fn spawn(file: &str, wasm: &str) -> Result<Worker, String> {
                 set(&init, "error", &JsValue::from_str(&why));
             }
         }
-        let message = js_sys::Object::new();
-        set(&message, "init", &init);
-        // A worker stopped meanwhile takes no message: nothing to do.
-        let _ = to.post_message(&message);
+        post_init(&to, &init);
     });
     Ok(worker)
+}
+
+/// A module worker running the script `file`, a path relative to the page.
+fn start(file: &str) -> Result<Worker, String> {
+    let worker_options = WorkerOptions::new();
+    worker_options.set_type(WorkerType::Module);
+    Worker::new_with_options(&page_relative(file)?, &worker_options).map_err(|e| js_message(&e))
+}
+
+/// Posts a worker `{init}`, what its script waits for before anything else.
+fn post_init(worker: &Worker, init: &js_sys::Object) {
+    let message = js_sys::Object::new();
+    set(&message, "init", init);
+    // A worker stopped meanwhile takes no message: nothing to do.
+    let _ = worker.post_message(&message);
 }
 
 /// The `<meta>`s of index.html that name the page's glue
@@ -161,10 +170,7 @@ pub fn spawn_page(file: &str) -> Result<Worker, String> {
         .split_whitespace()
         .map(page_relative)
         .collect::<Result<Vec<_>, _>>()?;
-    let worker_options = WorkerOptions::new();
-    worker_options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(&page_relative(file)?, &worker_options)
-        .map_err(|e| js_message(&e))?;
+    let worker = start(file)?;
     let to = worker.clone();
     // All are requested at once (the job's code is a few dozen chunks).
     let pending: Vec<(String, js_sys::Promise)> = chunks
@@ -190,10 +196,7 @@ pub fn spawn_page(file: &str) -> Result<Worker, String> {
         set(&init, "module", &wasm_bindgen::module());
         set(&init, "glue", &JsValue::from_str(&glue));
         set(&init, "chunks", &compiled_chunks);
-        let message = js_sys::Object::new();
-        set(&message, "init", &init);
-        // A worker stopped meanwhile takes no message: nothing to do.
-        let _ = to.post_message(&message);
+        post_init(&to, &init);
     });
     Ok(worker)
 }

@@ -23,16 +23,9 @@ mod job;
 
 use wasm_bindgen::prelude::*;
 
-/// Why an entry did not run: its chunk could not be downloaded.
-pub struct Missing;
+use crate::chunk::Missing;
 
-#[cfg(feature = "split")]
-impl From<wasm_split_helpers::SplitLoaderError> for Missing {
-    fn from(_: wasm_split_helpers::SplitLoaderError) -> Self {
-        Missing
-    }
-}
-
+/// Why an entry did not run, as the worker's script reads it.
 impl From<Missing> for JsValue {
     fn from(_: Missing) -> JsValue {
         JsValue::from_str(
