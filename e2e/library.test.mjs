@@ -84,7 +84,7 @@ test('the first load lists 968 devices by category and fetches only the visible 
     assert.ok(onPage.includes(m[1]) && m[2] === 'views/front.png', p.name);
   }
   // No generator: a generated card's picture is a file of the library.
-  assert.deepEqual(resources.filter((r) => /device-worker/.test(r.name)).map((r) => r.name), []);
+  assert.deepEqual(resources.filter((r) => /device-worker|split_draw_device/.test(r.name)).map((r) => r.name), []);
   await page.screenshot({ path: `${SHOTS}library-desktop.png` });
   assert.deepEqual(errors, []);
   await page.close();
@@ -161,7 +161,7 @@ test('browsing generated cards loads no generator: their front views are files o
   const shown = await generatedCards.evaluateAll((cs) => cs.map((c) => [c.dataset.id, c.querySelector('img').src]));
   for (const [id, src] of shown) assert.match(src, new RegExp(`/data/generated/${id}/views/front\\.png$`));
   // Nothing of the generator was asked for.
-  assert.deepEqual(requested.filter((u) => /device-worker/.test(u)), []);
+  assert.deepEqual(requested.filter((u) => /device-worker|split_draw_device/.test(u)), []);
   console.log(`library: ${generated} generated cards shown from the library's files, no generator loaded`);
   assert.deepEqual(errors, []);
   await page.close();

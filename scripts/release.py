@@ -8,12 +8,11 @@ written
 - into index.html's <meta name="knoblab-release"> (the About page shows it),
 - into sw.js, with the list of files the service worker keeps on install
   (the app shell and the library's index), so a new release is a new
-  service worker with a new cache, the list it keeps in the background
-  after that (the scorers' module and the page's chunks, which no route
-  needs before it is usable, so that a dropped file scores offline after
-  one visit), and the
-  list it keeps when first fetched (the device generator's module, which a
-  visitor who never meets a generated device never downloads; issue #46).
+  service worker with a new cache, and the list it keeps in the
+  background after that (the Leaderboard's module and the page's chunks:
+  the scorers and the generator, which no route needs before it is usable,
+  so that a dropped file scores and a generated device is drawn offline
+  after one visit; issue #46).
 """
 
 import hashlib
@@ -21,7 +20,8 @@ import os
 import pathlib
 import sys
 
-# The page's chunks (the Agent, Score and Leaderboard pages' code), named by
+# The page's chunks (the Agent, Score and Leaderboard pages' code, the
+# scorers and the generator), named by
 # split_page.py, are kept in the background too; the page's main module, glue
 # and the chunks' loader are the shell.
 from split_page import CHUNK_NAME
@@ -29,15 +29,11 @@ from split_page import CHUNK_NAME
 VERSION = "{{KNOBLAB_VERSION}}"
 PRECACHE = "'{{KNOBLAB_PRECACHE}}'"
 BACKGROUND = "'{{KNOBLAB_BACKGROUND}}'"
-ON_USE = "'{{KNOBLAB_ON_USE}}'"
 # The workers' modules: Trunk names a `data-type="worker"` binary's glue
 # and wasm after the binary (index.html), so these are their names' starts.
 # Kept in the background after the install: the Leaderboard's (the scorers
-# are chunks of the page's module, kept by CHUNK_NAME).
-BACKGROUND_MODULES = ("knoblab-board-worker",)
-# Kept when first fetched (like an opened device's files): the generator's.
-ON_USE_MODULES = ("knoblab-device-worker",)
-WORKER_MODULES = BACKGROUND_MODULES + ON_USE_MODULES
+# and the generator are chunks of the page's module, kept by CHUNK_NAME).
+WORKER_MODULES = ("knoblab-board-worker",)
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -53,7 +49,7 @@ def main():
         sys.exit("release.py: TRUNK_STAGING_DIR is not set; run it as a Trunk post_build hook")
     root = pathlib.Path(staging)
     page, worker = root / "index.html", root / "sw.js"
-    marks = ((page, VERSION), (worker, VERSION), (worker, PRECACHE), (worker, BACKGROUND), (worker, ON_USE))
+    marks = ((page, VERSION), (worker, VERSION), (worker, PRECACHE), (worker, BACKGROUND))
     for f, mark in marks:
         if mark not in f.read_text(encoding="utf-8"):
             sys.exit(f"release.py: {f} has no {mark}")
@@ -65,18 +61,15 @@ def main():
     version = digest.hexdigest()[:12]
     shell = ["./"]
     background = []
-    on_use = []
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top and (rel.startswith(BACKGROUND_MODULES) or CHUNK_NAME.fullmatch(rel)):
+        if top and (rel.startswith(WORKER_MODULES) or CHUNK_NAME.fullmatch(rel)):
             background.append(rel)
-        elif top and rel.startswith(ON_USE_MODULES):
-            on_use.append(rel)
         elif top or rel.startswith("snippets/"):
             shell.append(rel)
     for name in WORKER_MODULES:
-        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background + on_use):
+        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background):
             sys.exit(f"release.py: {name}_bg.wasm is missing from the build (index.html builds it)")
     for rel in DATA_SHELL:
         if not (root / rel).is_file():
@@ -84,13 +77,12 @@ def main():
         shell.append(rel)
     listed = ", ".join(f"'{p}'" for p in shell)
     later = ", ".join(f"'{p}'" for p in background)
-    when_used = ", ".join(f"'{p}'" for p in on_use)
     page.write_text(page.read_text(encoding="utf-8").replace(VERSION, version), encoding="utf-8")
-    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed).replace(BACKGROUND, later).replace(ON_USE, when_used)
+    text = worker.read_text(encoding="utf-8").replace(VERSION, version).replace(PRECACHE, listed).replace(BACKGROUND, later)
     worker.write_text(text, encoding="utf-8")
     print(
         f"release.py: version {version}, {len(shell)} files kept for offline use on install,"
-        f" {len(background)} after it in the background, {len(on_use)} when first fetched"
+        f" {len(background)} after it in the background"
     )
 
 

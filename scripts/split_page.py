@@ -49,12 +49,15 @@ TARGET = "wasm32-unknown-unknown"
 PLACEHOLDER = b"__wasm_split_placeholder__"
 # The <meta> that names the page's glue (`knoblab-page-HASH.js`) in index.html.
 GLUE_META = "knoblab-page-glue"
-# The split points that the Score page's workers call (the page's src/worker),
-# and the <meta> that lists their chunks (each with the chunks it needs): the
-# page downloads and compiles those once and posts them to every worker, so
-# that two workers starting together do not each download them.
-WORKER_SPLITS = ("score_job",)
-WORKER_CHUNKS_META = "knoblab-worker-chunks"
+# The split points that each kind of worker calls first (the page's
+# src/worker), by the <meta> that lists their chunks (each with the chunks it
+# needs): the page downloads and compiles those once and posts them to every
+# such worker, so that two workers starting together do not each download
+# them. The Score page's workers, then the device drawer.
+WORKER_SPLITS = {
+    "knoblab-score-chunks": ("score_job",),
+    "knoblab-device-chunks": ("draw_device",),
+}
 # Put before the split loader: a chunk posted compiled (a worker's
 # `globalThis.knoblabChunks`, by absolute URL) is instantiated from it; any
 # other is downloaded as the loader does.
@@ -189,7 +192,7 @@ def main():
     # The chunks are many (most under a kilobyte): optimized side by side.
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         list(pool.map(lambda pair: run(optimizer, *WASM_OPT, pair[0], "-o", pair[1]), optimized))
-    worker_chunks = needed(loader, WORKER_SPLITS)
+    worker_chunks = {meta: needed(loader, splits) for meta, splits in WORKER_SPLITS.items()}
     loader, fetches = re.subn(r'fetch\((new URL\("\./[^"]+\.wasm", import\.meta\.url\))\)', r"knoblabChunk(\1)", loader)
     loader, streams = re.subn(r"WebAssembly\.instantiateStreaming\(src, imports\)", "knoblabInstantiate(src, imports)", loader)
     if fetches != len(chunks) or streams != len(chunks):
@@ -218,13 +221,15 @@ def main():
     loader_link = (f'\n<link rel="modulepreload" href="./{stem}.split.js" crossorigin="anonymous" '
                    f'integrity="{sri(staging / f"{stem}.split.js")}">')
     html = html[:glue_link.end()] + loader_link + html[glue_link.end():]
-    # The glue's name and the job's chunks, for the Score page's workers,
+    # The glue's name and each kind of worker's chunks, for the workers,
     # which run this module too (the page's src/browser/module_worker.rs).
     if "</head>" not in html:
         fail("index.html has no </head>")
-    listed = " ".join(f"./{name}" for name in worker_chunks)
-    html = html.replace("</head>", f'<meta name="{GLUE_META}" content="./{stem}.js">\n'
-                        f'<meta name="{WORKER_CHUNKS_META}" content="{listed}">\n</head>', 1)
+    metas = f'<meta name="{GLUE_META}" content="./{stem}.js">\n'
+    for meta, names in worker_chunks.items():
+        listed = " ".join(f"./{name}" for name in names)
+        metas += f'<meta name="{meta}" content="{listed}">\n'
+    html = html.replace("</head>", metas + "</head>", 1)
     page.write_text(html, encoding="utf-8")
     print(f"split_page.py: {stem}: main module and {len(chunks)} chunks")
 

@@ -1,5 +1,5 @@
-//! The generated devices made in WebAssembly by the device worker's module
-//! (`crates/web-device-worker`'s entries, in a dedicated worker of
+//! The generated devices made in WebAssembly by the device worker's entries
+//! (the page module's `worker::knoblab_draw_device`, in a dedicated worker of
 //! headless Chromium, so the minutes a debug build takes to draw them do
 //! not block the page the test runner polls): the same bytes as natively.
 //! Run with `WASM_BINDGEN_TEST_TIMEOUT=900` (`scripts/dev.sh wasm-test`
@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use knoblab_core::bundle::open_made;
-use knoblab_device_worker::draw::knoblab_draw_device;
 use knoblab_page::browser::device_worker::files_of;
+use knoblab_page::worker::{knoblab_draw_device, knoblab_provide_font};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
@@ -27,7 +27,7 @@ wasm_bindgen_test_configure!(run_in_dedicated_worker);
 /// (Seed 19, the number: a fixed, spread-out sample, not the first
 /// three.)
 #[wasm_bindgen_test]
-fn generated_devices_made_in_the_browser_are_the_manifests() {
+async fn generated_devices_made_in_the_browser_are_the_manifests() {
     use knoblab_core::bundle::generated::GeneratedIndex;
     use knoblab_devicegen::generated::content_hash;
     use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -42,15 +42,14 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
             picked.push(i);
         }
     }
-    // The page fetches the font (it is not compiled into the module).
-    knoblab_devicegen::render::provide_font(
-        include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
-    )
-    .unwrap();
+    // The worker fetches the font (it is not compiled into the module).
+    knoblab_provide_font(include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec())
+        .await
+        .unwrap();
     for i in picked {
         let entry = &manifest.devices[i];
         // The worker's answer, as the main thread reads it.
-        let answer = knoblab_draw_device(&entry.id).unwrap();
+        let answer = knoblab_draw_device(entry.id.clone()).await.unwrap();
         let files = files_of(&answer).unwrap();
         let made: BTreeMap<String, Vec<u8>> = files.iter().cloned().collect();
         assert_eq!(made.len(), files.len(), "{}: a file named twice", entry.id);
@@ -100,12 +99,13 @@ fn generated_devices_made_in_the_browser_are_the_manifests() {
 /// browser: `knoblab library generate` commits it,
 /// `crates/devicegen/tests/library_generated.rs` checks it.)
 #[wasm_bindgen_test]
-fn the_device_worker_refuses_an_id_that_is_not_a_generated_devices() {
-    knoblab_devicegen::render::provide_font(
-        include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
-    )
-    .unwrap();
-    let refused = knoblab_draw_device("lamp-g9999").unwrap_err();
+async fn the_device_worker_refuses_an_id_that_is_not_a_generated_devices() {
+    knoblab_provide_font(include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec())
+        .await
+        .unwrap();
+    let refused = knoblab_draw_device("lamp-g9999".to_string())
+        .await
+        .unwrap_err();
     let message = refused.as_string().unwrap();
     assert!(message.contains("lamp-g9999"), "{message}");
 }

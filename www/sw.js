@@ -6,16 +6,15 @@
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
 // The Leaderboard's module and the page's chunks (the Agent, Score and
-// Leaderboard pages' code, the scorers and the trajectories' generator that
-// the Score page's workers run: no route needs them before it is usable) are
-// kept after that, in the background, when the page asks
+// Leaderboard pages' code, the scorers that the Score page's workers run
+// and the generator that the device drawer runs: no route needs them before
+// it is usable) are kept after that, in the background, when the page asks
 // (www/offline.js, once it runs), so that a dropped file scores offline
-// after one visit. The device generator's module, the files under data/
-// that the page fetches later (an opened device's bundle, the generator's
-// font, a shipped sample) go into the same cache when first fetched: a
-// visitor who never meets a generated device never downloads the
-// generator, and one who opened a device plays it offline. Other requests
-// (a model's endpoint, a bundle from another site) are left alone.
+// after one visit. The files under data/ that the page fetches later (an
+// opened device's bundle, the generator's font, a shipped sample) go into
+// the same cache when first fetched: one who opened a device plays it
+// offline. Other requests (a model's endpoint, a bundle from another site)
+// are left alone.
 //
 // Registered by www/offline.js with the scope of the page's own folder, so
 // copies of KnobLab at two paths of one host keep apart.
@@ -25,8 +24,6 @@ const VERSION = '{{KNOBLAB_VERSION}}';
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
 // Kept in the background after the install (the Leaderboard's module, the page's chunks).
 const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
-// Kept when first fetched (the device generator's module).
-const ON_USE = ['{{KNOBLAB_ON_USE}}'];
 const SCOPE = new URL(self.registration.scope);
 const PREFIX = `knoblab ${SCOPE.pathname} `;
 const CACHE = PREFIX + VERSION;
@@ -129,7 +126,7 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(fromCache(new URL('./', SCOPE).href, request));
     return;
   }
-  const precached = [PRECACHE, BACKGROUND, ON_USE].some((list) => list.includes(path)) && url.search === '';
+  const precached = [PRECACHE, BACKGROUND].some((list) => list.includes(path)) && url.search === '';
   if (!precached && !path.startsWith(RUNTIME)) return;
   event.respondWith(fromCache(request, request));
 });

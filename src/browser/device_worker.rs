@@ -1,8 +1,9 @@
 //! Generated devices are drawn off the main thread: one module Web Worker
-//! running the generator's own wasm module (`knoblab-device-worker`, a
-//! binary of its own that the page's module does not hold: issue #46;
-//! [`super::module_worker`]), started when the first drawing is asked for
-//! and kept while the page lives. It makes
+//! running the page's own module, whose generator and picture code are a
+//! chunk that only this worker calls (`draw_device`, downloaded and
+//! compiled by the page when the first drawing is asked for: issue #46;
+//! [`super::module_worker::spawn_page`], `crate::worker`), started then and
+//! kept while the page lives. It makes
 //! a whole device by the library's rule ([`knoblab_app::devices::generated_files`],
 //! the half of [`knoblab_app::devices::open_entry`] that draws) and posts back
 //! its files, which the main thread checks with the page's one loader
@@ -34,21 +35,16 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
 use super::js_message;
-use super::module_worker::{set, spawn, string_field};
+use super::module_worker::{set, spawn_page, string_field, PageWorker};
 use knoblab_devicegen::render::FONT_PATH;
 
 /// The worker's script, beside the page (`www/device-worker.js`, copied
-/// by Trunk): instantiates [`WORKER_WASM`] once, fetches the generator's font before
-/// the first drawing, then answers each request (`{job, id, font}`)
+/// by Trunk): instantiates the page's module once, fetches the generator's
+/// font before the first drawing, then answers each request (`{job, id, font}`)
 /// with `{job, files, ms}` or `{job, error}`. A trap in the module (a
 /// panic) leaves it unusable: the answer says so (`broken`) and the page
 /// starts another worker.
 const WORKER_JS: &str = "device-worker.js";
-
-/// The generator's module, beside the page (Trunk builds it from
-/// `crates/web-device-worker`, `data-type="worker"`: named after the
-/// binary, not hashed).
-const WORKER_WASM: &str = "knoblab-device-worker_bg.wasm";
 
 /// The files of the worker's `knoblab_draw_device` answer (`[name, bytes]` pairs),
 /// copied into this module's memory.
@@ -265,7 +261,7 @@ impl Drawer {
 
 /// Starts the worker, its answers going to [`Drawer::answered`].
 fn start() -> Result<Running, String> {
-    let worker = spawn(WORKER_JS, WORKER_WASM)?;
+    let worker = spawn_page(WORKER_JS, PageWorker::Device)?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
         let number = js_sys::Reflect::get(&data, &JsValue::from_str("job"))

@@ -3,14 +3,13 @@
 //! page, so the same build runs at any path), of two kinds:
 //!
 //! - [`spawn`]: on a wasm module of its own, the Leaderboard's
-//!   (`knoblab-board-worker`) or the device generator's
-//!   (`knoblab-device-worker`), each a binary that Trunk builds beside the
-//!   page (`data-type="worker"` in `index.html`), whose glue the script
-//!   imports from beside itself. The Leaderboard's worker and the device
-//!   worker ([`super::device_worker`]) start this way.
+//!   (`knoblab-board-worker`), a binary that Trunk builds beside the page
+//!   (`data-type="worker"` in `index.html`), whose glue the script imports
+//!   from beside itself.
 //! - [`spawn_page`]: on the page's own module, whose code the worker calls
 //!   comes in chunks that the page never fetches for itself (`crate::worker`).
-//!   The Score page's workers ([`crate::pages::score::worker`]) start this way.
+//!   The Score page's workers ([`crate::pages::score::worker`]) and the
+//!   device drawer ([`super::device_worker`]) start this way.
 //!
 //! Either way a route downloads only what it uses (issue #46).
 //!
@@ -136,11 +135,29 @@ fn post_init(worker: &Worker, init: &js_sys::Object) {
     let _ = worker.post_message(&message);
 }
 
-/// The `<meta>`s of index.html that name the page's glue
-/// (`knoblab-page-HASH.js`) and the chunks its workers call
-/// (space-separated), written by scripts/split_page.py.
+/// The `<meta>` of index.html that names the page's glue
+/// (`knoblab-page-HASH.js`), written by scripts/split_page.py.
 const GLUE_META: &str = "knoblab-page-glue";
-const WORKER_CHUNKS_META: &str = "knoblab-worker-chunks";
+
+/// The kinds of worker that run the page's module, each with the `<meta>`
+/// of index.html that lists the chunks it calls (space-separated), written
+/// by scripts/split_page.py.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageWorker {
+    /// The Score page's: the job and EPIC-Bench's scorer.
+    Score,
+    /// The device drawer: the generator and its picture code.
+    Device,
+}
+
+impl PageWorker {
+    fn chunks_meta(self) -> &'static str {
+        match self {
+            PageWorker::Score => "knoblab-score-chunks",
+            PageWorker::Device => "knoblab-device-chunks",
+        }
+    }
+}
 
 /// The content of index.html's `<meta name=…>`, when it has one.
 fn meta(name: &str) -> Option<String> {
@@ -153,26 +170,26 @@ fn meta(name: &str) -> Option<String> {
 }
 
 /// A module worker running the script `file` (a path relative to the page)
-/// on the page's own module. Once the chunks that workers call are
-/// compiled (downloaded and compiled once per page load, like [`spawn`]'s
+/// on the page's own module. Once the chunks that `kind` of worker calls
+/// are compiled (downloaded and compiled once per page load, like [`spawn`]'s
 /// modules), it is posted `{init: {module, glue, chunks}}`: the module this
 /// page runs, the absolute URL of its glue, which the worker imports, and
 /// the chunks, `[URL, WebAssembly.Module]` pairs, which its split loader
 /// instantiates instead of downloading them (`crate::worker`). A chunk
 /// that cannot be had is left out: the worker's call of it then says so.
-pub fn spawn_page(file: &str) -> Result<Worker, String> {
+pub fn spawn_page(file: &str, kind: PageWorker) -> Result<Worker, String> {
     let glue = meta(GLUE_META).ok_or_else(|| {
         format!("index.html has no <meta name=\"{GLUE_META}\">: scripts/split_page.py writes it")
     })?;
     let glue = page_relative(&glue)?;
-    let chunks = meta(WORKER_CHUNKS_META)
+    let chunks = meta(kind.chunks_meta())
         .unwrap_or_default()
         .split_whitespace()
         .map(page_relative)
         .collect::<Result<Vec<_>, _>>()?;
     let worker = start(file)?;
     let to = worker.clone();
-    // All are requested at once (the job's code is a few dozen chunks).
+    // All are requested at once (a worker's code is a few dozen chunks).
     let pending: Vec<(String, js_sys::Promise)> = chunks
         .into_iter()
         .map(|url| {

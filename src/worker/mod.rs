@@ -1,43 +1,57 @@
-//! The page's module as the Score page's workers run it
-//! (`www/score-worker.js`): each worker instantiates this very module (the
-//! page posts it compiled, with its glue's URL and the job's chunks), then
-//! calls these entries.
-//! Nothing of the page starts there ([`crate::start`] returns in a worker).
+//! The page's module as its workers run it: each worker instantiates this
+//! very module (the page posts it compiled, with its glue's URL and the
+//! chunks that worker calls), then calls these entries. Nothing of the page
+//! starts there ([`crate::start`] returns in a worker). Two kinds of worker:
 //!
-//! **Decision** (issue #46, each route loads what it uses): the scorers are
-//! code of this module, not of a module of their own. In the release
-//! (feature `split`) the job's code with EPIC-Bench's scorer is the chunk
-//! `score_job`, which the page downloads and compiles for its workers; each
-//! other benchmark's scorer is a chunk that the merging worker downloads
-//! only for a job with such a file ([`knoblab_give_scorers`]:
+//! - the Score page's (`www/score-worker.js`): the job and the scorers
+//!   (`job`);
+//! - the device drawer (`www/device-worker.js`): generated devices
+//!   (`draw`).
+//!
+//! **Decision** (issue #46, each route loads what it uses): the scorers and
+//! the generator are code of this module, not of modules of their own. In
+//! the release (feature `split`) the job's code with EPIC-Bench's scorer is
+//! the chunk `score_job`, which the page downloads and compiles for its
+//! workers; each other benchmark's scorer is a chunk that the merging
+//! worker downloads only for a job with such a file ([`knoblab_give_scorers`]:
 //! `score_finestate`, `score_switch`; [`knoblab_give_trajectories`]:
 //! `score_trajectories`, with the generator that trajectories of generated
-//! devices need). A module of their own carried its own copy of the
-//! standard library, serde_json and the picture code, and the Score route
-//! downloaded both: docs/performance.md, "What each route downloads".
+//! devices need). The generator and its picture code are the chunk
+//! `draw_device`, which the page downloads for the device worker when a
+//! generated device is first opened. A module of their own carried its own
+//! copy of the standard library, serde_json and the picture code, and a
+//! route downloaded both that and the page's: docs/performance.md, "What
+//! each route downloads".
 //!
 //! Every entry is async (the first call of a chunk downloads it) and
 //! rejects with a message when its chunk cannot be downloaded.
 
+mod draw;
 mod job;
 
 use wasm_bindgen::prelude::*;
 
 use crate::chunk::Missing;
 
-/// Why an entry did not run, as the worker's script reads it.
-impl From<Missing> for JsValue {
-    fn from(_: Missing) -> JsValue {
-        JsValue::from_str(
-            "the scorers' code could not be downloaded: the network is off and this \
-             browser had not kept it, or the server is gone; reload to try again",
-        )
+/// What each kind of worker's chunks hold, as its messages name it.
+const SCORERS: &str = "the scorers' code";
+const GENERATOR: &str = "the device generator's code";
+
+/// Why an entry did not run, as the worker's script reads it: `what` (its
+/// chunk) could not be downloaded.
+fn unavailable(what: &str) -> impl FnOnce(Missing) -> JsValue + '_ {
+    move |_| {
+        JsValue::from_str(&format!(
+            "{what} could not be downloaded: the network is off and this browser had \
+             not kept it, or the server is gone; reload to try again"
+        ))
     }
 }
 
 /// Each entry's body, in its chunk: a split point of the release, a plain
-/// function elsewhere (the browser tests' builds are one module). `call!`
-/// awaits a split point and calls a plain function.
+/// function elsewhere (the browser tests' builds are one module).
+/// `call!(what, f(..))` awaits a split point and calls a plain function,
+/// saying that `what` could not be downloaded when its chunk cannot be.
 macro_rules! chunk_fn {
     ($chunk:ident: $(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block)*) => {
         $(
@@ -51,15 +65,15 @@ macro_rules! chunk_fn {
 
 #[cfg(feature = "split")]
 macro_rules! call {
-    ($e:expr) => {
-        $e.await
+    ($what:expr, $e:expr) => {
+        $e.await.map_err(unavailable($what))
     };
 }
 
 #[cfg(not(feature = "split"))]
 macro_rules! call {
-    ($e:expr) => {
-        $e
+    ($what:expr, $e:expr) => {
+        $e.map_err(unavailable($what))
     };
 }
 
@@ -114,7 +128,30 @@ chunk_fn! { score_trajectories:
     }
 }
 
-/// A worker's first entry for a job: its files (paths and bytes in the
+chunk_fn! { draw_device:
+    fn draw(id: String) -> Result<js_sys::Array, JsValue> {
+        draw::device(&id)
+    }
+    fn font(bytes: Vec<u8>) -> Result<(), JsValue> {
+        draw::font(bytes)
+    }
+}
+
+/// A generated device's files, made by the library's rule, as `[name,
+/// bytes]` pairs (the device worker's request).
+#[wasm_bindgen]
+pub async fn knoblab_draw_device(id: String) -> Result<js_sys::Array, JsValue> {
+    call!(GENERATOR, draw(id))?
+}
+
+/// Gives the generator its font (the device worker fetches it before its
+/// first drawing).
+#[wasm_bindgen]
+pub async fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
+    call!(GENERATOR, font(bytes))?
+}
+
+/// A Score worker's first entry for a job: its files (paths and bytes in the
 /// same order) and options (JSON), kept for the calls that follow.
 #[wasm_bindgen]
 pub async fn knoblab_take_job(
@@ -122,7 +159,7 @@ pub async fn knoblab_take_job(
     buffers: Vec<js_sys::Uint8Array>,
     options: String,
 ) -> Result<(), JsValue> {
-    Ok(call!(take_job(paths, buffers, options))?)
+    call!(SCORERS, take_job(paths, buffers, options))
 }
 
 /// Adds files to the kept job (the library's bundles, fetched once the
@@ -132,13 +169,13 @@ pub async fn knoblab_add_job_files(
     paths: Vec<String>,
     buffers: Vec<js_sys::Uint8Array>,
 ) -> Result<(), JsValue> {
-    Ok(call!(add_job_files(paths, buffers))?)
+    call!(SCORERS, add_job_files(paths, buffers))
 }
 
 /// Whether the kept job has trajectories, scored against bundles.
 #[wasm_bindgen]
 pub async fn knoblab_job_needs_bundles() -> Result<bool, JsValue> {
-    Ok(call!(needs_bundles())?)
+    call!(SCORERS, needs_bundles())
 }
 
 /// Gives the kept job the scorers its FineState-Bench and SWITCH files
@@ -148,10 +185,10 @@ pub async fn knoblab_job_needs_bundles() -> Result<bool, JsValue> {
 #[wasm_bindgen]
 pub async fn knoblab_give_scorers() -> Result<(), JsValue> {
     use knoblab_score::detect::Benchmark;
-    for benchmark in call!(missing_scorers())? {
-        let _given: Result<(), Missing> = match benchmark {
-            Benchmark::FineState => call!(give_finestate()),
-            Benchmark::Switch => call!(give_switch()),
+    for benchmark in call!(SCORERS, missing_scorers())? {
+        let _given: Result<(), JsValue> = match benchmark {
+            Benchmark::FineState => call!(SCORERS, give_finestate()),
+            Benchmark::Switch => call!(SCORERS, give_switch()),
             // EPIC-Bench's is the job's own; the trajectories' comes with
             // the library's bundles (`knoblab_give_trajectories`).
             Benchmark::Epic | Benchmark::Trajectories => Ok(()),
@@ -165,44 +202,44 @@ pub async fn knoblab_give_scorers() -> Result<(), JsValue> {
 /// before it is scored.
 #[wasm_bindgen]
 pub async fn knoblab_give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
-    call!(give_trajectories(font))?
+    call!(SCORERS, give_trajectories(font))?
 }
 
 /// A spare worker's round of warming the scoring code up: says how many
 /// samples it scored.
 #[wasm_bindgen]
 pub async fn knoblab_warm_up(scale: f64) -> Result<usize, JsValue> {
-    Ok(call!(warm_up(scale))?)
+    call!(SCORERS, warm_up(scale))
 }
 
 /// A helper's shard `index` of `of` of the kept job's EPIC-Bench files,
 /// as UTF-8 JSON.
 #[wasm_bindgen]
 pub async fn knoblab_score_shard(index: usize, of: usize) -> Result<Vec<u8>, JsValue> {
-    Ok(call!(score_shard(index, of))?)
+    call!(SCORERS, score_shard(index, of))
 }
 
 /// The merging worker's own shard (the first of `of`), scored and merged.
 #[wasm_bindgen]
 pub async fn knoblab_merge_own_shard(of: usize) -> Result<(), JsValue> {
-    Ok(call!(merge_own_shard(of))?)
+    call!(SCORERS, merge_own_shard(of))
 }
 
 /// A helper's shard list (UTF-8 JSON), merged as it comes.
 #[wasm_bindgen]
 pub async fn knoblab_merge_shard(shard: Vec<u8>) -> Result<(), JsValue> {
-    Ok(call!(merge_shard(shard))?)
+    call!(SCORERS, merge_shard(shard))
 }
 
 /// Runs the kept job, calling `progress` with JSON progress values: the
 /// outcome's JSON in UTF-8 bytes.
 #[wasm_bindgen]
 pub async fn knoblab_score_job(progress: js_sys::Function) -> Result<Vec<u8>, JsValue> {
-    Ok(call!(score_job(progress))?)
+    call!(SCORERS, score_job(progress))
 }
 
 /// Item `index` of the kept job's EPIC-Bench file `file`, as JSON.
 #[wasm_bindgen]
 pub async fn knoblab_epic_item(file: String, index: usize) -> Result<String, JsValue> {
-    Ok(call!(epic_item(file, index))?)
+    call!(SCORERS, epic_item(file, index))
 }

@@ -30,7 +30,7 @@ type Module = Vec<String>;
 /// them, the web page's workers' modules (each a wasm32 binary of its own,
 /// issue #46), which the page names in its tests alone; the allocator and
 /// the fetch of the page and its workers depend on nothing.
-const RANKS: [(&str, u8); 13] = [
+const RANKS: [(&str, u8); 12] = [
     ("knoblab-core", 0),
     ("knoblab-web-heap", 0),
     ("knoblab-web-fetch", 0),
@@ -39,7 +39,6 @@ const RANKS: [(&str, u8); 13] = [
     ("knoblab-devicegen", 2),
     ("knoblab-app", 3),
     ("knoblab-board-worker", 4),
-    ("knoblab-device-worker", 4),
     ("knoblab-cli", 5),
     ("knoblab-page", 5),
     ("knoblab-python", 5),

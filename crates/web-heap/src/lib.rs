@@ -1,7 +1,7 @@
 //! # knoblab-web-heap
 //!
 //! The heap of the page and of its workers' modules (each a wasm32 binary
-//! of its own: the page, `knoblab-board-worker`, `knoblab-device-worker`):
+//! of its own: the page, `knoblab-board-worker`):
 //! small blocks by size class in front of a general allocator. A crate of
 //! its own so that the workers' binaries set the same allocator without
 //! linking the page.

@@ -20,7 +20,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
 use crate::browser::js_message;
-use crate::browser::module_worker::{bytes_field, set, spawn_page, string_field};
+use crate::browser::module_worker::{bytes_field, set, spawn_page, string_field, PageWorker};
 use knoblab_app::job::{self, JobOptions};
 use knoblab_score::view::ItemView;
 
@@ -104,7 +104,7 @@ pub fn warm_up() {
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
         while spare.len() < want {
-            match spawn_page(WORKER_JS) {
+            match spawn_page(WORKER_JS, PageWorker::Score) {
                 Ok(w) => {
                     WARMING.with(|warming| {
                         let mut warming = warming.borrow_mut();
@@ -158,7 +158,7 @@ pub fn stand_down() {
 fn take_or_spawn() -> Result<Worker, String> {
     match SPARE.with(|spare| spare.borrow_mut().pop()) {
         Some(w) => Ok(w),
-        None => spawn_page(WORKER_JS),
+        None => spawn_page(WORKER_JS, PageWorker::Score),
     }
 }
 
