@@ -24,7 +24,8 @@ import { chromium } from 'playwright-core';
 const BASE = process.argv[2];
 if (!BASE) throw new Error('usage: node scripts/page_sizes.mjs BASE_URL (served by e2e/serve.mjs)');
 const server = new URL('/', BASE);
-const OFFICIAL = join(new URL('..', import.meta.url).pathname, 'tests/fixtures/official');
+const ROOT = new URL('..', import.meta.url).pathname;
+const OFFICIAL = join(ROOT, 'tests/fixtures/official');
 
 const dataJson = async (path) => (await fetch(new URL(`data/${path}`, BASE))).json();
 const library = await dataJson('library.json');
@@ -45,6 +46,31 @@ const ROUTES = [
     await page.getByTestId('score-time').waitFor({ timeout: 300_000 });
   }],
   ['Agent', '#/agent', async (page) => page.getByTestId('agent-page').waitFor()],
+  // Beyond the issue's table: the Score route with each other benchmark's
+  // file (its scorer's chunk), and the Leaderboard with three runs.
+  ['Score with a FineState-Bench file', '#/score', async (page) => {
+    await page.getByTestId('drop-zone').waitFor();
+    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'finestate/dataset'));
+    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
+    await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });
+  }],
+  ['Score with a SWITCH file', '#/score', async (page) => {
+    await page.getByTestId('drop-zone').waitFor();
+    await page.getByTestId('folder-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/gt'));
+    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/pred.jsonl'));
+    await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });
+  }],
+  ['Score with trajectories', '#/score', async (page) => {
+    await page.getByTestId('drop-zone').waitFor();
+    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'tests/fixtures/leaderboard_runs/oracle.jsonl'));
+    await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });
+  }],
+  ['Leaderboard with three runs', '#/leaderboard', async (page) => {
+    await page.getByTestId('leaderboard-page').waitFor();
+    await page.getByTestId('file-input').setInputFiles(['oracle.jsonl', 'random.jsonl', 'partial.jsonl']
+      .map((f) => join(ROOT, 'tests/fixtures/leaderboard_runs', f)));
+    await page.getByTestId('lb-done').waitFor({ timeout: 300_000 });
+  }],
 ];
 
 const browser = await chromium.launch({

@@ -26,6 +26,7 @@
 //! - [`draw`], [`icons`], [`svg`]: the SVG of bodies and parts; `looks/`:
 //!   one drawing function per look of a part.
 //! - [`render`]: SVG to pixels, PNG and measured boxes (resvg).
+//! - [`font`]: labels as the outlines of the vendored font's glyphs.
 //! - [`device`]: one device's bundle.
 //! - [`live`]: what each state shows: the live layer's patches.
 //! - [`tasks`]: single- and multi-turn tasks by path search.
@@ -37,6 +38,7 @@
 pub mod desc;
 pub mod device;
 pub mod draw;
+pub mod font;
 pub mod generated;
 pub mod icons;
 pub mod live;

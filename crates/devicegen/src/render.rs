@@ -3,13 +3,15 @@
 //!
 //! Text is set in the font vendored under `data/gen/fonts/` (DejaVu Sans
 //! Condensed Bold, with its licence), never a font of the machine, so the
-//! library renders the same everywhere.
+//! library renders the same everywhere: each `<text>` of a drawing becomes
+//! the `<path>` of its glyphs before resvg parses it ([`crate::font`]).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use resvg::tiny_skia::{Pixmap, Transform};
-use resvg::usvg::{fontdb, Options, Tree};
+use resvg::usvg::{Options, Tree};
 
+use super::font::{Anchor, Font, FontError};
 use super::views::CANVAS;
 
 /// Why a drawing could not be turned into pixels.
@@ -25,6 +27,9 @@ pub enum RenderError {
         /// How many bytes were given.
         bytes: usize,
     },
+    /// The vendored font's tables could not be read.
+    #[error("{FONT_PATH}: {0}")]
+    Font(#[from] FontError),
     /// The SVG made by the generator does not parse.
     #[error("the generated SVG does not parse: {message}")]
     Svg {
@@ -51,6 +56,10 @@ pub enum RenderError {
 /// fetches it from there: see [`provide_font`]).
 pub const FONT_PATH: &str = "gen/fonts/DejaVuSansCondensed-Bold.ttf";
 
+/// The SHA-256 of the vendored font: the only bytes [`provide_font`] takes
+/// (another font would draw other pictures and boxes).
+pub const FONT_SHA256: &str = "6d2f2481e2aae944e8411cc5be515c69503ff7f5db52f2c67bcbe5d4de6bec13";
+
 /// The vendored font, compiled in natively.
 #[cfg(not(target_arch = "wasm32"))]
 fn font_bytes() -> Result<&'static [u8], RenderError> {
@@ -66,21 +75,23 @@ fn font_bytes() -> Result<&'static [u8], RenderError> {
 static PROVIDED: OnceLock<Vec<u8>> = OnceLock::new();
 
 /// Gives the drawing the vendored font's bytes (`data/` + [`FONT_PATH`]),
-/// once; later calls change nothing. Refuses bytes that are not that font,
-/// since another font would draw other pictures and boxes.
+/// once; later calls change nothing. Refuses bytes that are not that font
+/// ([`FONT_SHA256`]).
 #[cfg(target_arch = "wasm32")]
 pub fn provide_font(bytes: Vec<u8>) -> Result<(), RenderError> {
-    let mut db = fontdb::Database::new();
-    db.load_font_data(bytes.clone());
-    if !db.faces().any(|f| {
-        f.families
-            .iter()
-            .any(|(name, _)| name == "DejaVu Sans Condensed" || name == "DejaVu Sans")
-    }) {
+    if !is_the_font(&bytes) {
         return Err(RenderError::NotTheFont { bytes: bytes.len() });
     }
     let _ = PROVIDED.set(bytes);
     Ok(())
+}
+
+/// Whether `bytes` are the vendored font's.
+pub fn is_the_font(bytes: &[u8]) -> bool {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    hex == FONT_SHA256
 }
 
 /// Whether the font has been given ([`provide_font`]).
@@ -94,26 +105,81 @@ fn font_bytes() -> Result<&'static [u8], RenderError> {
     PROVIDED.get().map(Vec::as_slice).ok_or(RenderError::NoFont)
 }
 
-fn fonts() -> Result<Arc<fontdb::Database>, RenderError> {
-    static FONTS: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
-    if let Some(db) = FONTS.get() {
-        return Ok(db.clone());
+/// The vendored font, read once.
+fn font() -> Result<&'static Font<'static>, RenderError> {
+    static FONT: OnceLock<Font<'static>> = OnceLock::new();
+    if let Some(font) = FONT.get() {
+        return Ok(font);
     }
-    let mut db = fontdb::Database::new();
-    db.load_font_data(font_bytes()?.to_vec());
-    Ok(FONTS.get_or_init(|| Arc::new(db)).clone())
+    let font = Font::parse(font_bytes()?)?;
+    Ok(FONT.get_or_init(|| font))
 }
 
-/// Parses an SVG document with the vendored font.
+/// Parses an SVG document, its text set in the vendored font.
 pub fn parse(svg: &str) -> Result<Tree, RenderError> {
-    let options = Options {
-        font_family: "DejaVu Sans".to_string(),
-        fontdb: fonts()?,
-        ..Options::default()
-    };
-    Tree::from_str(svg, &options).map_err(|e| RenderError::Svg {
+    let svg = outline_text(svg, font()?);
+    Tree::from_str(&svg, &Options::default()).map_err(|e| RenderError::Svg {
         message: e.to_string(),
     })
+}
+
+/// `svg` with each `<text>` element (as the generator writes them: `x`,
+/// `y`, `font-size`, `text-anchor`, `fill`, and the label, no child
+/// element) replaced by a `<path>` of its glyphs in `font`, filled alike.
+pub fn outline_text(svg: &str, font: &Font<'_>) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(at) = rest.find("<text") {
+        out.push_str(&rest[..at]);
+        let element = &rest[at..];
+        let (Some(open), Some(close)) = (element.find('>'), element.find("</text>")) else {
+            // Not an element this function knows: left for resvg.
+            out.push_str(element);
+            return out;
+        };
+        if close < open {
+            out.push_str(&element[..close]);
+            rest = &element[close..];
+            continue;
+        }
+        let tag = &element[..open];
+        let label = unescape(&element[open + 1..close]);
+        let number = |name: &str| attribute(tag, name).and_then(|v| v.parse::<f64>().ok());
+        let anchor = match attribute(tag, "text-anchor") {
+            Some("middle") => Anchor::Middle,
+            Some("end") => Anchor::End,
+            _ => Anchor::Start,
+        };
+        let d = font.label_path(
+            &label,
+            number("x").unwrap_or(0.0),
+            number("y").unwrap_or(0.0),
+            number("font-size").unwrap_or(12.0),
+            anchor,
+        );
+        if !d.is_empty() {
+            let fill = attribute(tag, "fill").unwrap_or("#000");
+            out.push_str(&format!(r#"<path d="{d}" fill="{fill}"/>"#));
+        }
+        rest = &element[close + "</text>".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The value of the attribute `name` in a start tag (`name="value"`).
+fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
+    let key = format!(" {name}=\"");
+    let from = tag.find(&key)? + key.len();
+    let len = tag[from..].find('"')?;
+    Some(&tag[from..from + len])
+}
+
+/// A text node's characters ([`crate::svg::escape`] undone).
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 /// Draws a tree onto a transparent canvas of the tree's size.
