@@ -151,8 +151,9 @@ test('after one visit the page works offline: a reload, opened devices (hand-mad
   const files = handMade.entry.files.map((f) => new URL(`data/${handMade.entry.path}/${f}`, BASE_URL).href);
   await allCached(page, files);
   // The scorers' chunks (run by the Score page's workers), the generator's
-  // (run by the device drawer) and the Leaderboard's module, which no route
-  // visited here loaded, are kept in the background after the install.
+  // (run by the device drawer) and the leaderboard's (run by its worker),
+  // which no route visited here loaded, are kept in the background after
+  // the install.
   const kept = (names) => names.map((f) => new URL(f, BASE_URL).href);
   const chunksOf = (meta) => page.evaluate((name) => document.querySelector(`meta[name="${name}"]`)
     .content.split(' ').map((u) => new URL(u, document.baseURI).href), meta);
@@ -160,7 +161,9 @@ test('after one visit the page works offline: a reload, opened devices (hand-mad
   assert.ok(scorers.some((u) => /\.split_score_job\.wasm$/.test(u)), scorers.join('\n'));
   const generator = await chunksOf('knoblab-device-chunks');
   assert.ok(generator.some((u) => /\.split_draw_device\.wasm$/.test(u)), generator.join('\n'));
-  await allCached(page, [...scorers, ...generator, ...kept(['knoblab-board-worker.js', 'knoblab-board-worker_bg.wasm'])]);
+  const board = await chunksOf('knoblab-board-chunks');
+  assert.ok(board.some((u) => /\.split_board\.wasm$/.test(u)), board.join('\n'));
+  await allCached(page, [...scorers, ...generator, ...board]);
   // A generated device opened once, online (drawn in the device worker):
   // the generator's font is kept as it is fetched.
   await page.evaluate((id) => window.knoblab.load(id), generatedId);

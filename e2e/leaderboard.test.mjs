@@ -8,10 +8,11 @@
 // board. Then the leaderboard is saved, served beside the page as a project
 // page would publish it (results/leaderboard.json next to dist/'s files,
 // under the same sub-path), and reopened from `#/leaderboard?src=…` and by
-// dropping the saved file. Screenshots of the board and of a trajectory.
+// dropping the saved file. Screenshots of the board and of a trajectory. A
+// run on a generated device is ranked as the CLI ranks it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,6 +195,37 @@ test('three runs: the table is the CLI\'s, cells open episodes, episodes open tr
   assertEqualsCli(await tableOf(dropped));
   assert.equal(await dropped.getByTestId('lb-no-traces').count(), 0);
   await dropped.close();
+});
+
+/** Runs the CLI: `KNOBLAB_BIN` when set, else the dev build. */
+function knoblab(args) {
+  const [cmd, pre] = process.env.KNOBLAB_BIN
+    ? [process.env.KNOBLAB_BIN, []]
+    : ['cargo', ['run', '--quiet', '--bin', 'knoblab', '--']];
+  return execFileSync(cmd, [...pre, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
+}
+
+test("a run on a generated device is ranked as the CLI ranks it (the worker makes the device, with the generator's font)", async () => {
+  const id = JSON.parse(readFileSync(join(ROOT, 'data/generated.json'), 'utf8')).devices[0].id;
+  const run = join(work, 'generated-oracle.jsonl');
+  knoblab(['run', id, '--agent', 'oracle', '--out', run]);
+  const doc = JSON.parse(knoblab(['leaderboard', run, '--json']));
+  const { page, errors } = await openPage(browser, DESKTOP);
+  await gotoRoute(page, '#/leaderboard');
+  await page.getByTestId('file-input').setInputFiles([run]);
+  await page.getByTestId('lb-done').waitFor({ timeout: 300_000 });
+  const rows = await tableOf(page);
+  assert.equal(rows.length, 1, JSON.stringify(rows));
+  const want = doc.runs[0];
+  assert.equal(rows[0].status, want.status);
+  assert.ok(rows[0].cells.length > 0);
+  for (const [key, v, lo, hi, n] of rows[0].cells) {
+    const e = want.metrics[key];
+    assert.ok(e, `${key} is not in the CLI's document`);
+    assert.deepEqual([num(v), num(lo), num(hi), Number(n)], [e.value, e.ci_low, e.ci_high, e.n], key);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('a leaderboard URL that names no file says so', async () => {

@@ -3,8 +3,8 @@
 // the Score page's workers run (split_score_job with EPIC-Bench's, and one
 // chunk for each other benchmark's: split_score_finestate, split_score_switch,
 // split_score_trajectories), the generator a chunk that only the device
-// drawer runs (split_draw_device), and the leaderboard's computation a
-// module of its own (knoblab-board-worker_bg.wasm). The library and a
+// drawer runs (split_draw_device), and the leaderboard's computation one
+// that only the Leaderboard's worker runs (split_board). The library and a
 // hand-made device's player request none of them, a generated device's
 // player the generator's alone; the service worker keeps them in the background (not counted
 // here: it is not the page's). Deterministic: which files a route
@@ -26,7 +26,7 @@ import { deviceOf, fetchJson } from './player-support.mjs';
  * docs/performance.md, "What each route downloads"). This bound fails if
  * any of them comes back. */
 const BUDGET = 0.75 * 1024 * 1024;
-const SCORER = /knoblab-board-worker|\.split_score_(job|finestate|switch|trajectories)\.wasm$/;
+const SCORER = /\.split_(board|score_(job|finestate|switch|trajectories))\.wasm$/;
 const GENERATOR = /\.split_draw_device\.wasm$/;
 /** A chunk of the page's module: `knoblab-page-HASH.NAME.wasm`. */
 const CHUNK = /knoblab-page-[0-9a-f]+\.([A-Za-z0-9_]+)\.wasm$/;
@@ -194,7 +194,7 @@ test("the Score page scores an EPIC file with its scorers' chunk fetched once, b
   assert.equal(requested.filter((u) => /\.split_score_job\.wasm$/.test(u)).length, 1, requested.join('\n'));
   // No other benchmark's file was dropped: their scorers (and the
   // trajectories' generator) are not downloaded, nor any worker's own module.
-  assert.deepEqual(requested.filter((u) => /split_score_(finestate|switch|trajectories)|split_draw_device|knoblab-board-worker/.test(u)), []);
+  assert.deepEqual(requested.filter((u) => /split_score_(finestate|switch|trajectories)|split_draw_device|split_board/.test(u)), []);
   assert.ok(total <= SCORE_BUDGET, `${total} bytes of wasm + JS + CSS for the Score route, over ${SCORE_BUDGET}:\n${listing}`);
 });
 

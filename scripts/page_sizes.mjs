@@ -50,6 +50,10 @@ const ROUTES = [
   // file (its scorer's chunk), and the Leaderboard with three runs.
   ['Score with a FineState-Bench file', '#/score', async (page) => {
     await page.getByTestId('drop-zone').waitFor();
+    // The sample's model, which FineState-Bench's official scoring needs.
+    await page.getByTestId('options').locator('summary').click();
+    await page.getByTestId('opt-finestate-model').fill('google/gemini-2.5-flash');
+    await page.getByTestId('opt-finestate-model').press('Enter');
     await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'finestate/dataset'));
     await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
     await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });

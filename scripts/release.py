@@ -9,10 +9,10 @@ written
 - into sw.js, with the list of files the service worker keeps on install
   (the app shell and the library's index), so a new release is a new
   service worker with a new cache, and the list it keeps in the
-  background after that (the Leaderboard's module and the page's chunks:
-  the scorers and the generator, which no route needs before it is usable,
-  so that a dropped file scores and a generated device is drawn offline
-  after one visit; issue #46).
+  background after that (the page's chunks: the pages', the scorers', the
+  generator's and the leaderboard's, which no route needs before it is
+  usable, so that a dropped file scores and a generated device is drawn
+  offline after one visit; issue #46).
 """
 
 import hashlib
@@ -21,7 +21,7 @@ import pathlib
 import sys
 
 # The page's chunks (the Agent, Score and Leaderboard pages' code, the
-# scorers and the generator), named by
+# scorers, the generator and the leaderboard), named by
 # split_page.py, are kept in the background too; the page's main module, glue
 # and the chunks' loader are the shell.
 from split_page import CHUNK_NAME
@@ -29,11 +29,6 @@ from split_page import CHUNK_NAME
 VERSION = "{{KNOBLAB_VERSION}}"
 PRECACHE = "'{{KNOBLAB_PRECACHE}}'"
 BACKGROUND = "'{{KNOBLAB_BACKGROUND}}'"
-# The workers' modules: Trunk names a `data-type="worker"` binary's glue
-# and wasm after the binary (index.html), so these are their names' starts.
-# Kept in the background after the install: the Leaderboard's (the scorers
-# and the generator are chunks of the page's module, kept by CHUNK_NAME).
-WORKER_MODULES = ("knoblab-board-worker",)
 # Beside the top-level files and snippets/: what every route needs from data/.
 DATA_SHELL = [
     "data/library.json",
@@ -64,13 +59,12 @@ def main():
     for f in files:
         rel = f.relative_to(root).as_posix()
         top = "/" not in rel and rel not in ("index.html", "sw.js")
-        if top and (rel.startswith(WORKER_MODULES) or CHUNK_NAME.fullmatch(rel)):
+        if top and CHUNK_NAME.fullmatch(rel):
             background.append(rel)
         elif top or rel.startswith("snippets/"):
             shell.append(rel)
-    for name in WORKER_MODULES:
-        if not any(rel.startswith(name) and rel.endswith("_bg.wasm") for rel in background):
-            sys.exit(f"release.py: {name}_bg.wasm is missing from the build (index.html builds it)")
+    if not background:
+        sys.exit("release.py: the build has no chunks of the page's module (split_page.py writes them)")
     for rel in DATA_SHELL:
         if not (root / rel).is_file():
             sys.exit(f"release.py: {rel} is missing from the build")

@@ -53,10 +53,11 @@ GLUE_META = "knoblab-page-glue"
 # src/worker), by the <meta> that lists their chunks (each with the chunks it
 # needs): the page downloads and compiles those once and posts them to every
 # such worker, so that two workers starting together do not each download
-# them. The Score page's workers, then the device drawer.
+# them. The Score page's workers, the device drawer, the Leaderboard's.
 WORKER_SPLITS = {
     "knoblab-score-chunks": ("score_job",),
     "knoblab-device-chunks": ("draw_device",),
+    "knoblab-board-chunks": ("board",),
 }
 # Put before the split loader: a chunk posted compiled (a worker's
 # `globalThis.knoblabChunks`, by absolute URL) is instantiated from it; any

@@ -12,12 +12,9 @@
 //! - [`browser`]: the browser's services: fetch, IndexedDB, storage, downloads.
 //! - [`api`]: `window.knoblab`, the page API for scripts and tests.
 //! - [`chunk`]: what a split point returns when its chunk cannot be downloaded.
-//! - [`worker`]: the entries the Score page's workers and the device
-//!   drawer call on this same module, whose scorers and generator are
-//!   chunks they download (issue #46).
-//!
-//! The Leaderboard's computation runs in a worker on a wasm binary of its
-//! own (`crates/web-board-worker`).
+//! - [`worker`]: the entries the Score page's workers, the device drawer
+//!   and the Leaderboard's worker call on this same module, whose scorers,
+//!   generator and leaderboard are chunks they download (issue #46).
 
 #[cfg(target_arch = "wasm32")]
 pub mod api;
@@ -43,8 +40,7 @@ pub use app::App;
 /// (in a worker, nothing).
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
-    // The Score page's workers and the device drawer instantiate this
-    // module too (`worker`).
+    // The page's workers instantiate this module too (`worker`).
     if web_sys::window().is_none() {
         return;
     }

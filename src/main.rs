@@ -9,7 +9,7 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {}
 
-/// The page's allocator, the same as its workers' modules': blocks of up
+/// The page's allocator (its workers run the same module): blocks of up
 /// to a kilobyte by size class ([`knoblab_web_heap`]) in front of talc,
 /// which serves the rest and replaced the Rust standard library's dlmalloc
 /// port (docs/performance.md).

@@ -5,10 +5,10 @@
 // installing a release fills its own cache with the app shell and the
 // library's index; activating it deletes the caches of every other release
 // of this same copy (same scope), so a visitor never runs a mix of two.
-// The Leaderboard's module and the page's chunks (the Agent, Score and
-// Leaderboard pages' code, the scorers that the Score page's workers run
-// and the generator that the device drawer runs: no route needs them before
-// it is usable) are kept after that, in the background, when the page asks
+// The page's chunks (the Agent, Score and Leaderboard pages' code, the
+// scorers that the Score page's workers run, the generator that the device
+// drawer runs and the leaderboard that its worker runs: no route needs them
+// before it is usable) are kept after that, in the background, when the page asks
 // (www/offline.js, once it runs), so that a dropped file scores offline
 // after one visit. The files under data/ that the page fetches later (an
 // opened device's bundle, the generator's font, a shipped sample) go into
@@ -22,7 +22,7 @@
 const VERSION = '{{KNOBLAB_VERSION}}';
 // Paths relative to the scope: './' is the page itself.
 const PRECACHE = ['{{KNOBLAB_PRECACHE}}'];
-// Kept in the background after the install (the Leaderboard's module, the page's chunks).
+// Kept in the background after the install (the page's chunks).
 const BACKGROUND = ['{{KNOBLAB_BACKGROUND}}'];
 const SCOPE = new URL(self.registration.scope);
 const PREFIX = `knoblab ${SCOPE.pathname} `;

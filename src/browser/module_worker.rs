@@ -1,24 +1,19 @@
 //! Module Web Workers, each a small script of its own (`www/*.js`, copied
 //! beside `index.html` by Trunk and started by its URL relative to the
-//! page, so the same build runs at any path), of two kinds:
+//! page, so the same build runs at any path), all running the page's own
+//! module ([`spawn_page`]), whose code each calls comes in chunks that the
+//! page never fetches for itself (`crate::worker`): the Score page's
+//! workers ([`crate::pages::score::worker`]), the device drawer
+//! ([`super::device_worker`]) and the Leaderboard's
+//! (`crate::pages::leaderboard`). A route downloads only what it uses
+//! (issue #46).
 //!
-//! - [`spawn`]: on a wasm module of its own, the Leaderboard's
-//!   (`knoblab-board-worker`), a binary that Trunk builds beside the page
-//!   (`data-type="worker"` in `index.html`), whose glue the script imports
-//!   from beside itself.
-//! - [`spawn_page`]: on the page's own module, whose code the worker calls
-//!   comes in chunks that the page never fetches for itself (`crate::worker`).
-//!   The Score page's workers ([`crate::pages::score::worker`]) and the
-//!   device drawer ([`super::device_worker`]) start this way.
-//!
-//! Either way a route downloads only what it uses (issue #46).
-//!
-//! **Decision:** the page fetches and compiles each worker module, and the
-//! chunks its workers call, once per page load and posts the compiled
-//! `WebAssembly.Module`s to every worker that runs them, so that the Score
-//! page's two or more workers neither download nor compile them twice
-//! (when each downloaded the scorers' chunk itself, a cold Score route
-//! downloaded it twice: 1.3 MB instead of 0.65).
+//! **Decision:** the page fetches and compiles the chunks its workers call
+//! once per page load and posts the compiled `WebAssembly.Module`s to every
+//! worker that runs them, so that the Score page's two or more workers
+//! neither download nor compile them twice (when each downloaded the
+//! scorers' chunk itself, a cold Score route downloaded it twice: 1.3 MB
+//! instead of 0.65).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -51,12 +46,12 @@ extern "C" {
 }
 
 thread_local! {
-    /// Each worker module being compiled or compiled in this page load, by
-    /// URL (one that failed is dropped, so the next worker tries again).
+    /// Each chunk being compiled or compiled in this page load, by URL (one
+    /// that failed is dropped, so the next worker tries again).
     static COMPILED: RefCell<HashMap<String, js_sys::Promise>> = RefCell::new(HashMap::new());
 }
 
-/// The compiled module at `url`: compiled once per page load.
+/// The compiled chunk at `url`: compiled once per page load.
 fn compiled(url: &str) -> js_sys::Promise {
     COMPILED.with(|c| {
         c.borrow_mut()
@@ -94,32 +89,6 @@ pub fn page_relative(file: &str) -> Result<String, String> {
         .map_err(|e| js_message(&e))
 }
 
-/// A module worker running the script `file` (a path relative to the
-/// page) on the wasm module `wasm` (a path relative to the page): the
-/// worker starts at once, and is posted the compiled module
-/// (`{init: {module}}`) when it is ready, or why it is not
-/// (`{init: {error}}`); its script waits for it before running anything.
-pub fn spawn(file: &str, wasm: &str) -> Result<Worker, String> {
-    let wasm_url = page_relative(wasm)?;
-    let worker = start(file)?;
-    let module = compiled(&wasm_url);
-    let to = worker.clone();
-    let name = wasm.to_string();
-    wasm_bindgen_futures::spawn_local(async move {
-        let init = js_sys::Object::new();
-        match JsFuture::from(module).await {
-            Ok(module) => set(&init, "module", &module),
-            Err(e) => {
-                COMPILED.with(|c| c.borrow_mut().remove(&wasm_url));
-                let why = format!("{name} could not be loaded: {}", js_message(&e));
-                set(&init, "error", &JsValue::from_str(&why));
-            }
-        }
-        post_init(&to, &init);
-    });
-    Ok(worker)
-}
-
 /// A module worker running the script `file`, a path relative to the page.
 fn start(file: &str) -> Result<Worker, String> {
     let worker_options = WorkerOptions::new();
@@ -148,6 +117,8 @@ pub enum PageWorker {
     Score,
     /// The device drawer: the generator and its picture code.
     Device,
+    /// The Leaderboard's: the leaderboard's computation and the generator.
+    Board,
 }
 
 impl PageWorker {
@@ -155,6 +126,7 @@ impl PageWorker {
         match self {
             PageWorker::Score => "knoblab-score-chunks",
             PageWorker::Device => "knoblab-device-chunks",
+            PageWorker::Board => "knoblab-board-chunks",
         }
     }
 }
@@ -171,8 +143,7 @@ fn meta(name: &str) -> Option<String> {
 
 /// A module worker running the script `file` (a path relative to the page)
 /// on the page's own module. Once the chunks that `kind` of worker calls
-/// are compiled (downloaded and compiled once per page load, like [`spawn`]'s
-/// modules), it is posted `{init: {module, glue, chunks}}`: the module this
+/// are compiled (downloaded and compiled once per page load), it is posted `{init: {module, glue, chunks}}`: the module this
 /// page runs, the absolute URL of its glue, which the worker imports, and
 /// the chunks, `[URL, WebAssembly.Module]` pairs, which its split loader
 /// instantiates instead of downloading them (`crate::worker`). A chunk

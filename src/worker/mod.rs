@@ -1,12 +1,15 @@
 //! The page's module as its workers run it: each worker instantiates this
 //! very module (the page posts it compiled, with its glue's URL and the
 //! chunks that worker calls), then calls these entries. Nothing of the page
-//! starts there ([`crate::start`] returns in a worker). Two kinds of worker:
+//! starts there ([`crate::start`] returns in a worker). Three kinds of
+//! worker:
 //!
 //! - the Score page's (`www/score-worker.js`): the job and the scorers
 //!   (`job`);
 //! - the device drawer (`www/device-worker.js`): generated devices
-//!   (`draw`).
+//!   (`draw`);
+//! - the Leaderboard page's (`www/board-worker.js`): runs ranked, rows
+//!   compared (`board`).
 //!
 //! **Decision** (issue #46, each route loads what it uses): the scorers and
 //! the generator are code of this module, not of modules of their own. In
@@ -18,7 +21,8 @@
 //! `score_trajectories`, with the generator that trajectories of generated
 //! devices need). The generator and its picture code are the chunk
 //! `draw_device`, which the page downloads for the device worker when a
-//! generated device is first opened. A module of their own carried its own
+//! generated device is first opened, and the leaderboard's computation the
+//! chunk `board`, for the Leaderboard's worker. A module of their own carried its own
 //! copy of the standard library, serde_json and the picture code, and a
 //! route downloaded both that and the page's: docs/performance.md, "What
 //! each route downloads".
@@ -26,6 +30,7 @@
 //! Every entry is async (the first call of a chunk downloads it) and
 //! rejects with a message when its chunk cannot be downloaded.
 
+mod board;
 mod draw;
 mod job;
 
@@ -36,6 +41,7 @@ use crate::chunk::Missing;
 /// What each kind of worker's chunks hold, as its messages name it.
 const SCORERS: &str = "the scorers' code";
 const GENERATOR: &str = "the device generator's code";
+const BOARD: &str = "the leaderboard's code";
 
 /// Why an entry did not run, as the worker's script reads it: `what` (its
 /// chunk) could not be downloaded.
@@ -149,6 +155,79 @@ pub async fn knoblab_draw_device(id: String) -> Result<js_sys::Array, JsValue> {
 #[wasm_bindgen]
 pub async fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
     call!(GENERATOR, font(bytes))?
+}
+
+/// The leaderboard's build, a future made in its chunk (the chunk's code
+/// runs when it is awaited).
+type Building = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<u8>, JsValue>>>>;
+
+chunk_fn! { board:
+    fn board_build(
+        files: js_sys::Array,
+        options: String,
+        plan_name: Option<String>,
+        plan_bytes: Option<Vec<u8>>,
+        library: String
+    ) -> Building {
+        Box::pin(board::build_board(files, options, plan_name, plan_bytes, library))
+    }
+    fn board_traces(row: usize, file: String, lines: Vec<usize>) -> Result<Vec<u8>, JsValue> {
+        board::traces(row, file, lines)
+    }
+    fn board_saved() -> Result<Vec<u8>, JsValue> {
+        board::saved()
+    }
+    fn board_compare(a: usize, b: usize) -> Result<Vec<u8>, JsValue> {
+        board::compare_rows(a, b)
+    }
+}
+
+/// The board of `files` (an array of `{path, file | url}`, read one at a
+/// time), with `options` (JSON of `knoblab_app::leaderboard::Options`) and
+/// a plan file (`plan_name`, `plan_bytes`), the devices they played fetched
+/// from the library index at `library` (absolute URL): the JSON of
+/// `knoblab_app::leaderboard::publish::Built`. The board is kept for the
+/// calls below. Rejects with a message that says what went wrong and where.
+#[wasm_bindgen]
+pub async fn knoblab_board_build(
+    files: js_sys::Array,
+    options: String,
+    plan_name: Option<String>,
+    plan_bytes: Option<Vec<u8>>,
+    library: String,
+) -> Result<Vec<u8>, JsValue> {
+    call!(
+        BOARD,
+        board_build(files, options, plan_name, plan_bytes, library)
+    )?
+    .await
+}
+
+/// The traces of row `row`'s records at `lines`, from the board the last
+/// build made, whose row `row` must be `file`: JSON of a list of
+/// `knoblab_app::leaderboard::publish::Trace`.
+#[wasm_bindgen]
+pub async fn knoblab_board_traces(
+    row: usize,
+    file: String,
+    lines: Vec<usize>,
+) -> Result<Vec<u8>, JsValue> {
+    call!(BOARD, board_traces(row, file, lines))?
+}
+
+/// The board the last build made, with its traces, as the file the page
+/// saves and reopens, in UTF-8 bytes.
+#[wasm_bindgen]
+pub async fn knoblab_board_saved() -> Result<Vec<u8>, JsValue> {
+    call!(BOARD, board_saved())?
+}
+
+/// Rows `a` and `b` (0-based) of the board the last build made, compared
+/// with its seed and resamples: the JSON of
+/// `knoblab_app::leaderboard::Comparison`.
+#[wasm_bindgen]
+pub async fn knoblab_board_compare(a: usize, b: usize) -> Result<Vec<u8>, JsValue> {
+    call!(BOARD, board_compare(a, b))?
 }
 
 /// A Score worker's first entry for a job: its files (paths and bytes in the

@@ -26,11 +26,9 @@ type Module = Vec<String>;
 
 /// The workspace's crates from the bottom up, each with its rank: a crate
 /// may depend on crates of a lower rank only. The faces share the top rank
-/// and depend on nothing of it, so none depends on another face. Below
-/// them, the web page's workers' modules (each a wasm32 binary of its own,
-/// issue #46), which the page names in its tests alone; the allocator and
-/// the fetch of the page and its workers depend on nothing.
-const RANKS: [(&str, u8); 12] = [
+/// and depend on nothing of it, so none depends on another face. The
+/// allocator and the fetch of the page and its workers depend on nothing.
+const RANKS: [(&str, u8); 11] = [
     ("knoblab-core", 0),
     ("knoblab-web-heap", 0),
     ("knoblab-web-fetch", 0),
@@ -38,7 +36,6 @@ const RANKS: [(&str, u8); 12] = [
     ("knoblab-eval", 1),
     ("knoblab-devicegen", 2),
     ("knoblab-app", 3),
-    ("knoblab-board-worker", 4),
     ("knoblab-cli", 5),
     ("knoblab-page", 5),
     ("knoblab-python", 5),

@@ -1,10 +1,8 @@
 //! # knoblab-web-heap
 //!
-//! The heap of the page and of its workers' modules (each a wasm32 binary
-//! of its own: the page, `knoblab-board-worker`):
-//! small blocks by size class in front of a general allocator. A crate of
-//! its own so that the workers' binaries set the same allocator without
-//! linking the page.
+//! The heap of the page's module (which its workers run too): small
+//! blocks by size class in front of a general allocator. A crate of its
+//! own, tested natively, so that it depends on nothing of the page.
 //!
 //! A Score worker makes millions of small values (masks' runs, parsed
 //! replies, strings) and frees most of them soon after. Talc, the page's

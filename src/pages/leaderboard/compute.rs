@@ -1,11 +1,10 @@
 //! The page's one way into the leaderboard computation: [`compute`], which
-//! asks the Leaderboard's worker (`www/board-worker.js`, on its own
-//! module, `knoblab-board-worker`: its `board.rs` calls
-//! [`knoblab_app::leaderboard`]). Everything heavy (reading the dropped
-//! runs, opening the devices they played, scoring, the bootstraps, a
-//! paired comparison) happens there, off the page's thread and out of the
-//! page's module, which holds neither the metrics nor the device
-//! generator (issue #46). The page reads the answer (JSON bytes) into the
+//! asks the Leaderboard's worker (`www/board-worker.js`, on the page's own
+//! module, whose chunk `board` calls [`knoblab_app::leaderboard`]:
+//! `crate::worker`). Everything heavy (reading the dropped runs, opening
+//! the devices they played, scoring, the bootstraps, a paired comparison)
+//! happens there, off the page's thread and out of the page's main module,
+//! which holds neither the metrics nor the device generator (issue #46). The page reads the answer (JSON bytes) into the
 //! types it shows.
 //!
 //! **Decision:** one worker, started at the first request and kept while
@@ -26,14 +25,13 @@ use knoblab_app::leaderboard::{Comparison, Options};
 
 use crate::browser::fetch::LIBRARY_URL;
 use crate::browser::js_message;
-use crate::browser::module_worker::{bytes_field, page_relative, set, spawn, string_field};
+use crate::browser::module_worker::{
+    bytes_field, page_relative, set, spawn_page, string_field, PageWorker,
+};
 use crate::pages::score::worker::{JobFile, Source};
 
 /// The worker's script, beside the page (`www/board-worker.js`).
 const WORKER_JS: &str = "board-worker.js";
-/// The Leaderboard's module, beside the page (Trunk builds it from
-/// `crates/web-board-worker`, `data-type="worker"`).
-const WORKER_WASM: &str = "knoblab-board-worker_bg.wasm";
 
 /// What the page asks.
 pub enum Request {
@@ -112,7 +110,7 @@ thread_local! {
 
 /// Starts the worker; its answers settle the waiting requests.
 fn start() -> Result<Running, String> {
-    let worker = spawn(WORKER_JS, WORKER_WASM)?;
+    let worker = spawn_page(WORKER_JS, PageWorker::Board)?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
         let Some(number) = js_sys::Reflect::get(&data, &JsValue::from_str("job"))

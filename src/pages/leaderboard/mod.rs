@@ -10,7 +10,7 @@
 //! page, so any sub-path works).
 //!
 //! - [`compute`]: the one call into the computation, in the Leaderboard's
-//!   worker (`www/board-worker.js`, on the scorers' module).
+//!   worker (`www/board-worker.js`, on the page's module: its chunk `board`).
 //! - [`view`]: the table, the chart, the episode lists, the comparison.
 
 pub mod compute;

@@ -214,7 +214,7 @@ impl Published {
 }
 
 /// What the page's leaderboard worker answers a build with
-/// (`knoblab-board-worker`'s `knoblab_board_build`, read by the page): the
+/// (the page module's `knoblab_board_build`, read by the page): the
 /// board (none when no file could be read as a run or a leaderboard)
 /// without its traces, which stay in the worker (asked for a list of
 /// episodes at a time, and for the saved file: they are most of a big
