@@ -199,8 +199,9 @@ python_test() {
 # data/library-sheet.png) from data/gen and data/ucsm, the manifest of
 # the generated devices (data/generated.json; they are made on demand),
 # their task list (data/generated-tasks.json), the library's version file
-# (data/library-version.json: one version more when its content changed)
-# and the 26 per-category contact sheets (docs/sheets/<Category>.png).
+# (data/library-version.json: one version more when its content changed),
+# the 26 per-category contact sheets (docs/sheets/<Category>.png) and
+# the Python package's table of step limits (budgets.json).
 library() {
   step "device library (knoblab library build)"
   cargo run --quiet --bin knoblab -- library build --out data
@@ -208,6 +209,12 @@ library() {
   cargo run --quiet --bin knoblab -- library generate --out data
   step "per-category contact sheets (knoblab library sheet --all)"
   cargo run --quiet --bin knoblab -- library sheet --all --out docs/sheets
+  # The Python package's step limits are of one library version (a test
+  # checks it): remade from the package built with this library.
+  setup_python
+  step "the Python package's step limits (python -m knoblab._budgets)"
+  PATH="$PY_VENV/bin:$PATH" "$PY_VENV/bin/pip" install --quiet --no-build-isolation --force-reinstall --no-deps ./bindings/python
+  "$PY_VENV/bin/python" -m knoblab._budgets bindings/python/python/knoblab/budgets.json
 }
 
 # cargo-fuzz runs on a nightly toolchain (its coverage flags need one).

@@ -8,7 +8,11 @@ making every generated device, so they are computed once per library
 version and kept beside this module (``budgets.json``, with the library's
 version and hash, which a test checks against the shipped library)::
 
-    python -m knoblab._budgets        # rewrites budgets.json (about 2.5 min of CPU: every generated device is made)
+    python -m knoblab._budgets [PATH]   # writes the table (about 2.5 min of CPU: every generated device is made)
+
+PATH defaults to the installed module's own ``budgets.json``; the
+repository's copy is ``bindings/python/python/knoblab/budgets.json``,
+which ``scripts/dev.sh library`` rewrites after rebuilding the library.
 """
 
 from __future__ import annotations
@@ -47,8 +51,8 @@ def compute(devices: Optional[Iterable[str]] = None) -> Dict[str, int]:
     return out
 
 
-def main() -> None:
-    """Rewrites ``budgets.json`` for the shipped library."""
+def main(out: Path = TABLE) -> None:
+    """Writes the table of the shipped library to ``out``."""
     from . import library_version
 
     budgets = compute()
@@ -58,9 +62,9 @@ def main() -> None:
         "library": library_version(),
         "budgets": budgets,
     }
-    TABLE.write_text(json.dumps(table, indent=0, sort_keys=False) + "\n")
-    print(f"{TABLE}: {len(budgets)} devices", file=sys.stderr)
+    out.write_text(json.dumps(table, indent=0, sort_keys=False) + "\n")
+    print(f"{out}: {len(budgets)} devices", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else TABLE)
