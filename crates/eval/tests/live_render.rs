@@ -539,3 +539,46 @@ fn coverage_lists_per_category_the_states_that_show_no_sign_of_their_own() {
         "{told} of {states} states cannot be told apart from another: more than a fifth"
     );
 }
+
+/// A live layer draws over PNG pictures with PNG sheets only: the same
+/// bundle with its front view's picture (or its front sheet) made a JPEG
+/// of the same size is refused, naming the sheet's field and the type
+/// found (the renderer decodes PNG alone, so the page's player links no
+/// JPEG decoder: issue #46).
+#[test]
+fn a_live_layer_over_a_jpeg_picture_or_with_a_jpeg_sheet_is_refused() {
+    let dir = data().join("devices/washer-0001");
+    let live: knoblab_core::bundle::live::LiveSpec =
+        serde_json::from_slice(&std::fs::read(dir.join(LIVE_FILE)).unwrap()).unwrap();
+    let sheet_file = live.sheets["front"].clone();
+    let jpeg_like = |png: &[u8]| {
+        let image = image::load_from_memory(png).unwrap().to_rgb8();
+        let mut out = std::io::Cursor::new(Vec::new());
+        image.write_to(&mut out, image::ImageFormat::Jpeg).unwrap();
+        out.into_inner()
+    };
+    for replaced in ["views/front.png".to_string(), sheet_file] {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for entry in walk(&dir) {
+            let name = entry
+                .strip_prefix(&dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let bytes = std::fs::read(&entry).unwrap();
+            let bytes = if name == replaced {
+                jpeg_like(&bytes)
+            } else {
+                bytes
+            };
+            files.push((name, bytes));
+        }
+        let err = knoblab_core::bundle::load_files("washer", files)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("live.json") && err.contains("sheets.front") && err.contains("image/jpeg"),
+            "{replaced}: {err}"
+        );
+    }
+}

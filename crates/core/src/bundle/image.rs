@@ -6,7 +6,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use base64::Engine;
-use image::{ImageFormat, ImageReader};
+use image::ImageFormat;
 use thiserror::Error;
 
 use super::limits::{human_bytes, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
@@ -121,6 +121,13 @@ pub enum ImageError {
 /// a header that cannot be read, a zero size, or more than
 /// [`MAX_IMAGE_PIXELS`] pixels (checked from the header, so a decompression
 /// bomb is never decoded).
+///
+/// **Decision** (issue #46): a JPEG's size is read from its frame header
+/// here ([`jpeg_declared_size`]) rather than by the `image` crate's
+/// reader, which would link a JPEG decoder into every build that reads a
+/// bundle (the page's main module among them), though no JPEG is ever
+/// decoded there: a view's picture is shown as it came, and live pictures
+/// are drawn over PNG pictures only (`bundle::validate::live`).
 pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, ImageError> {
     if bytes.len() > MAX_IMAGE_BYTES {
         return Err(ImageError::TooLarge {
@@ -128,34 +135,31 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, ImageError> {
             cap: human_bytes(MAX_IMAGE_BYTES as u64),
         });
     }
-    let reader = ImageReader::new(Cursor::new(&bytes[..]))
-        .with_guessed_format()
-        .map_err(|e| ImageError::Unreadable {
-            message: e.to_string(),
-        })?;
-    let media_type = match reader.format() {
-        Some(ImageFormat::Png) => "image/png",
-        Some(ImageFormat::Jpeg) => "image/jpeg",
-        Some(other) => {
+    let (media_type, size) = match image::guess_format(&bytes) {
+        Ok(ImageFormat::Png) => {
+            // The PNG decoder on 32-bit wasm refuses a huge header itself
+            // ("Memory limit exceeded"): the size IHDR declares is checked
+            // first, so the page gives the same message as the CLI.
+            if let Some((width, height)) = png_declared_size(&bytes) {
+                check_size(width, height)?;
+            }
+            ("image/png", png_size(&bytes))
+        }
+        Ok(ImageFormat::Jpeg) => ("image/jpeg", jpeg_declared_size(&bytes)),
+        Ok(other) => {
             return Err(ImageError::Format {
                 format: format!("{other:?}"),
             })
         }
-        None => {
+        Err(_) => {
             return Err(ImageError::NotImage {
                 start: describe_start(&bytes),
             })
         }
     };
-    // The PNG decoder on 32-bit wasm refuses a huge header itself ("Memory
-    // limit exceeded"); reading IHDR first gives the page the same message
-    // as the CLI.
-    if let Some((width, height)) = png_declared_size(&bytes) {
-        check_size(width, height)?;
-    }
-    let (width, height) = reader.into_dimensions().map_err(|e| ImageError::Header {
+    let (width, height) = size.map_err(|message| ImageError::Header {
         media_type,
-        message: e.to_string(),
+        message,
     })?;
     check_size(width, height)?;
     Ok(ViewImage {
@@ -164,6 +168,68 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, ImageError> {
         media_type: media_type.to_string(),
         bytes: Arc::from(bytes),
     })
+}
+
+/// A PNG's size, its header read by the PNG decoder.
+fn png_size(bytes: &[u8]) -> Result<(u32, u32), String> {
+    use image::ImageDecoder;
+    image::codecs::png::PngDecoder::new(Cursor::new(bytes))
+        .map(|decoder| decoder.dimensions())
+        .map_err(|e| e.to_string())
+}
+
+/// The width and height a JPEG's frame header (its first SOF segment)
+/// declares, walking its segments up to the image data (SOS), as a
+/// decoder reads the headers; why not, when the file ends or breaks first.
+pub fn jpeg_declared_size(bytes: &[u8]) -> Result<(u32, u32), String> {
+    let be = |at: usize| {
+        bytes
+            .get(at..at + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+    };
+    let cut = || "the file ends before its image data (SOS)".to_string();
+    if bytes.get(..2) != Some(&[0xFF, 0xD8][..]) {
+        return Err("no start-of-image marker (FF D8)".to_string());
+    }
+    let mut size = None;
+    let mut at = 2;
+    loop {
+        if *bytes.get(at).ok_or_else(cut)? != 0xFF {
+            return Err(format!("no segment marker at byte {at}"));
+        }
+        // Fill bytes (FF) may precede a marker.
+        while bytes.get(at + 1) == Some(&0xFF) {
+            at += 1;
+        }
+        let marker = *bytes.get(at + 1).ok_or_else(cut)?;
+        at += 2;
+        match marker {
+            // Markers without a segment: TEM, the restarts, SOI.
+            0x01 | 0xD0..=0xD8 => continue,
+            0xD9 => return Err("the image ends (EOI) before its image data".into()),
+            0xDA => {
+                return size
+                    .ok_or_else(|| "the image data begins before a frame header (SOF)".into())
+            }
+            _ => {
+                let length = be(at).ok_or_else(cut)?;
+                if length < 2 || bytes.len() < at + usize::from(length) {
+                    return Err(format!(
+                        "the segment at byte {at} declares length {length}; the file has {} bytes",
+                        bytes.len()
+                    ));
+                }
+                // Start of frame, every kind (C4, C8 and CC are other segments).
+                let frame = matches!(marker, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF);
+                if frame && size.is_none() {
+                    let height = be(at + 3).ok_or_else(cut)?;
+                    let width = be(at + 5).ok_or_else(cut)?;
+                    size = Some((u32::from(width), u32::from(height)));
+                }
+                at += usize::from(length);
+            }
+        }
+    }
 }
 
 /// Refuses a declared size of zero or of more than [`MAX_IMAGE_PIXELS`].
@@ -282,6 +348,43 @@ mod tests {
             (jpeg.width, jpeg.height, jpeg.media_type.as_str()),
             (16, 9, "image/jpeg")
         );
+    }
+
+    #[test]
+    fn a_jpeg_header_cut_or_broken_is_refused_with_where() {
+        let jpeg = encoded(ImageFormat::Jpeg, 16, 9);
+        for cut in [4, 20, 60] {
+            let err = read_view_image(jpeg[..cut].to_vec())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("the image/jpeg header could not be read"),
+                "{cut}: {err}"
+            );
+        }
+        // Image data (SOS) before any frame header.
+        let err = jpeg_declared_size(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]).unwrap_err();
+        assert!(err.contains("before a frame header"), "{err}");
+        // A segment that claims less than its own length field.
+        let err = jpeg_declared_size(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 1]).unwrap_err();
+        assert!(err.contains("declares length 1"), "{err}");
+        // The end of the image before any image data.
+        let err = jpeg_declared_size(&[0xFF, 0xD8, 0xFF, 0xD9]).unwrap_err();
+        assert!(err.contains("EOI"), "{err}");
+        // Bytes between segments that are no marker.
+        let err = jpeg_declared_size(&[0xFF, 0xD8, 0x00]).unwrap_err();
+        assert!(err.contains("no segment marker at byte 2"), "{err}");
+    }
+
+    #[test]
+    fn a_progressive_jpeg_size_comes_from_its_frame_header() {
+        // SOI, an APP0 of 4 bytes, SOF2 (progressive): 8-bit, 300 high,
+        // 500 wide, one component; then SOS.
+        let bytes = [
+            0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC2, 0, 11, 8, 1, 44, 1, 244, 1, 1, 0x11, 0,
+            0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0,
+        ];
+        assert_eq!(jpeg_declared_size(&bytes), Ok((500, 300)));
     }
 
     #[test]

@@ -298,17 +298,12 @@ impl Draft {
         });
         self.diagnostics.extend(found);
         if let Some(live) = &self.live {
-            let sheet_sizes: BTreeMap<String, (u32, u32)> = self
-                .sheets
-                .iter()
-                .map(|(name, image)| (name.clone(), (image.width, image.height)))
-                .collect();
             check_live(
                 live,
                 self.views.as_ref(),
-                &sizes,
+                &self.images,
                 self.ssm.as_ref(),
-                &sheet_sizes,
+                &self.sheets,
                 &mut self.diagnostics,
             );
         }

@@ -310,13 +310,24 @@ fn view_image<'b>(bundle: &'b Bundle, view: &str) -> Result<&'b ViewImage, Rende
         })
 }
 
+/// A PNG's pixels. Live pictures are drawn over PNG pictures with PNG
+/// sheets only (`bundle::validate::live` refuses a live layer over any
+/// other), so no other decoder is linked where the player runs (the page's
+/// main module: issue #46).
 fn decode(bytes: &[u8], what: &str) -> Result<RgbaImage, RenderError> {
-    image::load_from_memory(bytes)
+    let failed = |message: String| RenderError::Decode {
+        what: what.to_string(),
+        message,
+    };
+    let decoder =
+        image::codecs::png::PngDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| {
+            failed(format!(
+                "{e} (a live picture is drawn over PNG pictures only)"
+            ))
+        })?;
+    image::DynamicImage::from_decoder(decoder)
         .map(|i| i.to_rgba8())
-        .map_err(|e| RenderError::Decode {
-            what: what.to_string(),
-            message: e.to_string(),
-        })
+        .map_err(|e| failed(e.to_string()))
 }
 
 /// Opaque RGB PNG, fast compression: a live picture is made every step.

@@ -1,26 +1,56 @@
 //! The live layer's rules (`live.json`, see [`crate::bundle::live`]): its
-//! format, sheets only for views the bundle has, every patch inside its
-//! sheet and its view's picture, states of the state machine, patches that
-//! exist.
+//! format, sheets only for views the bundle has, PNG sheets over PNG
+//! pictures, every patch inside its sheet and its view's picture, states of
+//! the state machine, patches that exist.
 
 use std::collections::BTreeMap;
 
 use super::list;
 use crate::bundle::diagnostics::{Diagnostic, Location};
+use crate::bundle::image::ViewImage;
 use crate::bundle::live::{LiveSpec, LIVE_FILE, LIVE_FORMAT};
 use crate::bundle::model::{StateMachine, ViewSpec};
 
 /// Every problem of a live layer, given the bundle's views (and their
-/// image sizes), its state machine, and the size of each sheet read.
+/// pictures, by view), its state machine, and each sheet read.
 pub(crate) fn check_live(
     spec: &LiveSpec,
     views: Option<&BTreeMap<String, ViewSpec>>,
-    image_sizes: &BTreeMap<String, (u32, u32)>,
+    pictures: &BTreeMap<String, ViewImage>,
     ssm: Option<&StateMachine>,
-    sheet_sizes: &BTreeMap<String, (u32, u32)>,
+    sheets: &BTreeMap<String, ViewImage>,
     out: &mut Vec<Diagnostic>,
 ) {
     let at = |field: String| Location::file(LIVE_FILE).field(field);
+    let size = |image: &ViewImage| (image.width, image.height);
+    let image_sizes: BTreeMap<&str, (u32, u32)> = pictures
+        .iter()
+        .map(|(v, i)| (v.as_str(), size(i)))
+        .collect();
+    let sheet_sizes: BTreeMap<&str, (u32, u32)> =
+        sheets.iter().map(|(v, i)| (v.as_str(), size(i))).collect();
+    // A sheet's transparent pixels leave the picture as it is, and its
+    // patches are cut from the same drawing as the picture: both PNG.
+    for (view, sheet) in sheets {
+        if sheet.media_type != "image/png" {
+            out.push(Diagnostic::error(
+                at(format!("sheets.{view}")),
+                format!(
+                    "the sheet is {}; a live layer's sheet must be PNG (its transparent pixels leave the picture as it is)",
+                    sheet.media_type
+                ),
+            ));
+        }
+        if let Some(picture) = pictures.get(view).filter(|p| p.media_type != "image/png") {
+            out.push(Diagnostic::error(
+                at(format!("sheets.{view}")),
+                format!(
+                    "view \"{view}\"'s picture is {}; a live layer draws over PNG pictures only (its patches are cut from the same drawing)",
+                    picture.media_type
+                ),
+            ));
+        }
+    }
     if spec.format != LIVE_FORMAT {
         out.push(Diagnostic::error(
             at("format".into()),
@@ -45,7 +75,7 @@ pub(crate) fn check_live(
     }
     for (i, p) in spec.patches.iter().enumerate() {
         let field = |f: &str| at(format!("patches[{i}].{f}"));
-        let Some(&(sw, sh)) = sheet_sizes.get(&p.view) else {
+        let Some(&(sw, sh)) = sheet_sizes.get(p.view.as_str()) else {
             if !spec.sheets.contains_key(&p.view) {
                 out.push(Diagnostic::error(
                     field("view"),
@@ -72,7 +102,7 @@ pub(crate) fn check_live(
                 ),
             ));
         }
-        if let Some(&(vw, vh)) = image_sizes.get(&p.view) {
+        if let Some(&(vw, vh)) = image_sizes.get(p.view.as_str()) {
             let [ax, ay] = p.at;
             if u64::from(ax) + u64::from(w) > u64::from(vw)
                 || u64::from(ay) + u64::from(h) > u64::from(vh)
