@@ -2,9 +2,11 @@
 // no scorer and no device generator: the scorers are chunks of it that only
 // the Score page's workers run (split_score_job with EPIC-Bench's, and one
 // chunk for each other benchmark's: split_score_finestate, split_score_switch,
-// split_score_trajectories), the generator a chunk that only the device
-// drawer runs (split_draw_device), and the leaderboard's computation one
-// that only the Leaderboard's worker runs (split_board). The library and a
+// split_score_trajectories), the generator a chunk that the device drawer
+// runs (split_draw_device; the Score and Leaderboard workers fetch it only
+// for a file played on a generated device: e2e/score.test.mjs), and the
+// leaderboard's computation one that only the Leaderboard's worker runs
+// (split_board). The library and a
 // hand-made device's player request none of them, a generated device's
 // player the generator's alone; the service worker keeps them in the background (not counted
 // here: it is not the page's). Deterministic: which files a route
@@ -135,9 +137,9 @@ async function codeSent() {
 /** The issue's bound for every route: the 1.27 MiB the whole page weighed
  * before it was split (wasm + JS + CSS, gzipped). A generated device's
  * route: 1,783 KiB when the generator was a module of its own, 1,396 KiB
- * as a chunk of the page's module with resvg's text engine, about 1,050
- * KiB with labels drawn as the font's outlines (docs/performance.md,
- * "What each route downloads"). */
+ * as a chunk of the page's module with resvg's text engine, 1,022 KiB
+ * with labels drawn as the font's outlines (scripts/page_sizes.mjs;
+ * docs/performance.md, "What each route downloads"). */
 const ROUTE_BOUND = 1.27 * 1024 * 1024;
 
 test("a generated device's player loads the generator's chunk once, no scorer, and at most 1.27 MiB", async () => {

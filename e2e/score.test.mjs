@@ -250,6 +250,46 @@ test('trajectories handed over by the agent page are scored with the library bun
   assert.deepEqual(errors, []);
 });
 
+test("trajectories of a generated device are scored as the CLI scores them, the generator downloaded for them alone", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'knoblab-score-'));
+  const hand = join(dir, 'hand-oracle.jsonl');
+  knoblab(['run', join(ROOT, 'data/devices/kettle-0001'), '--agent', 'oracle', '--out', hand]);
+  const id = JSON.parse(readFileSync(join(ROOT, 'data/generated.json'), 'utf8')).devices[0].id;
+  const made = join(dir, 'generated-oracle.jsonl');
+  knoblab(['run', id, '--agent', 'oracle', '--out', made]);
+  const { page, errors } = await openPage(browser, DESKTOP);
+  // The wasm the page and its workers request (the service worker's
+  // background keeping aside), and their sizes uncompressed: whatever
+  // chunks the generator's code lies in, a drop that needs it downloads
+  // its megabyte.
+  let wasm = [];
+  page.context().on('request', (r) => { if (r.url().endsWith('.wasm') && !r.serviceWorker()) wasm.push(r.url()); });
+  const bytes = async (urls) => {
+    let sum = 0;
+    for (const url of new Set(urls)) sum += (await (await fetch(url)).arrayBuffer()).byteLength;
+    return sum;
+  };
+  await gotoRoute(page, '#/score');
+  await page.getByTestId('drop-zone').waitFor();
+  await page.waitForLoadState('networkidle');
+  wasm = [];
+  await page.getByTestId('file-input').setInputFiles(hand);
+  await scored(page, 1);
+  const forHand = await bytes(wasm);
+  assert.ok(forHand < 200_000, `a run on a hand-made device downloads no generator: ${forHand} bytes of wasm (${wasm})`);
+  assert.ok(!wasm.some((u) => u.endsWith('.split_draw_device.wasm')), String(wasm));
+  wasm = [];
+  await page.getByTestId('file-input').setInputFiles(made);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=score-report]').length === 2, null, { timeout: 300_000 });
+  await page.getByTestId('score-time').waitFor();
+  assert.equal(await page.getByTestId('failure').count(), 0, await page.getByTestId('main').textContent());
+  const forMade = await bytes(wasm);
+  assert.ok(forMade > 500_000, `a run on a generated device downloads the generator: ${forMade} bytes of wasm (${wasm})`);
+  const n = await assertCellsMatch(page.locator('[data-file="generated-oracle.jsonl"]'), cliJson(['metrics', made, '--bundles', join(ROOT, 'data/devices')]), id);
+  console.log(`Trajectories of ${id}: ${n} displayed aggregates equal the CLI's; wasm downloaded for the drop: ${forHand} bytes (hand-made device), ${forMade} (generated)`);
+  assert.deepEqual(errors, []);
+});
+
 test('a benchmark-sized synthetic EPIC set is scored in the workers with the CLI numbers while the page stays responsive', async () => {
   if (!existsSync(join(SYNTHETIC, 'gt.zip')) || !existsSync(join(SYNTHETIC, 'gt'))) {
     execFileSync('cargo', ['run', '--quiet', '--example', 'epic_synthetic', '--', SYNTHETIC], { cwd: ROOT });

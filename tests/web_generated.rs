@@ -109,3 +109,36 @@ async fn the_device_worker_refuses_an_id_that_is_not_a_generated_devices() {
     let message = refused.as_string().unwrap();
     assert!(message.contains("lamp-g9999"), "{message}");
 }
+
+/// A generated device's logic as the Score and Leaderboard workers make it
+/// for the trajectories played on it (`devices::open_entry_logic`): in
+/// WebAssembly the code that scores holds no generator, so it is refused,
+/// naming the device and the missing generator, until the worker gives it
+/// (`knoblab_give_generator`, the chunk `draw_device` in the release);
+/// then it is made, with the logic hash of the device drawn whole.
+#[wasm_bindgen_test]
+async fn a_generated_devices_logic_is_made_once_the_worker_gives_the_generator() {
+    use knoblab_app::devices::{has_generator, open_entry, open_entry_logic};
+    use knoblab_core::bundle::generated::GeneratedIndex;
+    use knoblab_page::worker::knoblab_give_generator;
+
+    let manifest = GeneratedIndex::parse(include_bytes!("../data/generated.json")).unwrap();
+    let entry = manifest.devices[0].library_entry();
+    assert!(!has_generator());
+    let refused = open_entry_logic(&entry, Vec::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains(&entry.id) && refused.contains("generator is not loaded"),
+        "{refused}"
+    );
+    knoblab_give_generator(
+        include_bytes!("../data/gen/fonts/DejaVuSansCondensed-Bold.ttf").to_vec(),
+    )
+    .await
+    .unwrap();
+    assert!(has_generator());
+    let logic = open_entry_logic(&entry, Vec::new()).unwrap();
+    let whole = open_entry(&entry, Vec::new()).into_result().unwrap();
+    assert_eq!(logic.logic_hash(), whole.logic_hash(), "{}", entry.id);
+}

@@ -118,15 +118,16 @@ self.onmessage = async (event) => {
     await m.knoblab_give_scorers();
     // Library bundles are fetched only when a file needs them (trajectories).
     if (msg.bundles.length && await m.knoblab_job_needs_bundles()) {
+      // The generated devices the trajectories were played on are made
+      // here: the generator (a chunk) and its font come only for those.
+      const generated = await m.knoblab_job_needs_generator();
       for (const b of msg.bundles) {
+        if (b.path === FONT_PATH && !generated) continue;
         post({ progress: JSON.stringify({ done: 0, total: 1, stage: `reading ${b.url}` }) });
         const response = await fetch(b.url);
         if (!response.ok) throw new Error(`${b.url}: HTTP ${response.status}`);
         const bytes = new Uint8Array(await response.arrayBuffer());
-        // The trajectories' scorer (a chunk of its own, with the generator)
-        // and the generator's font: the generated devices the trajectories
-        // were played on are made here.
-        if (b.path === FONT_PATH) { await m.knoblab_give_trajectories(bytes); continue; }
+        if (b.path === FONT_PATH) { await m.knoblab_give_generator(bytes); continue; }
         await m.knoblab_add_job_files([b.path], [bytes]);
       }
     }

@@ -3,10 +3,11 @@
 //! reading the dropped runs one at a time, fetching the library devices
 //! they played, scoring, the bootstraps, and the paired comparison of two
 //! rows of the board it made last. Each function is the body of one entry
-//! of [`super`], in the chunk `board` (issue #46): it holds the device
-//! generator (for the generated devices a run played) and the metrics,
+//! of [`super`], in the chunk `board` (issue #46): it holds the metrics,
 //! which the library page and the player never need, and a leaderboard of
-//! thousands of episodes does not hold the page's thread.
+//! thousands of episodes does not hold the page's thread. The device
+//! generator, for the generated devices a run played, is its own chunk,
+//! downloaded only for such a run ([`font_for`]).
 //!
 //! Each entry answers UTF-8 JSON bytes (a board can weigh tens of
 //! megabytes: bytes are transferred to the page, not copied as a string).
@@ -17,12 +18,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::File;
 
-use knoblab_app::devices::{generated_entry, open_entry_logic};
+use knoblab_app::devices::{has_generator, names_generated, open_entry_logic};
 use knoblab_app::leaderboard::plan::read_plan;
 use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped, Published};
 use knoblab_app::leaderboard::{self, compare, Options};
 use knoblab_core::bundle::{Bundle, LibraryIndex};
-use knoblab_devicegen::render::{has_font, provide_font, FONT_PATH};
+use knoblab_devicegen::render::FONT_PATH;
 use knoblab_web_fetch::{fetch_bytes, read_file};
 
 thread_local! {
@@ -262,7 +263,7 @@ async fn library_devices(
     wanted.sort_unstable();
     wanted.dedup();
     // A generated device is made here, not fetched ([`font_for`]).
-    wanted.retain(|id| generated_entry(id).is_none());
+    wanted.retain(|id| !names_generated(id));
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -290,16 +291,20 @@ async fn library_devices(
     Ok(out)
 }
 
-/// Gives the generator its font (`data/` + [`FONT_PATH`], fetched beside
-/// the library's index at `library`) the first time a device among `ids`
-/// is a generated one: its logic is made by drawing it, since its parts'
-/// boxes are measured on the drawing, labels included.
+/// Gives the leaderboard the generator (its own chunk, `draw_device`) and
+/// the generator its font (`data/` + [`FONT_PATH`], fetched beside the
+/// library's index at `library`) the first time a device among `ids` is a
+/// generated one: its logic is made by drawing it, since its parts' boxes
+/// are measured on the drawing, labels included. A board of hand-made
+/// devices downloads neither.
 async fn font_for(ids: &[&str], library: &str) -> Result<(), String> {
-    if has_font() || !ids.iter().any(|id| generated_entry(id).is_some()) {
+    if has_generator() || !ids.iter().copied().any(names_generated) {
         return Ok(());
     }
     let base = library.rsplit_once('/').map_or("", |(dir, _)| dir);
     let url = format!("{base}/{FONT_PATH}");
     let bytes = fetch_bytes(&url).await?;
-    provide_font(bytes).map_err(|e| e.to_string())
+    super::knoblab_give_generator(bytes)
+        .await
+        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))
 }

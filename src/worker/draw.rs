@@ -27,3 +27,13 @@ pub fn device(id: &str) -> Result<js_sys::Array, JsValue> {
 pub fn font(bytes: Vec<u8>) -> Result<(), JsValue> {
     knoblab_devicegen::render::provide_font(bytes).map_err(|e| JsValue::from_str(&e.to_string()))
 }
+
+/// Gives the generator its font, and the code that scores trajectories or
+/// ranks runs the generator ([`knoblab_app::devices::provide_generator`]):
+/// the Score and Leaderboard workers' call, before a file that played a
+/// generated device is scored.
+pub fn generator(bytes: Vec<u8>) -> Result<(), JsValue> {
+    font(bytes)?;
+    knoblab_app::devices::provide_generator();
+    Ok(())
+}

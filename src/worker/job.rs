@@ -15,14 +15,17 @@ use knoblab_app::job::{self, InputFile, Job, Scorers};
 use knoblab_score::detect::Benchmark;
 use knoblab_score::epic::report::Shard;
 
-/// Gives the kept job the trajectories' scorer, and the generator its
-/// font, so that the trajectories of generated devices are scored against
-/// devices made here (the chunk `score_trajectories` of [`super`], fetched
-/// only for such a job).
-pub fn give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
-    knoblab_devicegen::render::provide_font(font).map_err(|e| JsValue::from_str(&e.to_string()))?;
+/// Gives the kept job the trajectories' scorer (the chunk
+/// `score_trajectories` of [`super`], fetched only for such a job).
+pub fn give_trajectories() {
     give(Scorers::with_trajectories);
-    Ok(())
+}
+
+/// Whether the kept job's trajectories were played on generated devices
+/// ([`Job::plays_generated`]): the worker then gives the job the generator
+/// (the chunk `draw_device`) before scoring.
+pub fn needs_generator() -> bool {
+    JOB.with(|j| j.borrow().as_ref().is_ok_and(Job::plays_generated))
 }
 
 /// Gives the kept job FineState-Bench's scorer (the chunk `score_finestate`).

@@ -17,12 +17,13 @@
 //! the chunk `score_job`, which the page downloads and compiles for its
 //! workers; each other benchmark's scorer is a chunk that the merging
 //! worker downloads only for a job with such a file ([`knoblab_give_scorers`]:
-//! `score_finestate`, `score_switch`; [`knoblab_give_trajectories`]:
-//! `score_trajectories`, with the generator that trajectories of generated
-//! devices need). The generator and its picture code are the chunk
-//! `draw_device`, which the page downloads for the device worker when a
-//! generated device is first opened, and the leaderboard's computation the
-//! chunk `board`, for the Leaderboard's worker. A module of their own carried its own
+//! `score_finestate`, `score_switch`, `score_trajectories`). The generator
+//! and its picture code are the chunk `draw_device`, which the page
+//! downloads for the device worker when a generated device is first
+//! opened, and which the Score and Leaderboard workers download only for a
+//! file played on a generated device ([`knoblab_give_generator`]); the
+//! leaderboard's computation is the chunk `board`, for the Leaderboard's
+//! worker. A module of their own carried its own
 //! copy of the standard library, serde_json and the picture code, and a
 //! route downloaded both that and the page's: docs/performance.md, "What
 //! each route downloads".
@@ -129,8 +130,11 @@ chunk_fn! { score_switch:
 }
 
 chunk_fn! { score_trajectories:
-    fn give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
-        job::give_trajectories(font)
+    fn give_trajectories() -> () {
+        job::give_trajectories()
+    }
+    fn needs_generator() -> bool {
+        job::needs_generator()
     }
 }
 
@@ -140,6 +144,9 @@ chunk_fn! { draw_device:
     }
     fn font(bytes: Vec<u8>) -> Result<(), JsValue> {
         draw::font(bytes)
+    }
+    fn generator(bytes: Vec<u8>) -> Result<(), JsValue> {
+        draw::generator(bytes)
     }
 }
 
@@ -155,6 +162,15 @@ pub async fn knoblab_draw_device(id: String) -> Result<js_sys::Array, JsValue> {
 #[wasm_bindgen]
 pub async fn knoblab_provide_font(bytes: Vec<u8>) -> Result<(), JsValue> {
     call!(GENERATOR, font(bytes))?
+}
+
+/// Gives the generator its font, and the code that makes generated
+/// devices' logic (scoring trajectories, ranking runs) the generator: the
+/// Score and Leaderboard workers' call before a file that played a
+/// generated device is scored.
+#[wasm_bindgen]
+pub async fn knoblab_give_generator(font: Vec<u8>) -> Result<(), JsValue> {
+    call!(GENERATOR, generator(font))?
 }
 
 /// The leaderboard's build, a future made in its chunk (the chunk's code
@@ -268,20 +284,20 @@ pub async fn knoblab_give_scorers() -> Result<(), JsValue> {
         let _given: Result<(), JsValue> = match benchmark {
             Benchmark::FineState => call!(SCORERS, give_finestate()),
             Benchmark::Switch => call!(SCORERS, give_switch()),
-            // EPIC-Bench's is the job's own; the trajectories' comes with
-            // the library's bundles (`knoblab_give_trajectories`).
-            Benchmark::Epic | Benchmark::Trajectories => Ok(()),
+            Benchmark::Trajectories => call!(SCORERS, give_trajectories()),
+            // EPIC-Bench's is the job's own.
+            Benchmark::Epic => Ok(()),
         };
     }
     Ok(())
 }
 
-/// Gives the kept job the trajectories' scorer (its own chunk, with the
-/// generator) and the generator its font: for a job with trajectories,
-/// before it is scored.
+/// Whether the kept job's trajectories were played on generated devices:
+/// the worker then fetches the generator's font and calls
+/// [`knoblab_give_generator`] before scoring.
 #[wasm_bindgen]
-pub async fn knoblab_give_trajectories(font: Vec<u8>) -> Result<(), JsValue> {
-    call!(SCORERS, give_trajectories(font))?
+pub async fn knoblab_job_needs_generator() -> Result<bool, JsValue> {
+    call!(SCORERS, needs_generator())
 }
 
 /// A spare worker's round of warming the scoring code up: says how many

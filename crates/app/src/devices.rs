@@ -31,6 +31,16 @@ pub enum OpenError {
         /// The generator's error.
         problem: Box<knoblab_devicegen::GeneratedError>,
     },
+    /// A generated device's logic was asked for where this build's
+    /// generator has not been given yet (the page's workers: see
+    /// [`provide_generator`]).
+    #[error(
+        "the generated device {id} could not be made: the device generator is not loaded here"
+    )]
+    NoGenerator {
+        /// The device's id.
+        id: String,
+    },
     /// A device was opened, and the loader refused it.
     #[error("device {id}: {problem}")]
     Device {
@@ -129,6 +139,14 @@ pub fn generated_entry(id: &str) -> Option<LibraryEntry> {
     knoblab_devicegen::generated::library_entry(id)
 }
 
+/// Whether `id` is written as a generated device's id (`lamp-g0012`),
+/// read without the generator's inputs: what a page's worker asks before
+/// it loads the generator ([`provide_generator`]); [`generated_entry`]
+/// says whether this build makes such a device.
+pub fn names_generated(id: &str) -> bool {
+    knoblab_devicegen::generated::id_parts(id).is_some()
+}
+
 /// The generated devices among `ids` (a run's devices, say) that `given`
 /// lacks, each made once without its pictures ([`open_entry_logic`]: all
 /// that scoring reads); ids that are neither are left to the caller to
@@ -144,8 +162,10 @@ pub fn open_missing_generated<'a>(
     wanted.sort_unstable();
     wanted.dedup();
     let mut out = Vec::new();
-    for id in wanted {
-        if let Some(entry) = generated_entry(id) {
+    // An id not written as a generated one is the caller's to report, and
+    // needs no generator ([`generator`]).
+    for id in wanted.into_iter().filter(|id| names_generated(id)) {
+        if let Some(entry) = (generator(id)?.entry)(id) {
             let bundle = open_entry_logic(&entry, Vec::new())?;
             out.push(bundle);
         }
@@ -163,8 +183,67 @@ pub fn generated_files(id: &str) -> Result<Vec<(String, Vec<u8>)>, OpenError> {
         .map_err(|e| OpenError::Generator(Box::new(e)))
 }
 
-/// A generated device's logic, made now without drawing.
+/// This build's generator as the code that makes generated devices' logic
+/// reaches it: natively the generator itself; in WebAssembly the one given
+/// by [`provide_generator`], so that the code that scores trajectories or
+/// ranks runs (the page's chunks `score_trajectories` and `board`) holds
+/// neither the generator, its inputs nor its picture code (their own
+/// chunk, `draw_device`), which a worker loads only for a file that
+/// played a generated device. `id` is the device wanted, for the message.
+fn generator(id: &str) -> Result<&'static Generator, OpenError> {
+    #[cfg(target_arch = "wasm32")]
+    return GENERATOR
+        .get()
+        .ok_or_else(|| OpenError::NoGenerator { id: id.to_string() });
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = id;
+        Ok(&THIS_GENERATOR)
+    }
+}
+
+/// What [`generator`] gives: the two calls that read the generator's inputs.
+struct Generator {
+    /// [`generated_entry`].
+    entry: fn(&str) -> Option<LibraryEntry>,
+    /// A generated device's logic, made without drawing.
+    logic: fn(&str) -> Result<Bundle, OpenError>,
+}
+
+/// This build's generator.
+const THIS_GENERATOR: Generator = Generator {
+    entry: generated_entry,
+    logic: make_logic,
+};
+
+/// A generated device's logic, made now without drawing, by
+/// [`generator`].
 fn generated_logic(id: &str) -> Result<Bundle, OpenError> {
+    (generator(id)?.logic)(id)
+}
+
+/// The generator [`generator`] gives in WebAssembly, once given.
+#[cfg(target_arch = "wasm32")]
+static GENERATOR: std::sync::OnceLock<Generator> = std::sync::OnceLock::new();
+
+/// Gives [`generator`] this build's generator (WebAssembly only: natively
+/// it is always at hand). The page's workers call it from the generator's
+/// own chunk, before anything makes a generated device.
+#[cfg(target_arch = "wasm32")]
+pub fn provide_generator() {
+    let _first = GENERATOR.set(THIS_GENERATOR);
+}
+
+/// Whether [`provide_generator`] was called (always true natively).
+pub fn has_generator() -> bool {
+    #[cfg(target_arch = "wasm32")]
+    return GENERATOR.get().is_some();
+    #[cfg(not(target_arch = "wasm32"))]
+    true
+}
+
+/// A generated device's logic, made now by the generator.
+fn make_logic(id: &str) -> Result<Bundle, OpenError> {
     knoblab_devicegen::generated::Inputs::embedded()
         .and_then(|inputs| inputs.logic(id))
         .map_err(|problem| OpenError::Made {

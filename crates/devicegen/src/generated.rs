@@ -334,8 +334,7 @@ impl Inputs {
 
     /// The category and index of a generated id, when it is one.
     pub fn locate(&self, id: &str) -> Option<(usize, usize)> {
-        let (prefix, number) = id.rsplit_once("-g")?;
-        let index: usize = number.parse().ok()?;
+        let (prefix, index) = id_parts(id)?;
         let c = self
             .categories
             .iter()
@@ -646,6 +645,19 @@ fn check_space_names(
         }
     }
     Ok(())
+}
+
+/// A generated device's id read without the generator's inputs: its
+/// category's prefix and its number (`lamp-g0012` is `("lamp", 12)`), for
+/// any id written the way [`variant_id`] writes them, whether or not
+/// this build makes such a device ([`Inputs::locate`] says that, from the
+/// inputs).
+pub fn id_parts(id: &str) -> Option<(&str, usize)> {
+    let (prefix, number) = id.rsplit_once("-g")?;
+    if prefix.is_empty() || number.len() < 4 || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((prefix, number.parse().ok()?))
 }
 
 /// The library card of a generated device's id, when it is one of this

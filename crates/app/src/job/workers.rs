@@ -69,6 +69,25 @@ impl Job {
         self.benchmarks().contains(&Benchmark::Trajectories)
     }
 
+    /// Whether any of the job's trajectory files names a generated device
+    /// ([`crate::devices::names_generated`]): its logic is made when the
+    /// file is scored, so the page's worker first loads the generator
+    /// ([`crate::devices::provide_generator`]). A file that cannot be read,
+    /// or a generated id this build does not make, is reported when it is
+    /// scored.
+    pub fn plays_generated(&self) -> bool {
+        classify(&self.files, &self.options.overrides)
+            .iter()
+            .zip(&self.files)
+            .filter(|(entry, _)| entry.format == Some(Format::Trajectories))
+            .filter_map(|(_, f)| {
+                knoblab_core::metrics::file::read_trajectory_file(&f.path, &f.bytes).ok()
+            })
+            .any(|file| {
+                crate::scoring::metrics::played_ids(&file).any(crate::devices::names_generated)
+            })
+    }
+
     /// The benchmarks of the job's results files, each once, by detection
     /// or by the user's choice.
     pub fn benchmarks(&self) -> Vec<Benchmark> {
@@ -258,5 +277,37 @@ mod tests {
         assert!(needs_bundles(&[file("run.jsonl", line)], "{}"));
         let epic = br#"{"response": "{}", "images": [{"path": "a.jpg"}]}"#;
         assert!(!needs_bundles(&[file("raw.jsonl", epic)], "{}"));
+    }
+
+    #[test]
+    fn a_job_plays_generated_devices_when_a_trajectory_names_one() {
+        // A run as `knoblab eval` writes it, its first episode moved to `id`.
+        let run = include_str!("../../../../tests/fixtures/leaderboard_runs/oracle.jsonl");
+        let first = run.lines().next().expect("the run has an episode");
+        assert!(first.contains(r#""bundle_id":"airfryer-0001""#));
+        let line = |id: &str| first.replace("airfryer-0001", id);
+        let job = |lines: &[String]| {
+            let file = InputFile {
+                path: "run.jsonl".into(),
+                bytes: lines.join("\n").into_bytes(),
+            };
+            Job::from_worker(vec![file], "{}").unwrap()
+        };
+        let generated = crate::devices::generated_entry("lamp-g0001").map(|e| e.id);
+        let generated = generated.expect("the library has lamp-g0001");
+        assert!(!job(&[line("airfryer-0001")]).plays_generated());
+        assert!(job(&[line("airfryer-0001"), line(&generated)]).plays_generated());
+        // Read by its form: an id no generated device has is reported when
+        // the file is scored, once the generator has said so.
+        assert!(job(&[line("lamp-g9999")]).plays_generated());
+        assert!(!job(&[line("lamp-g12")]).plays_generated());
+        // Not trajectories: nothing to make.
+        let notes = InputFile {
+            path: "notes.txt".into(),
+            bytes: generated.into_bytes(),
+        };
+        assert!(!Job::from_worker(vec![notes], "{}")
+            .unwrap()
+            .plays_generated());
     }
 }

@@ -344,16 +344,7 @@ pub fn with_generated(
 
 /// The devices a run played (an id per episode, `api_error` ones included).
 pub fn played_ids(run: &RunInput) -> impl Iterator<Item = &str> {
-    run.file
-        .episodes
-        .iter()
-        .map(|(_, t)| t.bundle_id.as_str())
-        .chain(
-            run.file
-                .api_error_episodes
-                .iter()
-                .map(|a| a.bundle_id.as_str()),
-        )
+    crate::scoring::metrics::played_ids(&run.file)
 }
 
 /// `bundles` with the generated devices among `ids` that it lacks.

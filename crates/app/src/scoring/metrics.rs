@@ -88,6 +88,15 @@ pub fn one_library(files: &[(&str, &TrajectoryFile)]) -> Result<(), ScoreError> 
         .map_err(|e| ScoreError::Library(Box::new(e)))
 }
 
+/// The devices a trajectory file's episodes were played on, one id per
+/// episode (`api_error` ones included).
+pub fn played_ids(file: &TrajectoryFile) -> impl Iterator<Item = &str> {
+    file.episodes
+        .iter()
+        .map(|(_, t)| t.bundle_id.as_str())
+        .chain(file.api_error_episodes.iter().map(|a| a.bundle_id.as_str()))
+}
+
 /// Scores the trajectory file `name` against `bundles`; the generated
 /// devices it was played on that are not among them are made and added
 /// (a generated device has no files to ship).
