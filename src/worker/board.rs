@@ -59,12 +59,8 @@ impl Given {
     }
 }
 
-/// The board of `files` (an array of `{path, file | url}`, read one at a
-/// time), with `options` (JSON of [`Options`]) and a plan file
-/// (`plan_name`, `plan_bytes`), the devices they played fetched from the
-/// library index at `library` (absolute URL): the JSON of [`Built`]. The
-/// board is kept for [`compare_rows`]. Rejects with a message
-/// that says what went wrong and where.
+/// The body of [`super::knoblab_board_build`]: the JSON of [`Built`], the
+/// board kept for [`compare_rows`].
 pub async fn build_board(
     files: js_sys::Array,
     options: String,

@@ -17,6 +17,8 @@
 
 use std::fmt::Write as _;
 
+use crate::svg::Affine;
+
 /// Why a font's bytes could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FontError {
@@ -230,7 +232,7 @@ impl<'a> Font<'a> {
 
     /// Draws `glyph`'s outline with `pen`, in font units (y up).
     pub fn outline(&self, glyph: u16, pen: &mut impl Pen) -> Result<(), FontError> {
-        self.outline_at(glyph, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], pen, 0)
+        self.outline_at(glyph, Affine::scale(1.0), pen, 0)
     }
 
     /// The bytes of `glyph` in `glyf` (empty for a glyph with no outline).
@@ -256,11 +258,11 @@ impl<'a> Font<'a> {
         self.glyf.slice(from, to)
     }
 
-    /// Draws `glyph` transformed by the affine `m` (`[a, b, c, d, e, f]`).
+    /// Draws `glyph` transformed by `m`.
     fn outline_at(
         &self,
         glyph: u16,
-        m: [f64; 6],
+        m: Affine,
         pen: &mut impl Pen,
         depth: u8,
     ) -> Result<(), FontError> {
@@ -282,7 +284,7 @@ impl<'a> Font<'a> {
     fn composite(
         &self,
         g: Table<'a>,
-        m: [f64; 6],
+        m: Affine,
         pen: &mut impl Pen,
         depth: u8,
     ) -> Result<(), FontError> {
@@ -328,27 +330,13 @@ impl<'a> Font<'a> {
             // are not placed: none of the labels' glyphs has one.
             if flags & XY_VALUES != 0 {
                 let local = [a, b, c, d, f64::from(dx), f64::from(dy)];
-                self.outline_at(component, concat(m, local), pen, depth + 1)?;
+                self.outline_at(component, m.then_after(Affine(local)), pen, depth + 1)?;
             }
             if flags & MORE == 0 {
                 return Ok(());
             }
         }
     }
-}
-
-/// `outer` after `inner`: the affine map that applies `inner`, then `outer`.
-fn concat(outer: [f64; 6], inner: [f64; 6]) -> [f64; 6] {
-    let [a, b, c, d, e, f] = outer;
-    let [a2, b2, c2, d2, e2, f2] = inner;
-    [
-        a * a2 + c * b2,
-        b * a2 + d * b2,
-        a * c2 + c * d2,
-        b * c2 + d * d2,
-        a * e2 + c * f2 + e,
-        b * e2 + d * f2 + f,
-    ]
 }
 
 /// The Windows Unicode BMP character map (format 4) of a `cmap` table.
@@ -389,7 +377,7 @@ fn horizontal_pairs(kern: Table<'_>) -> Result<Option<Table<'_>>, FontError> {
 
 /// A simple glyph's contours: quadratic B-splines, points on and off the
 /// curve, two off-curve points in a row implying the on-curve one between.
-fn simple(g: Table<'_>, contours: usize, m: [f64; 6], pen: &mut impl Pen) -> Result<(), FontError> {
+fn simple(g: Table<'_>, contours: usize, m: Affine, pen: &mut impl Pen) -> Result<(), FontError> {
     const ON_CURVE: u8 = 0x01;
     const X_SHORT: u8 = 0x02;
     const Y_SHORT: u8 = 0x04;
@@ -438,14 +426,9 @@ fn simple(g: Table<'_>, contours: usize, m: [f64; 6], pen: &mut impl Pen) -> Res
     };
     let xs = read(X_SHORT, X_SAME)?;
     let ys = read(Y_SHORT, Y_SAME)?;
-    let [a, b, c, d, e, f] = m;
     let at_point = |i: usize| {
-        let (x, y) = (f64::from(xs[i]), f64::from(ys[i]));
-        (
-            a * x + c * y + e,
-            b * x + d * y + f,
-            flags[i] & ON_CURVE != 0,
-        )
+        let (x, y) = m.apply(f64::from(xs[i]), f64::from(ys[i]));
+        (x, y, flags[i] & ON_CURVE != 0)
     };
     let mut first = 0;
     for &end in &ends {

@@ -404,16 +404,7 @@ fn the_live_layer_survives_the_single_file_form_and_a_broken_one_is_refused() {
         assert_eq!(sheet.bytes, z.sheets[view].bytes);
     }
     // A patch outside its sheet, a state the SSM lacks.
-    let dir = data().join("devices/washer-0001");
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for entry in walk(&dir) {
-        let name = entry
-            .strip_prefix(&dir)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        files.push((name, std::fs::read(&entry).unwrap()));
-    }
+    let mut files = files_of(&data().join("devices/washer-0001"));
     let mut spec = a.spec.clone();
     spec.patches[0].from[0] = 100_000;
     spec.states.insert("Levitating".into(), Default::default());
@@ -430,6 +421,22 @@ fn the_live_layer_survives_the_single_file_form_and_a_broken_one_is_refused() {
         "{err}"
     );
     assert!(err.contains("Levitating"), "{err}");
+}
+
+/// A bundle folder's files as the loader takes them in memory: each path
+/// relative to `dir`, with `/`, and its bytes.
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    walk(dir)
+        .into_iter()
+        .map(|entry| {
+            let name = entry
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (name, std::fs::read(&entry).unwrap())
+        })
+        .collect()
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -558,20 +565,11 @@ fn a_live_layer_over_a_jpeg_picture_or_with_a_jpeg_sheet_is_refused() {
         out.into_inner()
     };
     for replaced in ["views/front.png".to_string(), sheet_file] {
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        for entry in walk(&dir) {
-            let name = entry
-                .strip_prefix(&dir)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let bytes = std::fs::read(&entry).unwrap();
-            let bytes = if name == replaced {
-                jpeg_like(&bytes)
-            } else {
-                bytes
-            };
-            files.push((name, bytes));
+        let mut files = files_of(&dir);
+        for (name, bytes) in files.iter_mut() {
+            if *name == replaced {
+                *bytes = jpeg_like(bytes);
+            }
         }
         let err = knoblab_core::bundle::load_files("washer", files)
             .unwrap_err()
