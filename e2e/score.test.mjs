@@ -287,6 +287,7 @@ test("trajectories of a generated device are scored as the CLI scores them, the 
   assert.ok(forMade > 500_000, `a run on a generated device downloads the generator: ${forMade} bytes of wasm (${wasm})`);
   const n = await assertCellsMatch(page.locator('[data-file="generated-oracle.jsonl"]'), cliJson(['metrics', made, '--bundles', join(ROOT, 'data/devices')]), id);
   console.log(`Trajectories of ${id}: ${n} displayed aggregates equal the CLI's; wasm downloaded for the drop: ${forHand} bytes (hand-made device), ${forMade} (generated)`);
+  await page.screenshot({ path: `${SHOTS}score-generated-trajectories-desktop.png`, fullPage: true });
   assert.deepEqual(errors, []);
 });
 
