@@ -24,7 +24,7 @@ use knoblab_app::leaderboard::publish::{read_dropped, traces_of, Built, Dropped,
 use knoblab_app::leaderboard::{self, compare, Options};
 use knoblab_core::bundle::{Bundle, LibraryIndex};
 use knoblab_devicegen::render::FONT_PATH;
-use knoblab_web_fetch::{fetch_bytes, read_file};
+use knoblab_web_fetch::{fetch_bytes, js_message, read_file};
 
 thread_local! {
     /// The board the last build made: what a comparison compares.
@@ -302,5 +302,5 @@ async fn font_for(ids: &[&str], library: &str) -> Result<(), String> {
     let bytes = fetch_bytes(&url).await?;
     super::knoblab_give_generator(bytes)
         .await
-        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))
+        .map_err(|e| js_message(&e))
 }

@@ -26,6 +26,16 @@ pub struct ViewImage {
     pub bytes: Arc<[u8]>,
 }
 
+/// The media type of a PNG picture.
+pub const PNG: &str = "image/png";
+
+impl ViewImage {
+    /// Whether it is a PNG (a live layer draws over PNG pictures only).
+    pub fn is_png(&self) -> bool {
+        self.media_type == PNG
+    }
+}
+
 /// Why a view image, or the `data:` URL holding one, was refused. Each
 /// message says what was found and what is accepted; the caller names the
 /// view.
@@ -143,7 +153,7 @@ pub fn read_view_image(bytes: Vec<u8>) -> Result<ViewImage, ImageError> {
             if let Some((width, height)) = png_declared_size(&bytes) {
                 check_size(width, height)?;
             }
-            ("image/png", png_size(&bytes))
+            (PNG, png_size(&bytes))
         }
         Ok(ImageFormat::Jpeg) => ("image/jpeg", jpeg_declared_size(&bytes)),
         Ok(other) => {

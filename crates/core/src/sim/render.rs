@@ -145,7 +145,7 @@ impl<'b> Renderer<'b> {
         Ok(ViewImage {
             width: pixels.width(),
             height: pixels.height(),
-            media_type: "image/png".to_string(),
+            media_type: crate::bundle::image::PNG.to_string(),
             bytes: Arc::from(encode_png(&pixels)?),
         })
     }

@@ -22,17 +22,10 @@ pub(crate) fn check_live(
     out: &mut Vec<Diagnostic>,
 ) {
     let at = |field: String| Location::file(LIVE_FILE).field(field);
-    let size = |image: &ViewImage| (image.width, image.height);
-    let image_sizes: BTreeMap<&str, (u32, u32)> = pictures
-        .iter()
-        .map(|(v, i)| (v.as_str(), size(i)))
-        .collect();
-    let sheet_sizes: BTreeMap<&str, (u32, u32)> =
-        sheets.iter().map(|(v, i)| (v.as_str(), size(i))).collect();
     // A sheet's transparent pixels leave the picture as it is, and its
     // patches are cut from the same drawing as the picture: both PNG.
     for (view, sheet) in sheets {
-        if sheet.media_type != "image/png" {
+        if !sheet.is_png() {
             out.push(Diagnostic::error(
                 at(format!("sheets.{view}")),
                 format!(
@@ -41,7 +34,7 @@ pub(crate) fn check_live(
                 ),
             ));
         }
-        if let Some(picture) = pictures.get(view).filter(|p| p.media_type != "image/png") {
+        if let Some(picture) = pictures.get(view).filter(|p| !p.is_png()) {
             out.push(Diagnostic::error(
                 at(format!("sheets.{view}")),
                 format!(
@@ -75,7 +68,12 @@ pub(crate) fn check_live(
     }
     for (i, p) in spec.patches.iter().enumerate() {
         let field = |f: &str| at(format!("patches[{i}].{f}"));
-        let Some(&(sw, sh)) = sheet_sizes.get(p.view.as_str()) else {
+        let Some(&ViewImage {
+            width: sw,
+            height: sh,
+            ..
+        }) = sheets.get(&p.view)
+        else {
             if !spec.sheets.contains_key(&p.view) {
                 out.push(Diagnostic::error(
                     field("view"),
@@ -102,7 +100,12 @@ pub(crate) fn check_live(
                 ),
             ));
         }
-        if let Some(&(vw, vh)) = image_sizes.get(p.view.as_str()) {
+        if let Some(&ViewImage {
+            width: vw,
+            height: vh,
+            ..
+        }) = pictures.get(&p.view)
+        {
             let [ax, ay] = p.at;
             if u64::from(ax) + u64::from(w) > u64::from(vw)
                 || u64::from(ay) + u64::from(h) > u64::from(vh)
