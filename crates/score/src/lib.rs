@@ -20,6 +20,7 @@ pub mod epic;
 pub mod export;
 pub mod finestate;
 pub mod limits;
+pub mod pattern;
 pub mod python;
 pub mod switch;
 pub mod view;

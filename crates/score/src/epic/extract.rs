@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 
 use super::pyjson;
 use super::pyvalue::{py_strip, PyValue};
@@ -367,7 +367,7 @@ fn tuples_to_lists(text: String, key: &str) -> String {
         _ => re(&BOXES, r#"(?s)("bounding_boxes"\s*:\s*\[)(.*?)(\]\s*[,}])"#),
     };
     value_re
-        .replace_all(&text, |c: &regex::Captures| {
+        .replace_all(&text, |c: &crate::pattern::Captures<'_>| {
             let inner = c.get(2).map_or("", |m| m.as_str());
             format!(
                 "{}{}{}",

@@ -19,7 +19,7 @@
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 use serde::Serialize;
 
 use super::boxes::{contains, numeric_box};

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexBuilder};
+use crate::pattern::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -146,10 +146,7 @@ fn compile(pattern: &str) -> Regex {
     // The patterns are constants of this file; a failure is a bug caught by
     // every test, not an input error.
     #[allow(clippy::expect_used)]
-    RegexBuilder::new(pattern)
-        .size_limit(1 << 24)
-        .build()
-        .expect("constant pattern compiles")
+    Regex::new(pattern).expect("constant pattern compiles")
 }
 
 fn compiled() -> &'static Compiled {

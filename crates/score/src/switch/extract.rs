@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 use serde::Serialize;
 use serde_json::Value;
 

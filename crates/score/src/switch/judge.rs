@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 

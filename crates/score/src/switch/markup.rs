@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 use serde_json::{Map, Value};
 
 /// Compiles one of the crate's built-in patterns.

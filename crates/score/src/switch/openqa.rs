@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use crate::pattern::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
