@@ -178,6 +178,11 @@ fn nothing_replaced_borrows_the_haystack_and_a_bad_pattern_says_why() {
         std::borrow::Cow::Borrowed("no digits")
     ));
     assert_eq!(re.replace_all("a1b22c", "#"), "a#b#c");
+    assert_eq!(
+        re.find_at("a1", 3),
+        None,
+        "past the end: no match, no panic"
+    );
     let error = Regex::new(r"(unclosed").expect_err("an unclosed group is refused");
     assert!(error.to_string().contains("unclosed"), "{error}");
 }
