@@ -167,7 +167,7 @@ test("a generated device's player loads the generator's chunk once, no scorer, a
  * until the report shows, read from the server's counters (e2e/serve.mjs),
  * since a page's DevTools protocol does not see its workers' requests.
  * At most the issue's 1.27 MiB of wasm + JS + CSS, as every route (1,156
- * KiB with the scorers' patterns searched by knoblab_score::pattern, 1,269
+ * KiB with the scorers' patterns searched by knoblab_score::pattern, 1,266
  * KiB with the `regex` crate's engines; 2,596 KiB when the scorers were a
  * module of their own: docs/performance.md, "What each route downloads").
  * It fails if each worker downloads the job's chunk (0.5 MB more) or the
@@ -205,7 +205,7 @@ test("the Score page scores an EPIC file with its scorers' chunk fetched once, b
 /** The Score route with a FineState-Bench or a SWITCH file: the page and
  * its workers download that benchmark's scorer once, no other benchmark's,
  * and at most 1.27 MiB of wasm + JS + CSS in all until the report shows
- * (1,229 and 1,289 KiB measured when this was set; 1,342 and 1,399 KiB
+ * (1,229 and 1,289 KiB measured when this was set; 1,339 and 1,396 KiB
  * with the `regex` crate's engines, which its lazy DFA and literal
  * prefilters made the largest shared chunk of the scorers). */
 const OTHER_BENCHMARKS = [
