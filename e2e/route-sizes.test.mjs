@@ -14,9 +14,9 @@
 // long anything took.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { launch, BASE_URL, DESKTOP } from './support.mjs';
 import { deviceOf, fetchJson } from './player-support.mjs';
+import { dropEpic, dropFinestate, dropSwitch } from './score-drops.mjs';
 
 /** wasm + JS + CSS before the library is usable: at most 0.75 MiB (the
  * issue's goal is 1.0 MiB; 660 KiB when this bound was set). Reached with
@@ -174,8 +174,6 @@ test("a generated device's player loads the generator's chunk once, no scorer, a
  * scorers' own module comes back; that no other benchmark's scorer is
  * fetched is checked by name. */
 const SCORE_BUDGET = ROUTE_BOUND;
-const ROOT = new URL('..', import.meta.url).pathname;
-const OFFICIAL = join(ROOT, 'tests/fixtures/official');
 
 test("the Score page scores an EPIC file with its scorers' chunk fetched once, by the page, for all its workers", async () => {
   const server = new URL('/', BASE_URL);
@@ -186,8 +184,7 @@ test("the Score page scores an EPIC file with its scorers' chunk fetched once, b
   await fetch(new URL('__bytes/reset', server));
   await page.goto(new URL('#/score', BASE_URL).href);
   await page.getByTestId('drop-zone').waitFor();
-  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
-  await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+  await dropEpic(page);
   await page.getByTestId('score-time').waitFor({ timeout: 120_000 });
   const { code, total, listing } = await codeSent();
   await context.close();
@@ -208,19 +205,7 @@ test("the Score page scores an EPIC file with its scorers' chunk fetched once, b
  * (1,229 and 1,289 KiB measured when this was set; 1,339 and 1,396 KiB
  * with the `regex` crate's engines, which its lazy DFA and literal
  * prefilters made the largest shared chunk of the scorers). */
-const OTHER_BENCHMARKS = [
-  ['FineState-Bench', 'finestate', async (page) => {
-    await page.getByTestId('options').locator('summary').click();
-    await page.getByTestId('opt-finestate-model').fill('google/gemini-2.5-flash');
-    await page.getByTestId('opt-finestate-model').press('Enter');
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'finestate/dataset'));
-    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
-  }],
-  ['SWITCH', 'switch', async (page) => {
-    await page.getByTestId('folder-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/gt'));
-    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/pred.jsonl'));
-  }],
-];
+const OTHER_BENCHMARKS = [['FineState-Bench', 'finestate', dropFinestate], ['SWITCH', 'switch', dropSwitch]];
 
 for (const [benchmark, chunk, drop] of OTHER_BENCHMARKS) {
   test(`the Score page scores a ${benchmark} file with its own scorer's chunk, within 1.27 MiB`, async () => {
@@ -253,8 +238,7 @@ test("a Score job whose scorers' chunk cannot be fetched says so, and scores onc
   await context.route(/\.split_score_job\.wasm$/, (route) => (blocked ? route.abort('internetdisconnected') : route.continue()));
   const drop = async () => {
     await page.getByTestId('drop-zone').waitFor();
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+    await dropEpic(page);
   };
   await page.goto(new URL('#/score', BASE_URL).href);
   await drop();

@@ -20,12 +20,12 @@
 // Prints a Markdown table, gzipped KiB, and each wasm's gzipped bytes.
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { dropEpic, dropFinestate, dropSwitch } from '../e2e/score-drops.mjs';
 
 const BASE = process.argv[2];
 if (!BASE) throw new Error('usage: node scripts/page_sizes.mjs BASE_URL (served by e2e/serve.mjs)');
 const server = new URL('/', BASE);
 const ROOT = new URL('..', import.meta.url).pathname;
-const OFFICIAL = join(ROOT, 'tests/fixtures/official');
 
 const dataJson = async (path) => (await fetch(new URL(`data/${path}`, BASE))).json();
 const library = await dataJson('library.json');
@@ -41,8 +41,7 @@ const ROUTES = [
     async (page) => page.getByTestId('player').waitFor({ timeout: 300_000 })],
   ['Score with an EPIC file', '#/score', async (page) => {
     await page.getByTestId('drop-zone').waitFor();
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/dataset'));
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'epic/raw/Custom'));
+    await dropEpic(page);
     await page.getByTestId('score-time').waitFor({ timeout: 300_000 });
   }],
   ['Agent', '#/agent', async (page) => page.getByTestId('agent-page').waitFor()],
@@ -50,18 +49,12 @@ const ROUTES = [
   // file (its scorer's chunk), and the Leaderboard with three runs.
   ['Score with a FineState-Bench file', '#/score', async (page) => {
     await page.getByTestId('drop-zone').waitFor();
-    // The sample's model, which FineState-Bench's official scoring needs.
-    await page.getByTestId('options').locator('summary').click();
-    await page.getByTestId('opt-finestate-model').fill('google/gemini-2.5-flash');
-    await page.getByTestId('opt-finestate-model').press('Enter');
-    await page.getByTestId('folder-input').setInputFiles(join(OFFICIAL, 'finestate/dataset'));
-    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'data/samples/finestate/predictions.jsonl'));
+    await dropFinestate(page);
     await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });
   }],
   ['Score with a SWITCH file', '#/score', async (page) => {
     await page.getByTestId('drop-zone').waitFor();
-    await page.getByTestId('folder-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/gt'));
-    await page.getByTestId('file-input').setInputFiles(join(ROOT, 'tests/fixtures/switch/pred.jsonl'));
+    await dropSwitch(page);
     await page.getByTestId('score-report').first().waitFor({ timeout: 300_000 });
   }],
   ['Score with trajectories', '#/score', async (page) => {

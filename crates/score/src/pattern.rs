@@ -25,7 +25,7 @@ use regex_automata::nfa::thompson::backtrack::{self, BoundedBacktracker};
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::util::captures::Captures as Slots;
 use regex_automata::util::iter::Searcher;
-use regex_automata::util::pool::{Pool, PoolGuard};
+use regex_automata::util::pool::Pool;
 use regex_automata::Input;
 
 /// A compiled pattern ([`Regex::new`]).
@@ -174,12 +174,7 @@ impl Regex {
 
     /// One leftmost-first search, by the backtracker when the haystack is
     /// within its memory bound, else by the PikeVM (the same matches).
-    fn search(
-        &self,
-        cache: &mut PoolGuard<'_, Cache, CacheFn>,
-        input: &Input<'_>,
-        slots: &mut Slots,
-    ) {
+    fn search(&self, cache: &mut Cache, input: &Input<'_>, slots: &mut Slots) {
         if self
             .backtrack
             .try_search(&mut cache.backtrack, input, slots)
